@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# wult: top-level build. `make` builds everything, `make check` runs every
+# test, `make run` measures (inside a QEMU guest unless told otherwise),
+# `make bench` runs the benchmarks. Outputs go to build/.
+
+BUILD      := $(CURDIR)/build
+SRCTAR     := /usr/src/linux-source-6.1.tar.xz
+LSRC       := $(BUILD)/linux-src
+LIBPERF    := $(BUILD)/libperf
+DEPS_STAMP := $(BUILD)/.deps
+
+CC         ?= gcc
+PKGS       := libtraceevent libelf libdw libzstd
+WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE $(WARN) -Ilib/include -Ilib \
+	-Ikernel/uapi -I$(LIBPERF)/include
+LDLIBS     := $(LIBPERF)/lib/libperf.a $(LSRC)/tools/lib/api/libapi.a \
+	-ltraceevent -lelf -ldw -lzstd -lm -lpthread
+SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+
+# Two variants of everything in user space: rel (optimised, shipped, used by
+# benchmarks and the guest) and san (ASan/UBSan, used by unit tests).
+rel_CFLAGS := $(BASE_CFLAGS) -O2
+san_CFLAGS := $(BASE_CFLAGS) -O1 $(SAN)
+rel_LDFLAGS :=
+san_LDFLAGS := $(SAN)
+
+LIB_SRCS    := $(wildcard lib/*.c)
+PLUGIN_SRCS := $(wildcard perf-plugin/*.c)
+TEST_SRCS   := $(wildcard tests/unit/test_*.c)
+BENCH_SRCS  := $(wildcard tests/bench/bench_*.c)
+FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
+
+lib_objs     = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(LIB_SRCS))
+plugin_objs  = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(PLUGIN_SRCS))
+
+TESTS   := $(patsubst tests/unit/%.c,$(BUILD)/san/tests/%,$(TEST_SRCS))
+BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/rel/bench/%,$(BENCH_SRCS))
+WULT    := $(BUILD)/rel/wult
+WULT_SAN := $(BUILD)/san/wult
+
+# The three Debian kernels every kernel test runs on.
+KTAGS   := 6.1 6.12 6.12-rt
+kdir     = $(shell scripts/kdir $(1))
+KMODS   := $(foreach t,$(KTAGS),$(BUILD)/kernel/$(t)/wult.ko)
+KSRCS   := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile kernel/uapi/linux/*.h)
+
+.PHONY: all deps user modules fuzzers check run bench fuzz clean
+.SECONDARY:
+
+all: user modules
+
+# scripts/deps is a quick no-op when everything is installed, so the
+# top-level commands always run it first.
+deps:
+	scripts/deps
+$(DEPS_STAMP): scripts/deps
+	scripts/deps
+	@mkdir -p $(BUILD) && touch $@
+
+# libperf, libapi and checkpatch.pl come from Debian's linux-source-6.1.
+$(LSRC)/.extracted: $(DEPS_STAMP)
+	rm -rf $(LSRC) && mkdir -p $(LSRC)
+	tar -xJf $(SRCTAR) -C $(LSRC) --strip-components=1 --wildcards \
+		'linux-source-6.1/tools/lib/perf' 'linux-source-6.1/tools/lib/api' \
+		'linux-source-6.1/tools/lib/zalloc.c' 'linux-source-6.1/tools/lib/str_error_r.c' \
+		'linux-source-6.1/tools/include' 'linux-source-6.1/tools/build' \
+		'linux-source-6.1/tools/scripts' 'linux-source-6.1/tools/arch/x86/include' \
+		'linux-source-6.1/scripts/checkpatch.pl' 'linux-source-6.1/scripts/spelling.txt' \
+		'linux-source-6.1/scripts/const_structs.checkpatch' \
+		'linux-source-6.1/scripts/extract-vmlinux'
+	touch $@
+
+$(LIBPERF)/lib/libperf.a: $(LSRC)/.extracted
+	$(MAKE) -s -C $(LSRC)/tools/lib/perf prefix=$(LIBPERF) libdir_relative=lib >/dev/null
+	$(MAKE) -s -C $(LSRC)/tools/lib/perf prefix=$(LIBPERF) libdir_relative=lib \
+		install_lib install_headers install_pkgconfig >/dev/null
+	$(MAKE) -s -C $(LSRC)/tools/lib/api >/dev/null
+	@test -f $@
+
+# ---- user space --------------------------------------------------------
+$(BUILD)/%/.dir:
+	@mkdir -p $(dir $@) && touch $@
+
+define variant
+$(BUILD)/$(1)/%.o: %.c $(LIBPERF)/lib/libperf.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$($(1)_CFLAGS) -MMD -MP -c -o $$@ $$<
+
+$(BUILD)/$(1)/libwult.a: $(call lib_objs,$(1))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@ && ar rcs $$@ $$^
+
+$(BUILD)/$(1)/wult: $(call plugin_objs,$(1)) $(BUILD)/$(1)/libwult.a
+	$$(CC) $$($(1)_LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+$(eval $(call variant,rel))
+$(eval $(call variant,san))
+
+$(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/libwult.a
+	@mkdir -p $(dir $@)
+	$(CC) $(san_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/rel/bench/%: $(BUILD)/rel/tests/bench/%.o $(BUILD)/rel/libwult.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDLIBS)
+
+user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES)
+
+-include $(shell find $(BUILD)/rel $(BUILD)/san -name '*.d' 2>/dev/null)
+
+# ---- kernel module, once per test kernel --------------------------------
+$(BUILD)/kernel/%/wult.ko: $(KSRCS) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	cp -a kernel/. $(dir $@)
+	$(MAKE) -s -C $(dir $@) KDIR=$(call kdir,$*) W=1 KCFLAGS=-Werror
+
+modules: $(KMODS)
+
+# ---- fuzz targets (libFuzzer, clang) ------------------------------------
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_CFLAGS := $(BASE_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIBPERF)/lib/libperf.a
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS)
+
+fuzzers: $(FUZZERS)
+
+# ---- top-level commands -------------------------------------------------
+# KERNELS="6.1" and SUITES="unit vm" narrow a check run.
+check: deps
+	$(MAKE) all fuzzers
+	scripts/run-tests --build $(BUILD) $(if $(KERNELS),--kernels "$(KERNELS)") \
+		$(if $(SUITES),--suites "$(SUITES)")
+
+run: deps
+	$(MAKE) all
+	scripts/wult-run --build $(BUILD) $(RUN_ARGS)
+
+bench: deps
+	$(MAKE) all
+	scripts/run-bench --build $(BUILD)
+
+# Long fuzzing runs (FUZZ_SECONDS each).
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	$(MAKE) fuzzers
+	for f in $(FUZZERS); do scripts/fuzz-run $$f $(FUZZ_SECONDS) || exit 1; done
+
+clean:
+	rm -rf $(BUILD)

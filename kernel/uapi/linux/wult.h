@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * wult: the one contract between wult.ko and user space.
+ *
+ * Each datapoint is delivered as the raw payload of a perf sample of the
+ * "wult" PMU (PERF_SAMPLE_RAW) and as the wult:datapoint tracepoint. Both
+ * carry the same bytes: an 8-byte common header (struct trace_entry: type,
+ * flags, preempt_count, pid) followed by struct wult_dp. The tracepoint's
+ * format file therefore decodes either. Readers should decode through that
+ * format (fields may be appended in later versions); this struct describes
+ * version WULT_DP_VERSION.
+ *
+ * Time base: ltime, tbi, tai and tintr are CLOCK_MONOTONIC nanoseconds
+ * (ktime_get()), the clock the hrtimer expires on. The overhead stamps and
+ * tsc_delta are TSC cycles; convert with tsc_khz: ns = cycles * 1e6 / tsc_khz
+ * (error below 1 ns per 1000 cycles for tsc_khz above 1 GHz, plus the kernel's
+ * tsc_khz calibration error, typically below 50 ppm).
+ */
+#ifndef _UAPI_LINUX_WULT_H
+#define _UAPI_LINUX_WULT_H
+
+#include <linux/types.h>
+
+#define WULT_DP_VERSION		1
+
+/* Size of the common header (struct trace_entry) before struct wult_dp. */
+#define WULT_DP_HDR_SIZE	8
+
+/* perf event config layout of the "wult" PMU (also in sysfs format/). */
+#define WULT_CFG_LDIST_MIN_SHIFT	0	/* config:0-15, microseconds */
+#define WULT_CFG_LDIST_MAX_SHIFT	16	/* config:16-31, microseconds */
+#define WULT_CFG_LDIST_MASK		0xffffULL
+#define WULT_CFG_KIND_SHIFT		32	/* config:32-39, enum wult_kind */
+#define WULT_CFG_KIND_MASK		0xffULL
+
+/* What a wult event counts or samples; selected by the "kind" format term. */
+enum wult_kind {
+	WULT_KIND_DATAPOINTS = 0,	/* one count (and sample) per datapoint */
+	WULT_KIND_MAX,
+};
+
+#define WULT_LDIST_DEF_MIN_US	0	/* 0 us */
+#define WULT_LDIST_DEF_MAX_US	4000	/* 4 ms */
+#define WULT_LDIST_LIMIT_US	50000	/* 50 ms */
+
+/* wult_dp.flags (hex: BIT() does not exist in user space) */
+#define WULT_DPF_MPERF		0x1U /* mperf_delta is valid */
+#define WULT_DPF_SMI		0x2U /* smi_cnt is valid */
+#define WULT_DPF_NMI		0x4U /* nmi_cnt is valid */
+
+struct wult_dp {
+	__u64 ltime;		/* ns: launch time, the timer's expiry */
+	__u64 tbi;		/* ns: time before idle (last idle entry) */
+	__u64 tai;		/* ns: time after idle (idle exit probe) */
+	__u64 tintr;		/* ns: time in the timer interrupt handler */
+	__u64 ldist;		/* ns: launch distance, ltime - arm time */
+	__u64 ai_ts1;		/* TSC: after-idle probe entry */
+	__u64 ai_ts2;		/* TSC: after-idle probe end (TAI taken between) */
+	__u64 intr_ts1;		/* TSC: timer interrupt handler entry */
+	__u64 intr_ts2;		/* TSC: timer interrupt handler end (TIntr between) */
+	__u64 tsc_delta;	/* TSC cycles from TBI to TAI */
+	__u64 mperf_delta;	/* MPERF cycles from TBI to TAI (WULT_DPF_MPERF) */
+	__u32 cpu;		/* CPU measured */
+	__s32 req_cstate;	/* requested idle state index (cpu_idle state) */
+	__u32 intr_off;		/* 1: TAI taken before the interrupt ran */
+	__u32 flags;		/* WULT_DPF_* */
+	__u32 smi_cnt;		/* SMIs from TBI to datapoint (WULT_DPF_SMI) */
+	__u32 nmi_cnt;		/* NMIs from TBI to datapoint (WULT_DPF_NMI) */
+	__u32 tsc_khz;		/* kernel's TSC frequency, kHz */
+	__u32 seq;		/* per-CPU datapoint sequence number */
+};
+
+#endif /* _UAPI_LINUX_WULT_H */

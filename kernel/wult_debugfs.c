@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult: debugfs view of the engine's per-CPU counters.
+ *
+ * /sys/kernel/debug/wult/stats: one line per possible CPU,
+ *   cpuN armed=A emitted=E early_wake=W not_idle=I stale_tai=S invalid=V
+ *        cancelled=C delivery_failed=F
+ * (on one line). Counters are cumulative since module load.
+ * /sys/kernel/debug/wult/source: the delayed-event source in use.
+ */
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "wult_debugfs.h"
+#include "wult_engine.h"
+
+static struct dentry *wult_dir;
+
+static int stats_show(struct seq_file *m, void *unused)
+{
+	struct wult_stats s;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		wult_engine_stats(cpu, &s);
+		seq_printf(m, "cpu%u armed=%llu emitted=%llu early_wake=%llu not_idle=%llu stale_tai=%llu invalid=%llu cancelled=%llu delivery_failed=%llu\n",
+			   cpu, s.armed, s.emitted, s.early_wake, s.not_idle,
+			   s.stale_tai, s.invalid, s.cancelled,
+			   s.delivery_failed);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int source_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%s\n", wult_engine_source_name());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(source);
+
+/* Best effort: the counters are a diagnostic, not needed to measure. */
+void wult_debugfs_init(void)
+{
+	wult_dir = debugfs_create_dir("wult", NULL);
+	debugfs_create_file("stats", 0444, wult_dir, NULL, &stats_fops);
+	debugfs_create_file("source", 0444, wult_dir, NULL, &source_fops);
+}
+
+void wult_debugfs_exit(void)
+{
+	debugfs_remove_recursive(wult_dir);
+}

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult: the measurement engine.
+ *
+ * wult measures how long a CPU takes to wake up from an idle state. While
+ * at least one wult perf event is active on a CPU, that CPU runs this loop:
+ *
+ *   idle entry  (cpu_idle probe): arm a delayed event at LTime = now + LDist,
+ *               LDist uniformly random in the events' range; take TBI.
+ *   the event's interrupt:        take TIntr.
+ *   idle exit   (cpu_idle probe): take TAI.
+ *
+ * and emits one datapoint per armed event. Which of TIntr and TAI comes
+ * first depends on the kernel and the idle state: when the idle state
+ * returns with interrupts off (6.3+, cpuidle on 6.1) the exit probe runs
+ * first (IntrOff = 1); when it returns with interrupts on (6.1's
+ * default_idle_call(), POLL) the handler runs first (IntrOff = 0).
+ * WakeLatency = TAI - LTime, IntrLatency = TIntr - LTime.
+ *
+ * A datapoint is dropped, and counted, when it cannot be trusted: the event
+ * fired while the CPU was busy (not_idle), another interrupt woke the CPU
+ * before ours (stale_tai) or the times are out of order (invalid). An idle
+ * exit before LTime (early_wake) keeps the event armed and retakes TBI at
+ * the next idle entry.
+ *
+ * All state of a CPU lives in one struct wult_cpu reached through
+ * wult_cpu(); it is only touched on its own CPU with IRQs off (probes,
+ * the event's interrupt, perf add/del), so it needs no lock. Nothing here
+ * sleeps or takes a sleeping lock: it is PREEMPT_RT safe.
+ */
+#include <linux/bits.h>
+#include <linux/cpuidle.h>
+#include <linux/kernel_stat.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/tracepoint.h>
+#include <asm/cpufeature.h>
+#include <asm/hardirq.h>
+#include <asm/msr.h>
+#include <asm/tsc.h>
+#include <trace/events/power.h>
+
+#include "wult_engine.h"
+#include "wult_pmu.h"
+#include "wult_source.h"
+#include "wult_trace.h"
+
+struct wult_cpu {
+	bool active;		/* measuring this CPU: the probes' first test */
+	bool armed;		/* event armed, its interrupt not handled yet */
+	bool in_idle;		/* idle entry seen, exit not yet */
+	bool woken;		/* exited idle after LTime, interrupt pending */
+	bool fired;		/* interrupt handled inside idle, exit pending */
+	u32 poll_mask;		/* idle states polling with IRQs on */
+	u64 ldist_min;		/* ns */
+	u64 ldist_max;		/* ns */
+	/* Snapshots at TBI. */
+	u64 tsc_bi;
+	u64 mperf_bi;
+	u64 smi_bi;
+	unsigned int nmi_bi;
+	unsigned long irqs_bi;
+	u32 seq;
+	struct rnd_state rnd;
+	struct wult_rec rec;	/* the datapoint being assembled */
+	struct wult_stats stats;
+};
+
+static DEFINE_PER_CPU(struct wult_cpu, wult_cpus);
+
+static inline struct wult_cpu *wult_cpu(void)
+{
+	return this_cpu_ptr(&wult_cpus);
+}
+
+static const struct wult_source *wult_src;
+static bool wult_has_mperf;
+static bool wult_has_smi;
+
+static DEFINE_MUTEX(wult_probe_lock);
+static unsigned int wult_probe_users;
+
+/*
+ * Interrupts this CPU handled: device IRQs plus every x86 system vector
+ * that can end an idle period (NMIs are counted apart, in the datapoint).
+ */
+static unsigned long wult_irq_count(void)
+{
+	const irq_cpustat_t *s = this_cpu_ptr(&irq_stat);
+	unsigned long n = this_cpu_ptr(&kstat)->irqs_sum;
+
+	n += s->apic_timer_irqs + s->irq_spurious_count + s->x86_platform_ipis;
+	n += s->apic_irq_work_irqs + s->irq_resched_count + s->irq_call_count;
+	n += s->irq_tlb_count;
+#ifdef CONFIG_X86_THERMAL_VECTOR
+	n += s->irq_thermal_count;
+#endif
+	return n;
+}
+
+static u64 wult_read_msr(u32 msr)
+{
+	u64 val = 0;
+
+	rdmsrl_safe(msr, &val);
+	return val;
+}
+
+/* Uniform in [ldist_min, ldist_max] without a division. */
+static u64 wult_pick_ldist(struct wult_cpu *wc)
+{
+	u64 span = wc->ldist_max - wc->ldist_min + 1;
+
+	return wc->ldist_min + (((u64)prandom_u32_state(&wc->rnd) * span) >> 32);
+}
+
+static void wult_emit(struct wult_cpu *wc, bool intr_off)
+{
+	struct wult_dp *dp = &wc->rec.dp;
+	unsigned int failed;
+
+	if (dp->ltime <= dp->tbi || dp->tai < dp->ltime || dp->tintr < dp->ltime) {
+		wc->stats.invalid++;
+		return;
+	}
+
+	dp->cpu = smp_processor_id();
+	dp->intr_off = intr_off;
+	dp->flags = wult_has_mperf ? WULT_DPF_MPERF : 0;
+	dp->flags |= WULT_DPF_NMI;
+	dp->nmi_cnt = this_cpu_read(irq_stat.__nmi_count) - wc->nmi_bi;
+	if (wult_has_smi) {
+		dp->flags |= WULT_DPF_SMI;
+		dp->smi_cnt = wult_read_msr(MSR_SMI_COUNT) - wc->smi_bi;
+	} else {
+		dp->smi_cnt = 0;
+	}
+	dp->tsc_khz = tsc_khz;
+	dp->seq = wc->seq++;
+
+	wc->stats.emitted++;
+	trace_datapoint(dp);
+	failed = wult_pmu_deliver(&wc->rec);
+	wc->stats.delivery_failed += failed;
+}
+
+/* Idle entry, IRQs off: arm if needed, then take TBI and the snapshots. */
+static void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
+{
+	struct wult_dp *dp = &wc->rec.dp;
+
+	if (!wc->armed) {
+		u64 ldist = wult_pick_ldist(wc);
+		u64 ltime = ktime_get_ns() + ldist;
+
+		if (wult_src->arm(ltime))
+			return;
+		wc->armed = true;
+		wc->fired = false;
+		wc->woken = false;
+		wc->stats.armed++;
+		dp->ldist = ldist;
+		dp->ltime = ltime;
+	} else if (wc->woken) {
+		/*
+		 * Exited idle after LTime, but our interrupt did not come while
+		 * the CPU was busy: something else woke it. Measure again.
+		 */
+		wc->woken = false;
+		wc->stats.early_wake++;
+	}
+
+	dp->req_cstate = state;
+	wc->irqs_bi = wult_irq_count();
+	wc->nmi_bi = this_cpu_read(irq_stat.__nmi_count);
+	if (wult_has_smi)
+		wc->smi_bi = wult_read_msr(MSR_SMI_COUNT);
+	if (wult_has_mperf)
+		wc->mperf_bi = wult_read_msr(MSR_IA32_MPERF);
+	/* TBI last: nothing but the idle state itself after it. */
+	dp->tbi = ktime_get_ns();
+	wc->tsc_bi = rdtsc_ordered();
+	wc->in_idle = true;
+}
+
+/*
+ * Idle exit. @ts1 and @tai were taken first thing in the probe. IRQs are on
+ * here in 6.1's default_idle_call(), which handled the wake-up interrupt
+ * already; then any interrupt counted since TBI means the CPU was not woken
+ * by ours.
+ */
+static void wult_idle_exit(struct wult_cpu *wc, u64 ts1, u64 tai, bool irqs_on)
+{
+	struct wult_dp *dp = &wc->rec.dp;
+
+	if (!wc->in_idle)
+		return;
+	wc->in_idle = false;
+
+	dp->tai = tai;
+	dp->ai_ts1 = ts1;
+	dp->tsc_delta = ts1 - wc->tsc_bi;
+	if (wult_has_mperf)
+		dp->mperf_delta = wult_read_msr(MSR_IA32_MPERF) - wc->mperf_bi;
+
+	if (wc->fired) {
+		/* Interrupt first (IntrOff = 0): the datapoint is complete. */
+		wc->fired = false;
+		dp->ai_ts2 = rdtsc_ordered();
+		wult_emit(wc, false);
+		return;
+	}
+	if (!wc->armed)
+		return;	/* dropped by the interrupt handler */
+
+	if (tai < dp->ltime || (irqs_on && wult_irq_count() != wc->irqs_bi)) {
+		/* Not our wake-up: keep the event, retake TBI next entry. */
+		wc->stats.early_wake++;
+		return;
+	}
+	/* Exit first (IntrOff = 1): the interrupt completes the datapoint. */
+	wc->woken = true;
+	dp->ai_ts2 = rdtsc_ordered();
+}
+
+static void wult_idle_probe(void *data, unsigned int state, unsigned int cpu)
+{
+	struct wult_cpu *wc = wult_cpu();
+	unsigned long flags;
+	u64 ts1, tai;
+
+	if (!wc->active)
+		return;
+
+	if (state != PWR_EVENT_EXIT) {
+		wult_idle_enter(wc, state);
+		return;
+	}
+
+	/* TAI as early as possible: the probe's own cost is after it. */
+	ts1 = rdtsc_ordered();
+	tai = ktime_get_ns();
+
+	local_irq_save(flags);
+	if (wc->active)
+		wult_idle_exit(wc, ts1, tai, !arch_irqs_disabled_flags(flags));
+	local_irq_restore(flags);
+}
+
+/* The delayed event's interrupt, on the measured CPU. */
+static void wult_engine_intr(void)
+{
+	u64 ts1 = rdtsc_ordered();
+	u64 tintr = ktime_get_ns();
+	struct wult_cpu *wc = wult_cpu();
+	struct wult_dp *dp = &wc->rec.dp;
+
+	if (!wc->active || !wc->armed)
+		return;
+	wc->armed = false;
+
+	dp->tintr = tintr;
+	dp->intr_ts1 = ts1;
+
+	if (wc->woken) {
+		wc->woken = false;
+		dp->intr_ts2 = rdtsc_ordered();
+		wult_emit(wc, true);
+	} else if (wc->in_idle) {
+		/* Ours must be the only interrupt since TBI, or TAI is stale. */
+		if (wult_irq_count() - wc->irqs_bi != 1) {
+			wc->stats.stale_tai++;
+			return;
+		}
+		wc->fired = true;
+		/* A polling state only stops when asked to reschedule. */
+		if ((u32)dp->req_cstate < 32 && (wc->poll_mask & BIT(dp->req_cstate))) {
+			set_tsk_need_resched(current);
+			set_preempt_need_resched();
+		}
+		dp->intr_ts2 = rdtsc_ordered();
+	} else {
+		wc->stats.not_idle++;
+	}
+}
+
+static u32 wult_poll_states(void)
+{
+	struct cpuidle_driver *drv = cpuidle_get_driver();
+	u32 mask = 0;
+	int i;
+
+	if (!drv)
+		return 0;
+	for (i = 0; i < drv->state_count && i < 32; i++)
+		if (drv->states[i].flags & CPUIDLE_FLAG_POLLING)
+			mask |= BIT(i);
+	return mask;
+}
+
+void wult_engine_start(u64 ldist_min, u64 ldist_max)
+{
+	struct wult_cpu *wc = wult_cpu();
+
+	lockdep_assert_irqs_disabled();
+	wc->ldist_min = ldist_min;
+	wc->ldist_max = ldist_max;
+	if (wc->active)
+		return;	/* a retune: an armed event keeps its LTime */
+	wc->poll_mask = wult_poll_states();
+	wc->armed = false;
+	wc->in_idle = false;
+	wc->woken = false;
+	wc->fired = false;
+	WRITE_ONCE(wc->active, true);
+}
+
+void wult_engine_stop(void)
+{
+	struct wult_cpu *wc = wult_cpu();
+
+	lockdep_assert_irqs_disabled();
+	if (!wc->active)
+		return;
+	WRITE_ONCE(wc->active, false);
+	if (wc->armed) {
+		wult_src->cancel();
+		wc->armed = false;
+		wc->stats.cancelled++;
+	}
+}
+
+int wult_engine_get(void)
+{
+	int ret = 0;
+
+	mutex_lock(&wult_probe_lock);
+	if (!wult_probe_users)
+		ret = register_trace_cpu_idle(wult_idle_probe, NULL);
+	if (!ret)
+		wult_probe_users++;
+	mutex_unlock(&wult_probe_lock);
+	return ret;
+}
+
+void wult_engine_put(void)
+{
+	mutex_lock(&wult_probe_lock);
+	if (!--wult_probe_users) {
+		unregister_trace_cpu_idle(wult_idle_probe, NULL);
+		/* No CPU may still run the probe once the last event is gone. */
+		tracepoint_synchronize_unregister();
+	}
+	mutex_unlock(&wult_probe_lock);
+}
+
+/* Lockless snapshot for debugfs: 64-bit loads do not tear on x86-64. */
+void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
+{
+	const struct wult_stats *s = &per_cpu_ptr(&wult_cpus, cpu)->stats;
+
+	stats->armed = READ_ONCE(s->armed);
+	stats->emitted = READ_ONCE(s->emitted);
+	stats->early_wake = READ_ONCE(s->early_wake);
+	stats->not_idle = READ_ONCE(s->not_idle);
+	stats->stale_tai = READ_ONCE(s->stale_tai);
+	stats->invalid = READ_ONCE(s->invalid);
+	stats->cancelled = READ_ONCE(s->cancelled);
+	stats->delivery_failed = READ_ONCE(s->delivery_failed);
+}
+
+const char *wult_engine_source_name(void)
+{
+	return wult_src->name;
+}
+
+int wult_engine_init(const struct wult_source *src)
+{
+	u64 val;
+
+	wult_has_mperf = boot_cpu_has(X86_FEATURE_APERFMPERF) &&
+			 !rdmsrl_safe(MSR_IA32_MPERF, &val);
+	wult_has_smi = !rdmsrl_safe(MSR_SMI_COUNT, &val);
+
+	/* Seeded here: get_random_u32() may sleep on PREEMPT_RT. */
+	prandom_seed_full_state(&wult_cpus.rnd);
+
+	wult_src = src;
+	return src->init(wult_engine_intr);
+}
+
+void wult_engine_exit(void)
+{
+	wult_src->exit();
+}

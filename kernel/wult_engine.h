@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wult: the measurement engine's interface to the PMU glue, the debugfs
+ * files and module init.
+ */
+#ifndef _WULT_ENGINE_H
+#define _WULT_ENGINE_H
+
+#include <linux/trace_events.h>
+#include <linux/types.h>
+
+#include "uapi/linux/wult.h"
+
+struct wult_source;
+
+/*
+ * One datapoint as delivered: the 8-byte common header that perf_tp_event()
+ * fills in, then the payload. Same layout as the tracepoint record.
+ */
+struct wult_rec {
+	struct trace_entry ent;
+	struct wult_dp dp;
+};
+
+/*
+ * Per-CPU counters. Every armed event ends exactly once as emitted,
+ * not_idle, stale_tai, invalid or cancelled (or is still in flight);
+ * early_wake and delivery_failed are counted on the side.
+ */
+struct wult_stats {
+	u64 armed;		/* delayed events armed */
+	u64 emitted;		/* valid datapoints emitted */
+	u64 early_wake;		/* idle exits before the event, re-armed TBI */
+	u64 not_idle;		/* event fired while the CPU was busy */
+	u64 stale_tai;		/* another interrupt woke the CPU first */
+	u64 invalid;		/* failed LTime > TBI, TAI/TIntr >= LTime */
+	u64 cancelled;		/* armed when the measurement stopped */
+	u64 delivery_failed;	/* perf recursion: a sample was not written */
+};
+
+int wult_engine_init(const struct wult_source *src);
+void wult_engine_exit(void);
+const char *wult_engine_source_name(void);
+
+/* Process context: hold/release the cpu_idle probe for one perf event. */
+int wult_engine_get(void);
+void wult_engine_put(void);
+
+/*
+ * IRQs off, on the measured CPU: start or retune (LDist range in ns) and
+ * stop this CPU's measurement loop.
+ */
+void wult_engine_start(u64 ldist_min, u64 ldist_max);
+void wult_engine_stop(void);
+
+void wult_engine_stats(unsigned int cpu, struct wult_stats *stats);
+
+/* wult_trace.c: the wult:datapoint event id, the type of every record. */
+u16 wult_trace_type(void);
+
+#endif /* _WULT_ENGINE_H */

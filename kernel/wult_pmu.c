@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult: the "wult" perf PMU.
+ *
+ * A wult event is bound to one CPU; while it is scheduled in, the engine
+ * measures that CPU and each datapoint whose LDist is in the event's range
+ * counts once (perf stat) and, for sampling events, becomes one sample
+ * whose PERF_SAMPLE_RAW payload is struct wult_rec (perf record -R).
+ *
+ * Perf does not export perf_event_overflow() to modules; perf_tp_event()
+ * is, and does the counting, period and sample output of a software
+ * event for every event on the hlist it is given.
+ */
+#include <linux/cpumask.h>
+#include <linux/device.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+
+#include "wult_engine.h"
+#include "wult_pmu.h"
+
+#define WULT_CFG_KNOWN	((WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MIN_SHIFT) | \
+			 (WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MAX_SHIFT) | \
+			 (WULT_CFG_KIND_MASK << WULT_CFG_KIND_SHIFT))
+
+/* Events scheduled in on this CPU, linked through event->active_entry. */
+static DEFINE_PER_CPU(struct list_head, wult_pmu_events);
+
+static u16 wult_rec_type;
+
+static u64 wult_cfg_ldist_min(u64 config)
+{
+	return ((config >> WULT_CFG_LDIST_MIN_SHIFT) & WULT_CFG_LDIST_MASK) *
+	       NSEC_PER_USEC;
+}
+
+static u64 wult_cfg_ldist_max(u64 config)
+{
+	u64 us = (config >> WULT_CFG_LDIST_MAX_SHIFT) & WULT_CFG_LDIST_MASK;
+
+	return (us ? us : WULT_LDIST_DEF_MAX_US) * NSEC_PER_USEC;
+}
+
+static void wult_event_destroy(struct perf_event *event)
+{
+	wult_engine_put();
+}
+
+static int wult_event_init(struct perf_event *event)
+{
+	u64 cfg = event->attr.config;
+	u64 kind = (cfg >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK;
+	int ret;
+
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	/* The engine measures a CPU, not a task. */
+	if (event->cpu < 0)
+		return -EINVAL;
+	if ((cfg & ~WULT_CFG_KNOWN) || event->attr.config1 ||
+	    event->attr.config2 || kind >= WULT_KIND_MAX)
+		return -EINVAL;
+	if (wult_cfg_ldist_min(cfg) > wult_cfg_ldist_max(cfg) ||
+	    wult_cfg_ldist_max(cfg) > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
+		return -EINVAL;
+	/* Every datapoint is taken in the kernel. */
+	if (event->attr.exclude_kernel || has_branch_stack(event))
+		return -EOPNOTSUPP;
+
+	ret = wult_engine_get();
+	if (ret)
+		return ret;
+	event->destroy = wult_event_destroy;
+	return 0;
+}
+
+/* The union of the LDist ranges of this CPU's events drives the engine. */
+static void wult_pmu_update(struct list_head *events)
+{
+	u64 lo = U64_MAX, hi = 0;
+	struct perf_event *event;
+
+	if (list_empty(events)) {
+		wult_engine_stop();
+		return;
+	}
+	list_for_each_entry(event, events, active_entry) {
+		lo = min(lo, wult_cfg_ldist_min(event->attr.config));
+		hi = max(hi, wult_cfg_ldist_max(event->attr.config));
+	}
+	wult_engine_start(lo, hi);
+}
+
+static void wult_event_start(struct perf_event *event, int flags)
+{
+	event->hw.state = 0;
+}
+
+static void wult_event_stop(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+}
+
+static int wult_event_add(struct perf_event *event, int flags)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	/*
+	 * As perf_swevent_add(): start a full period ahead, or the first
+	 * datapoint would overflow twice.
+	 */
+	if (is_sampling_event(event)) {
+		hwc->last_period = hwc->sample_period;
+		if (local64_read(&hwc->period_left) >= 0)
+			local64_set(&hwc->period_left, -(s64)hwc->sample_period);
+	}
+	hwc->state = (flags & PERF_EF_START) ? 0 : PERF_HES_STOPPED;
+
+	list_add_tail(&event->active_entry, this_cpu_ptr(&wult_pmu_events));
+	wult_pmu_update(this_cpu_ptr(&wult_pmu_events));
+	return 0;
+}
+
+static void wult_event_del(struct perf_event *event, int flags)
+{
+	wult_event_stop(event, flags);
+	list_del_init(&event->active_entry);
+	wult_pmu_update(this_cpu_ptr(&wult_pmu_events));
+}
+
+/* The count is kept by perf_tp_event() itself. */
+static void wult_event_read(struct perf_event *event)
+{
+}
+
+unsigned int wult_pmu_deliver(struct wult_rec *rec)
+{
+	struct list_head *events = this_cpu_ptr(&wult_pmu_events);
+	u64 ldist = rec->dp.ldist;
+	struct perf_event *event;
+	unsigned int failed = 0;
+	struct pt_regs regs;
+
+	perf_fetch_caller_regs(&regs);
+	list_for_each_entry(event, events, active_entry) {
+		u64 cfg = event->attr.config;
+		struct hlist_head head;
+		int rctx;
+
+		if (ldist < wult_cfg_ldist_min(cfg) ||
+		    ldist > wult_cfg_ldist_max(cfg))
+			continue;
+		rctx = perf_swevent_get_recursion_context();
+		if (rctx < 0) {
+			failed++;
+			continue;
+		}
+		/* A one-event list: perf_tp_event() delivers to it and puts rctx. */
+		INIT_HLIST_HEAD(&head);
+		hlist_add_head(&event->hlist_entry, &head);
+		perf_tp_event(wult_rec_type, 1, rec, sizeof(*rec), &regs, &head,
+			      rctx, NULL);
+	}
+	return failed;
+}
+
+PMU_FORMAT_ATTR(ldist_min, "config:0-15");
+PMU_FORMAT_ATTR(ldist_max, "config:16-31");
+PMU_FORMAT_ATTR(kind, "config:32-39");
+
+static struct attribute *wult_format_attrs[] = {
+	&format_attr_ldist_min.attr,
+	&format_attr_ldist_max.attr,
+	&format_attr_kind.attr,
+	NULL,
+};
+
+static const struct attribute_group wult_format_group = {
+	.name = "format",
+	.attrs = wult_format_attrs,
+};
+
+/* period=1: every datapoint is a sample. */
+PMU_EVENT_ATTR_STRING(datapoints, wult_attr_datapoints, "kind=0,period=1");
+
+static struct attribute *wult_event_attrs[] = {
+	&wult_attr_datapoints.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group wult_event_group = {
+	.name = "events",
+	.attrs = wult_event_attrs,
+};
+
+/* Any online CPU can be measured; perf -a opens one event on each. */
+static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return cpumap_print_to_pagebuf(true, buf, cpu_online_mask);
+}
+static DEVICE_ATTR_RO(cpumask);
+
+static struct attribute *wult_cpumask_attrs[] = {
+	&dev_attr_cpumask.attr,
+	NULL,
+};
+
+static const struct attribute_group wult_cpumask_group = {
+	.attrs = wult_cpumask_attrs,
+};
+
+static const struct attribute_group *wult_attr_groups[] = {
+	&wult_format_group,
+	&wult_event_group,
+	&wult_cpumask_group,
+	NULL,
+};
+
+static struct pmu wult_pmu = {
+	.module		= THIS_MODULE,
+	.task_ctx_nr	= perf_invalid_context,
+	.attr_groups	= wult_attr_groups,
+	.event_init	= wult_event_init,
+	.add		= wult_event_add,
+	.del		= wult_event_del,
+	.start		= wult_event_start,
+	.stop		= wult_event_stop,
+	.read		= wult_event_read,
+};
+
+int wult_pmu_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		INIT_LIST_HEAD(per_cpu_ptr(&wult_pmu_events, cpu));
+	wult_rec_type = wult_trace_type();
+	return perf_pmu_register(&wult_pmu, "wult", -1);
+}
+
+void wult_pmu_exit(void)
+{
+	perf_pmu_unregister(&wult_pmu);
+}

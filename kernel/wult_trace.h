@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wult: the wult:datapoint tracepoint.
+ *
+ * Its fields are struct wult_dp's, in the same order and with the same
+ * types, so a tracepoint record is byte for byte a PMU raw sample and the
+ * tracepoint's format file decodes both (checked at build time in
+ * wult_trace.c).
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM wult
+
+#if !defined(_WULT_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _WULT_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#include "uapi/linux/wult.h"
+
+TRACE_EVENT(datapoint,
+	    TP_PROTO(const struct wult_dp *dp),
+	    TP_ARGS(dp),
+	    TP_STRUCT__entry(__field(u64, ltime)
+			 __field(u64, tbi)
+			 __field(u64, tai)
+			 __field(u64, tintr)
+			 __field(u64, ldist)
+			 __field(u64, ai_ts1)
+			 __field(u64, ai_ts2)
+			 __field(u64, intr_ts1)
+			 __field(u64, intr_ts2)
+			 __field(u64, tsc_delta)
+			 __field(u64, mperf_delta)
+			 __field(u32, cpu)
+			 __field(s32, req_cstate)
+			 __field(u32, intr_off)
+			 __field(u32, flags)
+			 __field(u32, smi_cnt)
+			 __field(u32, nmi_cnt)
+			 __field(u32, tsc_khz)
+			 __field(u32, seq)),
+	    TP_fast_assign(__entry->ltime = dp->ltime;
+		       __entry->tbi = dp->tbi;
+		       __entry->tai = dp->tai;
+		       __entry->tintr = dp->tintr;
+		       __entry->ldist = dp->ldist;
+		       __entry->ai_ts1 = dp->ai_ts1;
+		       __entry->ai_ts2 = dp->ai_ts2;
+		       __entry->intr_ts1 = dp->intr_ts1;
+		       __entry->intr_ts2 = dp->intr_ts2;
+		       __entry->tsc_delta = dp->tsc_delta;
+		       __entry->mperf_delta = dp->mperf_delta;
+		       __entry->cpu = dp->cpu;
+		       __entry->req_cstate = dp->req_cstate;
+		       __entry->intr_off = dp->intr_off;
+		       __entry->flags = dp->flags;
+		       __entry->smi_cnt = dp->smi_cnt;
+		       __entry->nmi_cnt = dp->nmi_cnt;
+		       __entry->tsc_khz = dp->tsc_khz;
+		       __entry->seq = dp->seq;),
+	    TP_printk("cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu tintr=%llu ldist=%llu seq=%u",
+		      __entry->cpu, __entry->req_cstate, __entry->intr_off,
+		      __entry->ltime, __entry->tbi, __entry->tai, __entry->tintr,
+		      __entry->ldist, __entry->seq)
+);
+
+#endif /* _WULT_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE wult_trace
+#include <trace/define_trace.h>

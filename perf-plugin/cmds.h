@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The wult command's subcommands: one wult_cmd_<name>() per cmd_<name>.c. */
+#ifndef WULT_CMDS_H
+#define WULT_CMDS_H
+
+struct wult_cmd {
+	const char *name;
+	const char *summary;
+	int (*fn)(int argc, char **argv);	/* argv[0] is the subcommand */
+};
+
+int wult_cmd_version(int argc, char **argv);
+
+#endif

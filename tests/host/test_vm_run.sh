@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/vm-run itself: arguments, exit status, file transfer, timeout and
+# the kernel-log check must all be able to fail a run.
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vr=$top/scripts/vm-run
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$vr" --bogus x >/dev/null 2>&1
+t_eq "unknown option exits 2" 2 $?
+"$vr" "$tmp/nonexistent.sh" >/dev/null 2>&1
+t_eq "missing script exits 2" 2 $?
+"$vr" --kernel 5.10 /bin/true >/dev/null 2>&1
+t_check "unknown kernel fails" test $? -ne 0
+
+cat > "$tmp/g.sh" <<'G'
+#!/bin/bash
+echo "args:$#:$1:$2"
+head -c 100000 /dev/urandom > "$OUT/blob"
+sha1sum "$OUT/blob" | cut -d' ' -f1 > "$OUT/blob.sha1"
+test -d /sys/kernel/tracing/events && test -d /sys/kernel/debug
+echo "mounts:$?"
+command -v wult perf trace-cmd python3 >/dev/null; echo "tools:$(command -v wult)"
+exit 7
+G
+out=$("$vr" --out "$tmp/o" "$tmp/g.sh" "a b" 'c$d' 2>"$tmp/err")
+t_eq "guest exit status propagates" 7 $?
+t_check "arguments arrive intact" grep -qx 'args:2:a b:c$d' <<<"$out"
+t_check "tracefs and debugfs mounted" grep -qx 'mounts:0' <<<"$out"
+t_check "wult on PATH" grep -qx 'tools:/wult/bin/wult' <<<"$out"
+t_eq "binary file transferred intact" "$(cat "$tmp/o/blob.sha1" 2>/dev/null)" \
+	"$(sha1sum "$tmp/o/blob" 2>/dev/null | cut -d' ' -f1)"
+t_check "transferred file has its size" test "$(stat -c %s "$tmp/o/blob" 2>/dev/null)" = 100000
+t_check "dmesg.txt saved" grep -q 'Linux version' "$tmp/o/dmesg.txt"
+
+printf '#!/bin/sh\necho "WARNING: CPU: 0 PID: 1 at fake" > /dev/kmsg\n' > "$tmp/w.sh"
+"$vr" --out "$tmp/w" "$tmp/w.sh" >/dev/null 2>&1
+t_eq "a WARN in the kernel log fails the run" 126 $?
+
+printf '#!/bin/sh\nsleep 600\n' > "$tmp/h.sh"
+t0=$(date +%s)
+"$vr" --timeout 12 --out "$tmp/h" "$tmp/h.sh" >/dev/null 2>"$tmp/herr"
+t_eq "a hung guest is killed at the timeout" 124 $?
+t_check "timeout is reported" grep -q 'timed out' "$tmp/herr"
+t_check "timeout kill is prompt" test $(($(date +%s) - t0)) -lt 30
+t_done
