@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# wult_perf.py: decoding shared by the perf script -s scripts in this folder.
+#
+# A wult datapoint reaches perf script either as the raw payload of a "wult"
+# PMU sample (raw_buf: an 8-byte struct trace_entry + struct wult_dp, see
+# kernel/uapi/linux/wult.h) or as a wult:datapoint tracepoint record whose
+# fields perf hands over by name. Both become the same dict here.
+
+import math
+import os
+import struct
+
+HDR = struct.Struct("<HBBi")            # struct trace_entry
+DP = struct.Struct("<11Q2i6I")          # struct wult_dp, version 1
+DP_FIELDS = ("ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2",
+             "intr_ts1", "intr_ts2", "tsc_delta", "mperf_delta", "cpu",
+             "req_cstate", "intr_off", "flags", "smi_cnt", "nmi_cnt",
+             "tsc_khz", "seq")
+REC_SIZE = HDR.size + DP.size
+TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
+
+
+def from_raw(raw):
+    """struct wult_dp fields of a PMU raw payload, or None if it is none."""
+    if not raw or len(raw) < REC_SIZE:
+        return None
+    return dict(zip(DP_FIELDS, DP.unpack_from(raw, HDR.size)))
+
+
+def from_fields(fields):
+    """struct wult_dp fields of a wult:datapoint tracepoint record."""
+    return {f: int(fields[f]) for f in DP_FIELDS}
+
+
+def cyc2ns(cycles, tsc_khz):
+    return cycles * 1000000 // tsc_khz if tsc_khz else 0
+
+
+def metrics(dp):
+    """intel wult's metrics of one datapoint, times in ns.
+
+    *Raw are the plain differences; WakeLatency and IntrLatency subtract
+    the cost of the probe that ran first from the stamp taken after it:
+    with IntrOff the after-idle probe delayed the interrupt handler,
+    otherwise the interrupt handler delayed the after-idle probe."""
+    wake_raw = dp["tai"] - dp["ltime"]
+    intr_raw = dp["tintr"] - dp["ltime"]
+    khz = dp["tsc_khz"]
+    if dp["intr_off"]:
+        wake = wake_raw
+        intr = intr_raw - cyc2ns(dp["ai_ts2"] - dp["ai_ts1"], khz)
+    else:
+        wake = wake_raw - cyc2ns(dp["intr_ts2"] - dp["intr_ts1"], khz)
+        intr = intr_raw
+    return {
+        "CPU": dp["cpu"],
+        "WakeLatency": wake,
+        "IntrLatency": intr,
+        "WakeLatencyRaw": wake_raw,
+        "IntrLatencyRaw": intr_raw,
+        "SilentTime": dp["ltime"] - dp["tbi"],
+        "LDist": dp["ldist"],
+        "ReqCState": state_name(dp["cpu"], dp["req_cstate"]),
+        "IntrOff": dp["intr_off"],
+        "SMICnt": dp["smi_cnt"],
+        "NMICnt": dp["nmi_cnt"],
+    }
+
+
+_names = {}
+
+
+def state_name(cpu, idx):
+    """The requested idle state's name from cpuidle sysfs on this machine.
+
+    Without a cpuidle driver the kernel's default idle reports index 0 for
+    polling (idle=poll) and 1 for the architecture's default idle, which
+    is HLT, i.e. C1, on x86."""
+    key = (cpu, idx)
+    if key not in _names:
+        path = "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name" % (cpu, idx)
+        try:
+            with open(path) as f:
+                _names[key] = f.read().strip()
+        except OSError:
+            _names[key] = {0: "POLL", 1: "C1"}.get(idx, "state%d" % idx)
+    return _names[key]
+
+
+def percentile(sorted_vals, pct):
+    """numpy's default (linear) percentile of sorted values, as libwult."""
+    n = len(sorted_vals)
+    if not n:
+        return float("nan")
+    pos = (n - 1) * pct / 100.0
+    lo = int(math.floor(pos))
+    if lo >= n - 1:
+        return float(sorted_vals[-1])
+    frac = pos - lo
+    return sorted_vals[lo] + (sorted_vals[lo + 1] - sorted_vals[lo]) * frac
+
+
+def summary(vals):
+    """count, min, max, mean, stddev (n - 1), median and tail percentiles."""
+    v = sorted(vals)
+    n = len(v)
+    mean = sum(v) / n if n else float("nan")
+    var = sum((x - mean) ** 2 for x in v) / (n - 1) if n > 1 else 0.0
+    return {
+        "count": n,
+        "min": v[0] if n else float("nan"),
+        "max": v[-1] if n else float("nan"),
+        "mean": mean,
+        "stddev": math.sqrt(var),
+        "median": percentile(v, 50),
+        "p90": percentile(v, 90),
+        "p99": percentile(v, 99),
+        "p99.9": percentile(v, 99.9),
+        "p99.99": percentile(v, 99.99),
+        "p99.999": percentile(v, 99.999),
+    }
+
