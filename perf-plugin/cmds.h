@@ -10,5 +10,6 @@ struct wult_cmd {
 };
 
 int wult_cmd_version(int argc, char **argv);
+int wult_cmd_tsc(int argc, char **argv);
 
 #endif

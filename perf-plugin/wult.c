@@ -12,6 +12,7 @@
 
 static const struct wult_cmd cmds[] = {
 	{ "version", "print the version", wult_cmd_version },
+	{ "tsc", "evaluate the TSC and print conversion parameters", wult_cmd_tsc },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by lib/tsc*.c; not part of the public interface. */
+#ifndef WULT_TSC_INTERNAL_H
+#define WULT_TSC_INTERNAL_H
+
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Formats msg (if any) and returns err, so callers can `return wult_tsc__err(...)`. */
+int wult_tsc__err(char *msg, size_t len, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * One (TSC, CLOCK_MONOTONIC_RAW) pair, both taken at about the same instant:
+ * the narrowest of a few rdtsc-bracketed clock reads, stamped at the middle
+ * of its bracket. Returns the bracket width in ticks (the pair's error bar).
+ */
+uint64_t wult_tsc__clock_pair(uint64_t *tsc, uint64_t *ns);
+
+uint64_t wult_tsc__raw_ns(void);
+
+/*
+ * wult_tsc_eval_run() with skew[i] ticks added to every CAS and switching
+ * read on the i-th CPU of the mask (NULL: none): lets tests plant a known
+ * shift and check the evaluation finds it.
+ */
+struct wult_tsc_eval;
+struct wult_tsc_eval_opts;
+int wult_tsc__eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_opts *opts,
+			      const int64_t *skew, struct wult_tsc_eval **out, char *msg, size_t len);
+
+#endif
