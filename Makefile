@@ -26,6 +26,9 @@ rel_CFLAGS := $(BASE_CFLAGS) -O2
 san_CFLAGS := $(BASE_CFLAGS) -O1 $(SAN)
 rel_LDFLAGS :=
 san_LDFLAGS := $(SAN)
+# pic: position-independent libwult for the plugins perf loads.
+pic_CFLAGS := $(BASE_CFLAGS) -O2 -fPIC
+pic_LDFLAGS :=
 
 LIB_SRCS    := $(wildcard lib/*.c)
 PLUGIN_SRCS := $(wildcard perf-plugin/*.c)
@@ -98,6 +101,7 @@ $(BUILD)/$(1)/wult: $(call plugin_objs,$(1)) $(BUILD)/$(1)/libwult.a
 endef
 $(eval $(call variant,rel))
 $(eval $(call variant,san))
+$(eval $(call variant,pic))
 
 $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/libwult.a
 	@mkdir -p $(dir $@)
@@ -107,7 +111,27 @@ $(BUILD)/rel/bench/%: $(BUILD)/rel/tests/bench/%.o $(BUILD)/rel/libwult.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS)
 
-user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES)
+# Plugins loaded by stock perf and trace-cmd. They take libtraceevent's
+# symbols from the program loading them (perf carries its own copy), so
+# they do not link it.
+# Each kind in its own directory: libtraceevent loads every .so of its.
+TEP_PLUGINS := $(patsubst perf-plugin/traceevent/%.c,$(BUILD)/plugins/traceevent/%.so,\
+	$(wildcard perf-plugin/traceevent/*.c))
+$(BUILD)/plugins/traceevent/%.so: perf-plugin/traceevent/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(rel_CFLAGS) -fPIC -shared -o $@ $<
+
+# perf dlfilters: libwult and a private libtraceevent linked in and hidden
+# (--exclude-libs), so perf's own exported tep_* symbols cannot interpose.
+DLFILTERS := $(patsubst perf-plugin/dlfilter/%.c,$(BUILD)/plugins/dlfilter/%.so,\
+	$(wildcard perf-plugin/dlfilter/*.c))
+$(BUILD)/plugins/dlfilter/%.so: perf-plugin/dlfilter/%.c $(BUILD)/pic/libwult.a
+	@mkdir -p $(dir $@)
+	$(CC) $(pic_CFLAGS) -shared -o $@ $< $(BUILD)/pic/libwult.a \
+		-Wl,--exclude-libs,ALL -Wl,-Bsymbolic -Wl,-z,defs \
+		-l:libtraceevent.a -lzstd -lm -lc
+
+user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TEP_PLUGINS) $(DLFILTERS)
 
 -include $(shell find $(BUILD)/rel $(BUILD)/san -name '*.d' 2>/dev/null)
 

@@ -8,7 +8,6 @@
 #include <cpuid.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <sys/klog.h>
 
 #include <wult/tsc.h>
+#include "err.h"
 #include "tsc_internal.h"
 
 #define CPUINFO		"/proc/cpuinfo"
@@ -24,18 +24,6 @@
 #define PAIR_TRIES	7	/* clock reads to pick the narrowest bracket from */
 #define SYSLOG_READ_ALL	3	/* klogctl() actions, from syslog(2) */
 #define SYSLOG_SIZE	10
-
-int wult_tsc__err(char *msg, size_t len, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (msg && len) {
-		va_start(ap, fmt);
-		vsnprintf(msg, len, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 uint64_t wult_tsc__raw_ns(void)
 {
@@ -87,7 +75,7 @@ static int read_flags(struct wult_tsc_info *info, char *msg, size_t len)
 	int found = 0;
 
 	if (!f)
-		return wult_tsc__err(msg, len, -errno, "%s: %s", CPUINFO, strerror(errno));
+		return wult_err_set(msg, len, -errno, "%s: %s", CPUINFO, strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
 		if (strncmp(line, "flags", 5))
 			continue;
@@ -100,7 +88,7 @@ static int read_flags(struct wult_tsc_info *info, char *msg, size_t len)
 	free(line);
 	fclose(f);
 	if (!found)
-		return wult_tsc__err(msg, len, -ENOENT, "%s: no flags line", CPUINFO);
+		return wult_err_set(msg, len, -ENOENT, "%s: no flags line", CPUINFO);
 	return 0;
 }
 
@@ -197,7 +185,7 @@ int wult_tsc_kernel_khz(uint64_t *khz, const char **source, char *msg, size_t le
 	size_t i;
 
 	if (!khz)
-		return wult_tsc__err(msg, len, -EINVAL, "NULL khz");
+		return wult_err_set(msg, len, -EINVAL, "NULL khz");
 	for (i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
 		if (!srcs[i].fn(khz) && *khz) {
 			if (source)
@@ -208,7 +196,7 @@ int wult_tsc_kernel_khz(uint64_t *khz, const char **source, char *msg, size_t le
 	*khz = 0;
 	if (source)
 		*source = "none";
-	return wult_tsc__err(msg, len, -ENOENT,
+	return wult_err_set(msg, len, -ENOENT,
 			     "the kernel states no TSC rate (no perf TSC time, no boot log line, no cpuid 0x15)");
 }
 
@@ -218,7 +206,7 @@ int wult_tsc_info_get(struct wult_tsc_info *info, char *msg, size_t len)
 	int ret;
 
 	if (!info)
-		return wult_tsc__err(msg, len, -EINVAL, "NULL info");
+		return wult_err_set(msg, len, -EINVAL, "NULL info");
 	memset(info, 0, sizeof(*info));
 	if (__get_cpuid(0x80000001, &a, &b, &c, &d))
 		info->rdtscp = !!(d & (1u << 27));

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 
 #include <wult/tsc.h>
+#include "err.h"
 #include "tsc_internal.h"
 
 #define NSEC_PER_SEC		1000000000ull
@@ -45,9 +46,9 @@ int wult_tsc_conv_from_hz(struct wult_tsc_conv *c, uint64_t hz, char *msg, size_
 	int s;
 
 	if (!c)
-		return wult_tsc__err(msg, len, -EINVAL, "NULL conversion");
+		return wult_err_set(msg, len, -EINVAL, "NULL conversion");
 	if (!hz)
-		return wult_tsc__err(msg, len, -EINVAL, "zero TSC frequency");
+		return wult_err_set(msg, len, -EINVAL, "zero TSC frequency");
 	/*
 	 * The largest shift keeps the most bits of the rate in mult; it is
 	 * bounded by the remainder product (2^shift - 1) * mult < 2^64.
@@ -67,13 +68,13 @@ int wult_tsc_conv_from_hz(struct wult_tsc_conv *c, uint64_t hz, char *msg, size_
 		set_limits(c);
 		return 0;
 	}
-	return wult_tsc__err(msg, len, -ERANGE, "TSC frequency %" PRIu64 " Hz not representable", hz);
+	return wult_err_set(msg, len, -ERANGE, "TSC frequency %" PRIu64 " Hz not representable", hz);
 }
 
 int wult_tsc_conv_from_khz(struct wult_tsc_conv *c, uint64_t khz, char *msg, size_t len)
 {
 	if (khz > UINT64_MAX / 1000)
-		return wult_tsc__err(msg, len, -ERANGE, "TSC frequency %" PRIu64 " kHz too large", khz);
+		return wult_err_set(msg, len, -ERANGE, "TSC frequency %" PRIu64 " kHz too large", khz);
 	return wult_tsc_conv_from_hz(c, khz * 1000, msg, len);
 }
 
@@ -87,7 +88,7 @@ int wult_tsc_conv_from_perf(struct wult_tsc_conv *c,
 	int time, time_zero, time_short;
 
 	if (!c || !pg)
-		return wult_tsc__err(msg, len, -EINVAL, "NULL %s", c ? "perf page" : "conversion");
+		return wult_err_set(msg, len, -EINVAL, "NULL %s", c ? "perf page" : "conversion");
 	/* The kernel updates the page under this seqlock; retry torn reads. */
 	do {
 		seq = pg->lock;
@@ -102,13 +103,13 @@ int wult_tsc_conv_from_perf(struct wult_tsc_conv *c,
 	} while (pg->lock != seq);
 
 	if (!time || !time_zero)
-		return wult_tsc__err(msg, len, -EOPNOTSUPP,
+		return wult_err_set(msg, len, -EOPNOTSUPP,
 				     "perf page has no TSC time (cap_user_time %d, cap_user_time_zero %d)",
 				     time, time_zero);
 	if (time_short)
-		return wult_tsc__err(msg, len, -EOPNOTSUPP, "perf page uses a short clock (cap_user_time_short)");
+		return wult_err_set(msg, len, -EOPNOTSUPP, "perf page uses a short clock (cap_user_time_short)");
 	if (!mult || shift > 63 || (((u128)1 << shift) - 1) * mult > UINT64_MAX)
-		return wult_tsc__err(msg, len, -ERANGE, "perf page time_mult %u time_shift %u unusable",
+		return wult_err_set(msg, len, -ERANGE, "perf page time_mult %u time_shift %u unusable",
 				     mult, shift);
 	memset(c, 0, sizeof(*c));
 	c->mult = mult;
@@ -135,13 +136,13 @@ int wult_tsc_conv_from_perf_self(struct wult_tsc_conv *c, char *msg, size_t len)
 	int fd, ret;
 
 	if (!c)
-		return wult_tsc__err(msg, len, -EINVAL, "NULL conversion");
+		return wult_err_set(msg, len, -EINVAL, "NULL conversion");
 	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
 	if (fd < 0)
-		return wult_tsc__err(msg, len, -errno, "perf_event_open: %s", strerror(errno));
+		return wult_err_set(msg, len, -errno, "perf_event_open: %s", strerror(errno));
 	pg = mmap(NULL, psz, PROT_READ, MAP_SHARED, fd, 0);
 	if (pg == MAP_FAILED) {
-		ret = wult_tsc__err(msg, len, -errno, "perf mmap: %s", strerror(errno));
+		ret = wult_err_set(msg, len, -errno, "perf mmap: %s", strerror(errno));
 		close(fd);
 		return ret;
 	}
@@ -192,15 +193,15 @@ int wult_tsc_calibrate(const struct wult_tsc_calib_opts *opts,
 	int ret = 0;
 
 	if (!res)
-		return wult_tsc__err(msg, len, -EINVAL, "NULL calibration result");
+		return wult_err_set(msg, len, -EINVAL, "NULL calibration result");
 	if (nw > MAX_WINDOWS)
-		return wult_tsc__err(msg, len, -EINVAL, "%u windows, at most %d", nw, MAX_WINDOWS);
+		return wult_err_set(msg, len, -EINVAL, "%u windows, at most %d", nw, MAX_WINDOWS);
 	tsc = calloc(nw + 1, sizeof(*tsc));
 	ns = calloc(nw + 1, sizeof(*ns));
 	hz = calloc(nw, sizeof(*hz));
 	sorted = calloc(nw, sizeof(*sorted));
 	if (!tsc || !ns || !hz || !sorted) {
-		ret = wult_tsc__err(msg, len, -ENOMEM, "out of memory");
+		ret = wult_err_set(msg, len, -ENOMEM, "out of memory");
 		goto out;
 	}
 	start = wult_tsc__raw_ns();
@@ -214,7 +215,7 @@ int wult_tsc_calibrate(const struct wult_tsc_calib_opts *opts,
 		nanosleep(&gap, NULL);
 		wult_tsc__clock_pair(&tsc[i], &ns[i]);
 		if (ns[i] <= ns[i - 1] || tsc[i] <= tsc[i - 1]) {
-			ret = wult_tsc__err(msg, len, -EIO, "TSC or raw clock did not advance in window %u", i);
+			ret = wult_err_set(msg, len, -EIO, "TSC or raw clock did not advance in window %u", i);
 			goto out;
 		}
 		hz[i - 1] = (uint64_t)((u128)(tsc[i] - tsc[i - 1]) * NSEC_PER_SEC / (ns[i] - ns[i - 1]));

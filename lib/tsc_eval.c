@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include <wult/tsc.h>
+#include "err.h"
 #include "tsc_internal.h"
 
 #define DEF_PROBES		8192
@@ -293,7 +294,7 @@ static int run_window(struct wult_tsc_eval *ev, struct window *w, struct worker 
 	for (c = 0; c < started; c++)
 		pthread_join(wk[c].tid, NULL);
 	if (err)
-		return wult_tsc__err(msg, len, -err, "thread on CPU %d: %s",
+		return wult_err_set(msg, len, -err, "thread on CPU %d: %s",
 				     ev->cpus[started].cpu, strerror(err));
 	return 0;
 }
@@ -322,7 +323,7 @@ static int run_pairs(struct wult_tsc_eval *ev, struct worker *wk, char *msg, siz
 			err = pthread_create(&wk[c].tid, &attr, pair_worker, &wk[c]);
 		pthread_attr_destroy(&attr);
 		if (err)
-			return wult_tsc__err(msg, len, -err, "thread on CPU %d: %s",
+			return wult_err_set(msg, len, -err, "thread on CPU %d: %s",
 					     ev->cpus[c].cpu, strerror(err));
 		pthread_join(wk[c].tid, NULL);
 	}
@@ -378,7 +379,7 @@ static int run_switching(struct wult_tsc_eval *ev, struct scratch *sc, char *msg
 	if (!sw.probes || err) {
 		free(sw.probes);
 		analysis_free(&a);
-		return wult_tsc__err(msg, len, -ENOMEM, "out of memory");
+		return wult_err_set(msg, len, -ENOMEM, "out of memory");
 	}
 	err = pthread_create(&tid, NULL, switch_worker, &sw);
 	if (!err) {
@@ -396,7 +397,7 @@ static int run_switching(struct wult_tsc_eval *ev, struct scratch *sc, char *msg
 	free(sw.probes);
 	analysis_free(&a);
 	if (err)
-		return wult_tsc__err(msg, len, -err, "CPU switching: %s", strerror(err));
+		return wult_err_set(msg, len, -err, "CPU switching: %s", strerror(err));
 	return 0;
 }
 
@@ -501,7 +502,7 @@ static int collect(struct wult_tsc_eval *ev, char *msg, size_t len)
 	w.probes = calloc(w.nprobes, sizeof(*w.probes));
 	ret = analysis_alloc(&a, nc);
 	if (!wk || !w.probes || !sc.first || !sc.last || !sc.seg || ret) {
-		ret = wult_tsc__err(msg, len, -ENOMEM, "out of memory");
+		ret = wult_err_set(msg, len, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (tried = 0; tried < ev->opts.max_windows &&
@@ -531,7 +532,7 @@ static int collect(struct wult_tsc_eval *ev, char *msg, size_t len)
 	if (!ret)
 		ret = run_switching(ev, &sc, msg, len);
 	if (!ret && !ev->sum.windows_kept)
-		ret = wult_tsc__err(msg, len, -EAGAIN,
+		ret = wult_err_set(msg, len, -EAGAIN,
 				    "all %u windows disturbed (CPUs not running together, migrations or under %u triples per CPU): system too busy",
 				    tried, ev->opts.min_triples);
 out:
@@ -561,19 +562,19 @@ int wult_tsc__eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_
 	int cpu, ret;
 
 	if (!out)
-		return wult_tsc__err(msg, len, -EINVAL, "NULL result pointer");
+		return wult_err_set(msg, len, -EINVAL, "NULL result pointer");
 	*out = NULL;
 	if (sched_getaffinity(0, sizeof(mine), &mine))
-		return wult_tsc__err(msg, len, -errno, "sched_getaffinity: %s", strerror(errno));
+		return wult_err_set(msg, len, -errno, "sched_getaffinity: %s", strerror(errno));
 	if (!cpus)
 		cpus = &mine;
 	nc = (unsigned int)CPU_COUNT(cpus);
 	if (!nc)
-		return wult_tsc__err(msg, len, -EINVAL, "empty CPU mask");
+		return wult_err_set(msg, len, -EINVAL, "empty CPU mask");
 	/* Checked here so a bad mask is a clear error, not a failed thread. */
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
 		if (CPU_ISSET(cpu, cpus) && !CPU_ISSET(cpu, &mine))
-			return wult_tsc__err(msg, len, -EINVAL,
+			return wult_err_set(msg, len, -EINVAL,
 					     "CPU %d is not in this thread's affinity mask", cpu);
 	if (opts)
 		o = *opts;
@@ -581,12 +582,12 @@ int wult_tsc__eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_
 		wult_tsc_eval_opts_init(&o);
 	if (o.probes < 2 || o.probes > MAX_PROBES || !o.good_windows ||
 	    o.max_windows < o.good_windows)
-		return wult_tsc__err(msg, len, -EINVAL,
+		return wult_err_set(msg, len, -EINVAL,
 				     "bad options: probes %u (2..%u), good_windows %u, max_windows %u",
 				     o.probes, MAX_PROBES, o.good_windows, o.max_windows);
 	ev = calloc(1, sizeof(*ev));
 	if (!ev)
-		return wult_tsc__err(msg, len, -ENOMEM, "out of memory");
+		return wult_err_set(msg, len, -ENOMEM, "out of memory");
 	ev->opts = o;
 	ev->sum.ncpus = nc;
 	ev->cpus = calloc(nc, sizeof(*ev->cpus));
@@ -597,7 +598,7 @@ int wult_tsc__eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_
 	ev->skew = calloc(nc, sizeof(int64_t));
 	if (!ev->cpus || !ev->t0 || !ev->n0 || !ev->t1 || !ev->n1 || !ev->skew) {
 		wult_tsc_eval_free(ev);
-		return wult_tsc__err(msg, len, -ENOMEM, "out of memory");
+		return wult_err_set(msg, len, -ENOMEM, "out of memory");
 	}
 	for (cpu = 0, c = 0; cpu < CPU_SETSIZE && c < nc; cpu++) {
 		if (!CPU_ISSET(cpu, cpus))

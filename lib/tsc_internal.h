@@ -7,10 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Formats msg (if any) and returns err, so callers can `return wult_tsc__err(...)`. */
-int wult_tsc__err(char *msg, size_t len, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /*
  * One (TSC, CLOCK_MONOTONIC_RAW) pair, both taken at about the same instant:
  * the narrowest of a few rdtsc-bracketed clock reads, stamped at the middle

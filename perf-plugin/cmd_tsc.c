@@ -190,7 +190,7 @@ int wult_cmd_tsc(int argc, char **argv)
 	struct wult_tsc_calib cal;
 	struct wult_tsc_conv conv;
 	struct wult_tsc_eval *ev;
-	struct wult_tsc_eval_summary s;
+	struct wult_tsc_info info;
 	cpu_set_t cpus, *cpusp = NULL;
 	char msg[256];
 	int opt, ret, fit;
@@ -233,47 +233,60 @@ int wult_cmd_tsc(int argc, char **argv)
 		return 2;
 	}
 
-	/* The evaluation gathers the flags too; run it first so they print on top. */
-	ret = wult_tsc_eval_run(cpusp, &args.eval, &ev, msg, sizeof(msg));
+	/*
+	 * Flags, calibration and conversion first: they do not need the CPUs
+	 * running together, so they are reported even when a busy machine
+	 * keeps the cross-CPU evaluation from concluding.
+	 */
+	ret = wult_tsc_info_get(&info, msg, sizeof(msg));
 	if (ret) {
-		fprintf(stderr, "wult tsc: evaluation failed: %s\n", msg);
-		return ret == -EAGAIN ? 1 : 2;
+		fprintf(stderr, "wult tsc: %s\n", msg);
+		return 2;
 	}
-	wult_tsc_eval_summary(ev, &s);
 	printf("CPU flags: constant_tsc %s, nonstop_tsc %s, tsc_known_freq %s, rdtscp %s\n",
-	       yes_no(s.info.constant_tsc), yes_no(s.info.nonstop_tsc), yes_no(s.info.tsc_known_freq),
-	       yes_no(s.info.rdtscp));
-	printf("kernel clocksource: %s%s\n", s.info.clocksource,
-	       strcmp(s.info.clocksource, "tsc") ? " (the kernel does not time itself with the TSC)" : "");
-	if (s.info.kernel_khz)
-		printf("kernel TSC rate: %" PRIu64 " kHz (%s)\n", s.info.kernel_khz,
-		       s.info.kernel_khz_source);
+	       yes_no(info.constant_tsc), yes_no(info.nonstop_tsc), yes_no(info.tsc_known_freq),
+	       yes_no(info.rdtscp));
+	printf("kernel clocksource: %s%s\n", info.clocksource,
+	       strcmp(info.clocksource, "tsc") ? " (the kernel does not time itself with the TSC)" : "");
+	if (info.kernel_khz)
+		printf("kernel TSC rate: %" PRIu64 " kHz (%s)\n", info.kernel_khz,
+		       info.kernel_khz_source);
 	else
 		printf("kernel TSC rate: not stated\n");
 
 	ret = wult_tsc_calibrate(&args.calib, &cal, msg, sizeof(msg));
 	if (ret) {
 		fprintf(stderr, "wult tsc: calibration failed: %s\n", msg);
-		wult_tsc_eval_free(ev);
 		return 2;
 	}
 	printf("calibrated rate: %" PRIu64 " Hz against CLOCK_MONOTONIC_RAW (%u windows kept, "
 	       "%u rejected, spread %.2f ppm, %.0f ms)", cal.hz, cal.windows, cal.rejected,
 	       cal.spread_ppm, cal.duration_ns / 1e6);
-	if (s.info.kernel_khz)
+	if (info.kernel_khz)
 		printf(", %+.2f ppm from the kernel's",
-		       ((double)cal.hz - s.info.kernel_khz * 1e3) / (s.info.kernel_khz * 1e3) * 1e6);
+		       ((double)cal.hz - info.kernel_khz * 1e3) / (info.kernel_khz * 1e3) * 1e6);
 	printf("\n");
 
 	if (!wult_tsc_conv_from_hz(&conv, cal.hz, msg, sizeof(msg)))
 		print_conv("conversion (calibrated)", &conv);
-	if (s.info.kernel_khz && !wult_tsc_conv_from_khz(&conv, s.info.kernel_khz, msg, sizeof(msg)))
+	if (info.kernel_khz && !wult_tsc_conv_from_khz(&conv, info.kernel_khz, msg, sizeof(msg)))
 		print_conv("conversion (kernel tsc_khz)", &conv);
 	if (!wult_tsc_conv_from_perf_self(&conv, msg, sizeof(msg)))
 		print_conv("conversion (perf sample time)", &conv);
 	else
 		printf("conversion (perf sample time): unavailable: %s\n", msg);
 
+	ret = wult_tsc_eval_run(cpusp, &args.eval, &ev, msg, sizeof(msg));
+	if (ret == -EAGAIN) {
+		printf("\ncross-CPU evaluation: %s\n", msg);
+		printf("\nverdict: TSC not shown fit for latency measurement: the cross-CPU "
+		       "evaluation could not conclude (retry on a quieter machine)\n");
+		return 1;
+	}
+	if (ret) {
+		fprintf(stderr, "wult tsc: evaluation failed: %s\n", msg);
+		return 2;
+	}
 	fit = report(ev);
 	wult_tsc_eval_free(ev);
 	return fit ? 0 : 1;

@@ -3,6 +3,8 @@
 #ifndef WULT_CMDS_H
 #define WULT_CMDS_H
 
+#define WULT_VERSION "0.1"
+
 struct wult_cmd {
 	const char *name;
 	const char *summary;
@@ -10,6 +12,9 @@ struct wult_cmd {
 };
 
 int wult_cmd_version(int argc, char **argv);
+int wult_cmd_record(int argc, char **argv);
+int wult_cmd_report(int argc, char **argv);
 int wult_cmd_tsc(int argc, char **argv);
+int wult_cmd_synth(int argc, char **argv);
 
 #endif

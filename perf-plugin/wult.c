@@ -8,11 +8,12 @@
 
 #include "cmds.h"
 
-#define WULT_VERSION "0.1"
-
 static const struct wult_cmd cmds[] = {
 	{ "version", "print the version", wult_cmd_version },
+	{ "record", "record wult datapoints with correlated counters", wult_cmd_record },
+	{ "report", "per-state statistics of recorded datapoints", wult_cmd_report },
 	{ "tsc", "evaluate the TSC and print conversion parameters", wult_cmd_tsc },
+	{ "synth", "write a perf.data of synthetic datapoints", wult_cmd_synth },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

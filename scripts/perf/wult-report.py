@@ -64,10 +64,11 @@ def process_event(param_dict):
     if vals and len(vals) > 1:
         # Group read at this datapoint: the members' counts since the last
         # datapoint of this CPU are their deltas over this wake cycle.
-        cur = dict(vals)
+        # perf 6.1 gives each value as (id, value, lost).
+        cur = {v[0]: v[1] for v in vals}
         prev = last_values.get(dp["cpu"])
         if prev is not None:
-            group_deltas[key] = [cur[i] - prev.get(i, 0) for i, _ in vals[1:]]
+            group_deltas[key] = [cur[v[0]] - prev.get(v[0], 0) for v in vals[1:]]
         last_values[dp["cpu"]] = cur
 
 

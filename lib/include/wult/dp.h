@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wult datapoint decoding: raw payloads (trace_entry + struct wult_dpdec) are
+ * decoded through the wult:datapoint format with libtraceevent, so payloads
+ * of older and newer layouts decode as long as the format comes with them,
+ * then turned into intel wult's metrics (see wult/metrics.h).
+ *
+ *	wult_dpdec_new(&dp);
+ *	wult_dpdec_load_pd(dp, pd, err, len);	(or _load_format_file)
+ *	for each sample: if (wult_dpdec_is_wult(dp, s)) wult_dpdec_decode(dp, s, &pt);
+ */
+#ifndef WULT_DP_H
+#define WULT_DP_H
+
+#include <stddef.h>
+
+#include <wult/metrics.h>
+#include <wult/perfdata.h>
+
+struct wult_dpdec;
+
+/* Below this running/enabled ratio a counter's scaled value is flagged
+ * (metric "Scaled" = 1).
+ */
+#define WULT_DP_SCALE_THRESHOLD	0.99
+
+#define WULT_DP_FORMAT_PATH	"/sys/kernel/tracing/events/wult/datapoint/format"
+
+int wult_dpdec_new(struct wult_dpdec **out);
+void wult_dpdec_free(struct wult_dpdec *dp);
+/* Loads the wult:datapoint format from its text. 0 or -EINVAL (@err). */
+int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
+			char *err, size_t errlen);
+/* ... from a file: the module's installed copy or tracefs' (WULT_DP_FORMAT_PATH). */
+int wult_dpdec_load_format_file(struct wult_dpdec *dp, const char *path, char *err, size_t errlen);
+/* ... from a perf.data file's TRACING_DATA; also learns the counter names
+ * of the file's attrs. -ENOENT when the file has no wult:datapoint format.
+ */
+int wult_dpdec_load_pd(struct wult_dpdec *dp, const struct wult_pd *pd, char *err, size_t errlen);
+/* Registers the counter with sample id @id as @name ("msr/tsc/", "msr/aperf/",
+ * "cstate_core/c6-residency/", ...); group reads of it become metrics.
+ */
+int wult_dpdec_add_counter(struct wult_dpdec *dp, uint64_t id, const char *name);
+/* Names requested-state indexes (the cpuidle state names), index order. */
+int wult_dpdec_set_cstate_names(struct wult_dpdec *dp, const char *const *names, unsigned int n);
+/* Reads them from /sys/devices/system/cpu/cpu@cpu/cpuidle/state*\/name. */
+int wult_dpdec_load_cstate_names_sysfs(struct wult_dpdec *dp, unsigned int cpu);
+/* Is @s a wult datapoint: a RAW payload of the wult format's size or more,
+ * and, for a tracepoint attr, of the wult:datapoint id?
+ */
+int wult_dpdec_is_wult(const struct wult_dpdec *dp, const struct wult_pd_sample *s);
+/* Decodes one payload into @pt. 0, or -EINVAL when the payload is shorter
+ * than the format. Strings in @pt live as long as @dp.
+ */
+int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *raw, size_t size,
+		       struct wult_point *pt);
+/* Same for a sample, adding counter metrics from its group read. */
+int wult_dpdec_decode(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct wult_point *pt);
+
+#endif

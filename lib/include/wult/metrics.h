@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-datapoint metrics, with intel wult's names. Every producer (the
+ * perf.data decoder, the CSV importer) fills a struct wult_point; every
+ * consumer (filters, statistics, CSV export) reads one. Times are in ns.
+ */
+#ifndef WULT_METRICS_H
+#define WULT_METRICS_H
+
+#include <stddef.h>
+
+#include <wult/filter.h>
+
+enum wult_metric {
+	WULT_M_WAKE_LATENCY,		/* ns, overhead-compensated */
+	WULT_M_WAKE_LATENCY_RAW,	/* ns */
+	WULT_M_INTR_LATENCY,		/* ns, overhead-compensated */
+	WULT_M_INTR_LATENCY_RAW,	/* ns */
+	WULT_M_SILENT_TIME,		/* ns */
+	WULT_M_LDIST,			/* ns */
+	WULT_M_REQ_CSTATE,		/* name */
+	WULT_M_INTR_OFF,		/* 0/1 */
+	WULT_M_CC0,			/* % of TBI..TAI in C0 (MPERF/TSC) */
+	WULT_M_CC1,			/* % residencies from cstate counters */
+	WULT_M_CC3,
+	WULT_M_CC6,
+	WULT_M_CC7,
+	WULT_M_PC2,
+	WULT_M_PC3,
+	WULT_M_PC6,
+	WULT_M_PC7,
+	WULT_M_CPU_FREQ,		/* MHz, APERF/MPERF * TSC */
+	WULT_M_SMI_CNT,
+	WULT_M_NMI_CNT,
+	WULT_M_CPU,
+	WULT_M_LTIME,			/* ns, CLOCK_MONOTONIC */
+	WULT_M_TBI,
+	WULT_M_TAI,
+	WULT_M_TINTR,
+	WULT_M_SCALED,			/* 1: a counter was multiplexed below threshold */
+	WULT_M_NR,
+};
+
+struct wult_metric_desc {
+	const char *name;		/* intel wult's column name */
+	enum wult_val_type type;
+	int is_time;			/* value in ns */
+	const char *csv_unit;		/* unit of the CSV column: "us", "ns", "%", ... */
+	double csv_scale;		/* CSV value = value / csv_scale */
+};
+
+/* One datapoint: values indexed by enum wult_metric. NaN = none. The str
+ * member is meaningful only for WULT_VAL_STR metrics (NULL = none), whose
+ * num may carry an index (ReqCState: the requested state's index).
+ */
+struct wult_point {
+	struct wult_val v[WULT_M_NR];
+};
+
+const struct wult_metric_desc *wult_metric_desc(enum wult_metric m);
+/* Index of the metric called @name (@len bytes), or -1. */
+int wult_metric_lookup(const char *name, size_t len);
+/* A wult_filter_resolve_fn over these metrics (ctx unused). */
+int wult_metrics_resolve(void *ctx, const char *name, size_t len,
+			 struct wult_filter_metric *m);
+/* Sets every value of @pt to "none". */
+void wult_point_clear(struct wult_point *pt);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Streaming statistics over integer samples (nanoseconds for time metrics).
+ *
+ * Exact in one pass: every value is counted in a sparse three-level
+ * histogram with one-count-per-integer resolution, so the percentiles are
+ * the same numbers a sort of all values would give. Memory depends on the
+ * range the values cover, not on how many there are (see stats.c).
+ */
+#ifndef WULT_STATS_H
+#define WULT_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct wult_stats;
+
+/* Values outside [WULT_STATS_MIN, WULT_STATS_MAX] are clamped for the
+ * percentiles (and counted in `clamped`); count/min/max/mean/stddev stay
+ * exact. 2^38 ns is about 275 s.
+ */
+#define WULT_STATS_MAX	((int64_t)(1ULL << 38) - 1)
+#define WULT_STATS_MIN	(-(int64_t)(1ULL << 38))
+
+struct wult_stats_summary {
+	uint64_t count;
+	uint64_t clamped;	/* values clamped into the histogram's range */
+	int64_t min, max;
+	double mean;
+	double stddev;		/* sample standard deviation (n - 1), as pandas */
+	double median;		/* percentiles interpolate linearly between */
+	double p90, p99;	/* order statistics, as numpy/pandas do */
+	double p99_9, p99_99, p99_999;
+};
+
+struct wult_stats *wult_stats_new(void);
+void wult_stats_free(struct wult_stats *st);
+/* Returns 0 or -ENOMEM (the value is then not counted anywhere). */
+int wult_stats_add(struct wult_stats *st, int64_t val);
+/* Adds every value of @src to @dst; 0 or -ENOMEM. */
+int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src);
+uint64_t wult_stats_count(const struct wult_stats *st);
+/* @pct in [0, 100]; NaN when empty. */
+double wult_stats_percentile(const struct wult_stats *st, double pct);
+/* Fills @sum; fields are 0 (percentiles NaN) when empty. */
+void wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *sum);
+/* Bytes of heap the histogram holds now. */
+size_t wult_stats_mem(const struct wult_stats *st);
+/* Calls @fn for each distinct value in ascending order with its count;
+ * a non-zero return stops the walk and is returned.
+ */
+int wult_stats_foreach(const struct wult_stats *st,
+		       int (*fn)(int64_t val, uint64_t cnt, void *ctx), void *ctx);
+
+#endif

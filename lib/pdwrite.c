@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data writer. The layout follows perf's (see
+ * tools/perf/Documentation/perf.data-file-format.txt):
+ *
+ *   header | data (records) | feature table + features | attrs | ids
+ *
+ * perf finds the feature table right after the data section, so features
+ * are written at close; attrs and ids are found through the header and
+ * may come anywhere, so they go last.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <wult/pdwrite.h>
+#include "err.h"
+
+#define PERF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" */
+#define HDR_SIZE	104
+#define ATTR_SIZE	sizeof(struct perf_event_attr)
+
+/* perf's feature bits (HEADER_*). */
+enum {
+	F_TRACING_DATA = 1, F_HOSTNAME = 3, F_OSRELEASE = 4, F_VERSION = 5,
+	F_ARCH = 6, F_NRCPUS = 7, F_CPUDESC = 8, F_CMDLINE = 11,
+	F_EVENT_DESC = 12, F_PMU_MAPPINGS = 16, F_GROUP_DESC = 17,
+	F_CSTATES = WULT_PDW_FEAT_CSTATES, F_NR = 256,
+};
+
+static const int str_feat[WULT_PDW_NR_STR] = {
+	[WULT_PDW_HOSTNAME] = F_HOSTNAME, [WULT_PDW_OSRELEASE] = F_OSRELEASE,
+	[WULT_PDW_VERSION] = F_VERSION, [WULT_PDW_ARCH] = F_ARCH,
+	[WULT_PDW_CPUDESC] = F_CPUDESC,
+};
+
+struct pdw_event {
+	struct perf_event_attr attr;
+	char *name;
+	uint64_t *ids;
+	uint32_t nr_ids, cap_ids;
+};
+
+struct pdw_pmu {
+	uint32_t type;
+	char *name;
+};
+
+struct pdw_cstate {
+	uint32_t cpu, idx;
+	char *name;
+};
+
+struct wult_pdw {
+	FILE *f;
+	char *path;
+	int failed;
+	uint64_t data_size;
+	struct pdw_event *ev;
+	unsigned int nr_ev;
+	struct pdw_pmu *pmu;
+	unsigned int nr_pmu;
+	struct pdw_cstate *cst;
+	unsigned int nr_cst;
+	char *str[WULT_PDW_NR_STR];
+	char **argv;
+	int argc;
+	uint32_t cpus_online, cpus_avail;
+	char *trace_system, *trace_format;
+	int group_leader;
+	unsigned int group_nr;
+};
+
+static void put(struct wult_pdw *w, FILE *f, const void *p, size_t n)
+{
+	if (n && fwrite(p, 1, n, f) != n)
+		w->failed = 1;
+}
+
+static void put32(struct wult_pdw *w, FILE *f, uint32_t v)
+{
+	put(w, f, &v, 4);
+}
+
+static void put64(struct wult_pdw *w, FILE *f, uint64_t v)
+{
+	put(w, f, &v, 8);
+}
+
+/* struct perf_header_string: u32 length (64-byte aligned, as perf) + text. */
+static void put_hstr(struct wult_pdw *w, FILE *f, const char *s)
+{
+	static const char zero[64];
+	size_t n = strlen(s);
+	uint32_t len = (n + 1 + 63) & ~63U;
+
+	put32(w, f, len);
+	put(w, f, s, n);
+	put(w, f, zero, len - n);
+}
+
+int wult_pdw_open(const char *path, struct wult_pdw **out, char *err, size_t errlen)
+{
+	static const char zero[HDR_SIZE];
+	struct wult_pdw *w;
+
+	if (!path || !out)
+		return wult_err_set(err, errlen, -EINVAL, "no output file given");
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		return wult_err_set(err, errlen, -ENOMEM, "out of memory");
+	}
+	w->group_leader = -1;
+	w->f = fopen(path, "w");
+	if (!w->f) {
+		int ret = -errno;
+
+		wult_err_set(err, errlen, ret, "cannot create %s: %s", path, strerror(errno));
+		free(w->path);
+		free(w);
+		return ret;
+	}
+	/* Placeholder: the real header needs the sizes known at close. */
+	put(w, w->f, zero, sizeof(zero));
+	*out = w;
+	return 0;
+}
+
+int wult_pdw_add_attr(struct wult_pdw *w, const struct perf_event_attr *attr,
+		      const char *name)
+{
+	struct pdw_event *ev;
+
+	ev = realloc(w->ev, (w->nr_ev + 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	w->ev = ev;
+	ev = &w->ev[w->nr_ev];
+	memset(ev, 0, sizeof(*ev));
+	memcpy(&ev->attr, attr, attr->size && attr->size < ATTR_SIZE ? attr->size : ATTR_SIZE);
+	ev->attr.size = ATTR_SIZE;
+	ev->name = strdup(name ? name : "");
+	if (!ev->name)
+		return -ENOMEM;
+	return w->nr_ev++;
+}
+
+int wult_pdw_add_id(struct wult_pdw *w, int idx, uint64_t id)
+{
+	struct pdw_event *ev;
+	uint32_t i;
+
+	if (idx < 0 || (unsigned int)idx >= w->nr_ev)
+		return -EINVAL;
+	ev = &w->ev[idx];
+	for (i = 0; i < ev->nr_ids; i++)
+		if (ev->ids[i] == id)
+			return 0;
+	if (ev->nr_ids == ev->cap_ids) {
+		uint32_t cap = ev->cap_ids ? ev->cap_ids * 2 : 8;
+		uint64_t *ids = realloc(ev->ids, cap * sizeof(*ids));
+
+		if (!ids)
+			return -ENOMEM;
+		ev->ids = ids;
+		ev->cap_ids = cap;
+	}
+	ev->ids[ev->nr_ids++] = id;
+	return 0;
+}
+
+int wult_pdw_set_group(struct wult_pdw *w, int leader, unsigned int nr)
+{
+	if (leader < 0 || nr < 1 || leader + nr > w->nr_ev)
+		return -EINVAL;
+	w->group_leader = leader;
+	w->group_nr = nr;
+	return 0;
+}
+
+int wult_pdw_write(struct wult_pdw *w, const void *rec, size_t size)
+{
+	const struct perf_event_header *h = rec;
+
+	if (size < sizeof(*h) || h->size != size)
+		return -EINVAL;
+	put(w, w->f, rec, size);
+	if (w->failed)
+		return -EIO;
+	w->data_size += size;
+	return 0;
+}
+
+static int dup_str(char **dst, const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		return -ENOMEM;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+int wult_pdw_set_str(struct wult_pdw *w, enum wult_pdw_str which, const char *s)
+{
+	if ((unsigned int)which >= WULT_PDW_NR_STR)
+		return -EINVAL;
+	return dup_str(&w->str[which], s);
+}
+
+int wult_pdw_set_cmdline(struct wult_pdw *w, int argc, char *const *argv)
+{
+	int i;
+
+	w->argv = calloc(argc > 0 ? argc : 1, sizeof(*w->argv));
+	if (!w->argv)
+		return -ENOMEM;
+	for (i = 0; i < argc; i++) {
+		if (dup_str(&w->argv[i], argv[i]))
+			return -ENOMEM;
+		w->argc = i + 1;
+	}
+	return 0;
+}
+
+int wult_pdw_set_nrcpus(struct wult_pdw *w, uint32_t online, uint32_t avail)
+{
+	w->cpus_online = online;
+	w->cpus_avail = avail;
+	return 0;
+}
+
+int wult_pdw_set_tracing(struct wult_pdw *w, const char *system, const char *format)
+{
+	if (!system || !format)
+		return -EINVAL;
+	if (dup_str(&w->trace_system, system) || dup_str(&w->trace_format, format))
+		return -ENOMEM;
+	return 0;
+}
+
+int wult_pdw_add_pmu(struct wult_pdw *w, uint32_t type, const char *name)
+{
+	struct pdw_pmu *p = realloc(w->pmu, (w->nr_pmu + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	w->pmu = p;
+	p[w->nr_pmu].type = type;
+	p[w->nr_pmu].name = NULL;
+	if (dup_str(&p[w->nr_pmu].name, name))
+		return -ENOMEM;
+	w->nr_pmu++;
+	return 0;
+}
+
+int wult_pdw_add_cstate(struct wult_pdw *w, uint32_t cpu, uint32_t idx, const char *name)
+{
+	struct pdw_cstate *c = realloc(w->cst, (w->nr_cst + 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	w->cst = c;
+	c[w->nr_cst].cpu = cpu;
+	c[w->nr_cst].idx = idx;
+	c[w->nr_cst].name = NULL;
+	if (dup_str(&c[w->nr_cst].name, name))
+		return -ENOMEM;
+	w->nr_cst++;
+	return 0;
+}
+
+uint64_t wult_pdw_data_size(const struct wult_pdw *w)
+{
+	return w->data_size;
+}
+
+/* TRACING_DATA (perf's trace-event-read format, version 0.6). */
+static void put_tracing(struct wult_pdw *w, FILE *f)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	static const char header_page[] =
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+	static const char header_event[] =
+		"# compressed entry header\n\ttype_len    :    5 bits\n"
+		"\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n"
+		"\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+		"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+	size_t flen = strlen(w->trace_format);
+
+	put(w, f, magic, sizeof(magic));
+	put(w, f, "0.6", 4);
+	put(w, f, "\0\x08", 2);		/* little endian, 8-byte long */
+	put32(w, f, 4096);			/* page size */
+	put(w, f, "header_page", 12);
+	put64(w, f, sizeof(header_page) - 1);
+	put(w, f, header_page, sizeof(header_page) - 1);
+	put(w, f, "header_event", 13);
+	put64(w, f, sizeof(header_event) - 1);
+	put(w, f, header_event, sizeof(header_event) - 1);
+	put32(w, f, 0);				/* ftrace formats */
+	put32(w, f, 1);				/* event systems */
+	put(w, f, w->trace_system, strlen(w->trace_system) + 1);
+	put32(w, f, 1);
+	put64(w, f, flen);
+	put(w, f, w->trace_format, flen);
+	put32(w, f, 0);				/* kallsyms */
+	put32(w, f, 0);				/* printk formats */
+	put64(w, f, 0);				/* saved cmdlines */
+}
+
+static int has_feature(const struct wult_pdw *w, int feat)
+{
+	unsigned int i;
+
+	for (i = 0; i < WULT_PDW_NR_STR; i++)
+		if (str_feat[i] == feat)
+			return w->str[i] != NULL;
+	switch (feat) {
+	case F_TRACING_DATA:
+		return w->trace_format != NULL;
+	case F_NRCPUS:
+		return w->cpus_avail != 0;
+	case F_CMDLINE:
+		return w->argv != NULL;
+	case F_EVENT_DESC:
+		return w->nr_ev != 0;
+	case F_PMU_MAPPINGS:
+		return w->nr_pmu != 0;
+	case F_GROUP_DESC:
+		return w->group_leader >= 0;
+	case F_CSTATES:
+		return w->nr_cst != 0;
+	}
+	return 0;
+}
+
+static void put_feature(struct wult_pdw *w, FILE *f, int feat)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < WULT_PDW_NR_STR; i++) {
+		if (str_feat[i] == feat) {
+			put_hstr(w, f, w->str[i]);
+			return;
+		}
+	}
+	switch (feat) {
+	case F_TRACING_DATA:
+		put_tracing(w, f);
+		break;
+	case F_NRCPUS:
+		put32(w, f, w->cpus_avail);
+		put32(w, f, w->cpus_online);
+		break;
+	case F_CMDLINE:
+		put32(w, f, w->argc);
+		for (i = 0; i < (unsigned int)w->argc; i++)
+			put_hstr(w, f, w->argv[i]);
+		break;
+	case F_EVENT_DESC:
+		put32(w, f, w->nr_ev);
+		put32(w, f, ATTR_SIZE);
+		for (i = 0; i < w->nr_ev; i++) {
+			put(w, f, &w->ev[i].attr, ATTR_SIZE);
+			put32(w, f, w->ev[i].nr_ids);
+			put_hstr(w, f, w->ev[i].name);
+			for (j = 0; j < w->ev[i].nr_ids; j++)
+				put64(w, f, w->ev[i].ids[j]);
+		}
+		break;
+	case F_PMU_MAPPINGS:
+		put32(w, f, w->nr_pmu);
+		for (i = 0; i < w->nr_pmu; i++) {
+			put32(w, f, w->pmu[i].type);
+			put_hstr(w, f, w->pmu[i].name);
+		}
+		break;
+	case F_GROUP_DESC:
+		put32(w, f, 1);
+		put_hstr(w, f, "{wult}");
+		put32(w, f, w->group_leader);
+		put32(w, f, w->group_nr);
+		break;
+	case F_CSTATES:
+		put32(w, f, w->nr_cst);
+		for (i = 0; i < w->nr_cst; i++) {
+			put32(w, f, w->cst[i].cpu);
+			put32(w, f, w->cst[i].idx);
+			put_hstr(w, f, w->cst[i].name);
+		}
+		break;
+	}
+}
+
+/* Size of a feature section, measured by writing it to /dev/null. */
+static long feature_size(struct wult_pdw *w, int feat)
+{
+	FILE *f = fopen("/dev/null", "w");
+	long sz;
+
+	if (!f) {
+		w->failed = 1;
+		return 0;
+	}
+	put_feature(w, f, feat);
+	sz = ftell(f);
+	fclose(f);
+	return sz < 0 ? 0 : sz;
+}
+
+static void pdw_free(struct wult_pdw *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_ev; i++) {
+		free(w->ev[i].name);
+		free(w->ev[i].ids);
+	}
+	free(w->ev);
+	for (i = 0; i < w->nr_pmu; i++)
+		free(w->pmu[i].name);
+	free(w->pmu);
+	for (i = 0; i < w->nr_cst; i++)
+		free(w->cst[i].name);
+	free(w->cst);
+	for (i = 0; i < WULT_PDW_NR_STR; i++)
+		free(w->str[i]);
+	for (i = 0; i < (unsigned int)w->argc; i++)
+		free(w->argv[i]);
+	free(w->argv);
+	free(w->trace_system);
+	free(w->trace_format);
+	free(w->path);
+	free(w);
+}
+
+int wult_pdw_close(struct wult_pdw *w, char *err, size_t errlen)
+{
+	uint64_t feats[F_NR / 64] = { 0 }, off, attrs_off, ids_off;
+	unsigned int i, nfeat = 0;
+	int feat, ret = 0;
+
+	if (!w)
+		return -EINVAL;
+	for (feat = 0; feat < F_NR; feat++) {
+		if (has_feature(w, feat)) {
+			feats[feat / 64] |= 1ULL << (feat % 64);
+			nfeat++;
+		}
+	}
+	/* Feature table right after the data, then the sections in order. */
+	off = HDR_SIZE + w->data_size + nfeat * 16;
+	for (feat = 0; feat < F_NR; feat++) {
+		long sz;
+
+		if (!(feats[feat / 64] & (1ULL << (feat % 64))))
+			continue;
+		sz = feature_size(w, feat);
+		put64(w, w->f, off);
+		put64(w, w->f, sz);
+		off += sz;
+	}
+	for (feat = 0; feat < F_NR; feat++)
+		if (feats[feat / 64] & (1ULL << (feat % 64)))
+			put_feature(w, w->f, feat);
+	/* Attrs, each followed by the file section of its ids, then ids. */
+	attrs_off = off;
+	ids_off = attrs_off + w->nr_ev * (ATTR_SIZE + 16);
+	for (i = 0; i < w->nr_ev; i++) {
+		put(w, w->f, &w->ev[i].attr, ATTR_SIZE);
+		put64(w, w->f, ids_off);
+		put64(w, w->f, w->ev[i].nr_ids * 8ULL);
+		ids_off += w->ev[i].nr_ids * 8ULL;
+	}
+	for (i = 0; i < w->nr_ev; i++)
+		put(w, w->f, w->ev[i].ids, w->ev[i].nr_ids * 8ULL);
+
+	if (fseek(w->f, 0, SEEK_SET))
+		w->failed = 1;
+	put64(w, w->f, PERF_MAGIC2);
+	put64(w, w->f, HDR_SIZE);
+	put64(w, w->f, ATTR_SIZE + 16);		/* attr_size: attr + ids section */
+	put64(w, w->f, attrs_off);
+	put64(w, w->f, w->nr_ev * (ATTR_SIZE + 16));
+	put64(w, w->f, HDR_SIZE);		/* data */
+	put64(w, w->f, w->data_size);
+	put64(w, w->f, 0);			/* event_types: unused */
+	put64(w, w->f, 0);
+	put(w, w->f, feats, sizeof(feats));
+	if (fclose(w->f))
+		w->failed = 1;
+	if (w->failed)
+		ret = wult_err_set(err, errlen, -EIO, "writing %s failed", w->path);
+	pdw_free(w);
+	return ret;
+}

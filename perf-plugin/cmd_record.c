@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult record: record wult datapoints with libperf, each one a sample of a
+ * group led by the wult event whose members are the counters this machine
+ * has, so every datapoint carries the counters read at the same instant.
+ * The output is a perf.data file that stock perf and `wult report` read.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/event.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+
+#include <linux/wult.h>
+#include <wult/evparse.h>
+#include <wult/pdwrite.h>
+
+#include "cmds.h"
+
+#define MAX_EVENTS	64
+#define SYSFS_CPU	"/sys/devices/system/cpu"
+#define WULT_FORMAT	"/sys/kernel/tracing/events/wult/datapoint/format"
+#define WULT_FORMAT_DBG	"/sys/kernel/debug/tracing/events/wult/datapoint/format"
+
+/* Counters joined to the group when this machine has them. */
+static const char *const discovered[] = {
+	"msr/tsc/", "msr/aperf/", "msr/mperf/", "msr/smi/",
+	"cstate_core/c1-residency/", "cstate_core/c3-residency/",
+	"cstate_core/c6-residency/", "cstate_core/c7-residency/",
+	"cstate_pkg/c2-residency/", "cstate_pkg/c3-residency/",
+	"cstate_pkg/c6-residency/", "cstate_pkg/c7-residency/",
+	"cstate_pkg/c8-residency/", "cstate_pkg/c9-residency/",
+	"cstate_pkg/c10-residency/", "cycles", "instructions",
+};
+
+#define NR_DISCOVERED (sizeof(discovered) / sizeof(discovered[0]))
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_READ | \
+		     PERF_SAMPLE_RAW)
+#define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
+		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+struct rec_opts {
+	const char *cpus;
+	unsigned int ldist_min, ldist_max;	/* us */
+	unsigned long long count;		/* 0: no limit */
+	double time_limit;			/* s, 0: no limit */
+	const char *user_ev[MAX_EVENTS];
+	unsigned int nr_user_ev;
+	int no_counters, quiet;
+	const char *output;
+	unsigned int pages;
+};
+
+struct ev {
+	char name[160];
+	struct perf_event_attr attr;
+	struct perf_evsel *evsel;
+	int pdw_idx;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: wult record [options]\n"
+"\n"
+"Record wult datapoints of the selected CPUs into a perf.data file. Each\n"
+"datapoint is a sample of the wult event leading a group of the counters\n"
+"this machine has (msr, cstate_core, cstate_pkg, cycles, instructions) and\n"
+"of every -e event, read at the datapoint. Needs wult.ko loaded.\n"
+"\n"
+"  -C, --cpu CPUS         CPUs to measure, perf syntax (1,3 or 0-3);\n"
+"                         default CPU 1 when it exists, else 0\n"
+"  -l, --ldist MIN,MAX    launch distance range in microseconds\n"
+"                         (default %u,%u; at most %u)\n"
+"  -c, --count N          stop after N datapoints (all CPUs together)\n"
+"  -t, --time-limit T     stop after T seconds (suffixes s, m, h)\n"
+"  -e, --event EVENT      also count EVENT in the group: pmu/term=val,.../\n"
+"                         or a generic name (cycles, cpu-clock, ...);\n"
+"                         repeatable\n"
+"      --no-counters      do not add the discovered counters\n"
+"  -o, --output FILE      output file (default wult.data)\n"
+"  -m, --mmap-pages N     ring buffer pages per CPU, a power of 2 (default 256)\n"
+"  -q, --quiet            no progress line\n"
+"  -h, --help             this text\n"
+"\n"
+"Stops at -c, -t, SIGINT or SIGTERM, leaving a complete file. Exit status:\n"
+"0 recorded, 1 failed, 2 usage error.\n",
+		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US);
+}
+
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end || *v > max ? -1 : 0;
+}
+
+static int parse_time(const char *s, double *secs)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return -1;
+	if (!strcmp(end, "m"))
+		v *= 60;
+	else if (!strcmp(end, "h"))
+		v *= 3600;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	*secs = v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct rec_opts *o)
+{
+	static const struct option lopts[] = {
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "ldist", required_argument, NULL, 'l' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "time-limit", required_argument, NULL, 't' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "no-counters", no_argument, NULL, 'N' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long v, lo, hi;
+	char *comma;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->ldist_min = WULT_LDIST_DEF_MIN_US;
+	o->ldist_max = WULT_LDIST_DEF_MAX_US;
+	o->output = "wult.data";
+	o->pages = 256;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "C:l:c:t:e:o:m:qh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			o->cpus = optarg;
+			break;
+		case 'l':
+			comma = strchr(optarg, ',');
+			if (!comma) {
+				fprintf(stderr, "wult record: --ldist wants MIN,MAX in "
+					"microseconds, got '%s'\n", optarg);
+				return -1;
+			}
+			*comma = '\0';
+			if (parse_uint(optarg, WULT_LDIST_LIMIT_US, &lo) ||
+			    parse_uint(comma + 1, WULT_LDIST_LIMIT_US, &hi) || lo > hi || !hi) {
+				fprintf(stderr, "wult record: bad --ldist '%s,%s': want "
+					"0 <= MIN <= MAX <= %u microseconds, MAX > 0\n",
+					optarg, comma + 1, WULT_LDIST_LIMIT_US);
+				return -1;
+			}
+			o->ldist_min = lo;
+			o->ldist_max = hi;
+			break;
+		case 'c':
+			if (parse_uint(optarg, ~0ULL, &v) || !v) {
+				fprintf(stderr, "wult record: bad --count '%s'\n", optarg);
+				return -1;
+			}
+			o->count = v;
+			break;
+		case 't':
+			if (parse_time(optarg, &o->time_limit)) {
+				fprintf(stderr, "wult record: bad --time-limit '%s' "
+					"(e.g. 10, 10s, 2m)\n", optarg);
+				return -1;
+			}
+			break;
+		case 'e':
+			if (o->nr_user_ev == MAX_EVENTS - 1 - NR_DISCOVERED) {
+				fprintf(stderr, "wult record: too many -e events\n");
+				return -1;
+			}
+			o->user_ev[o->nr_user_ev++] = optarg;
+			break;
+		case 'N':
+			o->no_counters = 1;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'm':
+			if (parse_uint(optarg, 1 << 20, &v) || !v || (v & (v - 1))) {
+				fprintf(stderr, "wult record: --mmap-pages must be a "
+					"power of 2, got '%s'\n", optarg);
+				return -1;
+			}
+			o->pages = v;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "wult record: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return 0;
+}
+
+static int cpu_online(int cpu)
+{
+	char path[96], buf[8];
+
+	snprintf(path, sizeof(path), SYSFS_CPU "/cpu%d", cpu);
+	if (access(path, F_OK))
+		return -1;
+	snprintf(path, sizeof(path), SYSFS_CPU "/cpu%d/online", cpu);
+	if (read_file(path, buf, sizeof(buf)))
+		return 1;	/* CPUs that cannot go offline have no file */
+	return buf[0] == '1';
+}
+
+/* Explains an errno from opening perf events, with the fix. */
+static void explain_open_error(int err, const char *what)
+{
+	char buf[16] = "?";
+
+	fprintf(stderr, "wult record: cannot open %s: %s\n", what, strerror(err));
+	if (err == EACCES || err == EPERM) {
+		read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf));
+		buf[strcspn(buf, "\n")] = '\0';
+		fprintf(stderr, "  not permitted: run as root, or grant CAP_PERFMON, or "
+			"lower /proc/sys/kernel/perf_event_paranoid (now %s)\n", buf);
+	} else if (err == EINVAL) {
+		fprintf(stderr, "  the wult PMU rejected the configuration: LDist must "
+			"satisfy 0 <= min <= max <= %u us\n", WULT_LDIST_LIMIT_US);
+	} else if (err == ENODEV || err == ENOENT || err == ENXIO) {
+		fprintf(stderr, "  a selected CPU is offline or wult.ko was unloaded\n");
+	}
+}
+
+static int sys_perf_event_open(struct perf_event_attr *attr, int cpu, int group)
+{
+	return syscall(SYS_perf_event_open, attr, -1, cpu, group, 0);
+}
+
+/* Can @member join a group led by @leader on @cpu? 0 or errno. */
+static int probe_member(const struct perf_event_attr *leader,
+			const struct perf_event_attr *member, int cpu)
+{
+	struct perf_event_attr l = *leader, m = *member;
+	int lfd, mfd, err = 0;
+
+	lfd = sys_perf_event_open(&l, cpu, -1);
+	if (lfd < 0)
+		return errno;
+	mfd = sys_perf_event_open(&m, cpu, lfd);
+	if (mfd < 0)
+		err = errno;
+	else
+		close(mfd);
+	close(lfd);
+	return err;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct rec_state {
+	struct ev *ev;
+	unsigned int nr_ev;
+	struct wult_pdw *pdw;
+	unsigned long long samples, lost, limit;
+	int failed;
+};
+
+/*
+ * Registers the ids a leader sample carries: IDENTIFIER is the leader's id
+ * on that CPU, and the group read lists every member's id in group order.
+ */
+static void learn_ids(struct rec_state *st, const union perf_event *event)
+{
+	const uint64_t *p = (const uint64_t *)(&event->header + 1);
+	const uint64_t *end = (const uint64_t *)((const char *)event + event->header.size);
+	uint64_t nr, i;
+
+	/* IDENTIFIER, IP, TID, TIME, CPU, then READ. */
+	p += 5;
+	if (p + 3 > end)
+		return;
+	nr = p[0];
+	p += 3;				/* nr, time_enabled, time_running */
+	for (i = 0; i < nr && i < st->nr_ev && p + 2 <= end; i++, p += 2)
+		wult_pdw_add_id(st->pdw, st->ev[i].pdw_idx, p[1]);
+}
+
+static void drain(struct perf_evlist *evlist, struct rec_state *st)
+{
+	struct perf_mmap *map;
+	union perf_event *event;
+
+	perf_evlist__for_each_mmap(evlist, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((event = perf_mmap__read_event(map)) != NULL) {
+			int keep = 1;
+
+			switch (event->header.type) {
+			case PERF_RECORD_SAMPLE:
+				if (st->limit && st->samples >= st->limit) {
+					keep = 0;
+					break;
+				}
+				learn_ids(st, event);
+				st->samples++;
+				break;
+			case PERF_RECORD_LOST:
+				st->lost += event->lost.lost;
+				break;
+			case PERF_RECORD_LOST_SAMPLES:
+				st->lost += event->lost_samples.lost;
+				break;
+			}
+			if (keep && wult_pdw_write(st->pdw, event, event->header.size))
+				st->failed = 1;
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
+}
+
+/*
+ * The measured CPUs' idle-state names, so reports elsewhere name them. With
+ * no cpuidle driver the kernel's default idle reports index 0 for polling
+ * and 1 for the architecture's default idle (HLT = C1 on x86).
+ */
+static void describe_cstates(struct rec_state *st, struct perf_cpu_map *cpus)
+{
+	int i;
+
+	for (i = 0; i < perf_cpu_map__nr(cpus); i++) {
+		int cpu = perf_cpu_map__cpu(cpus, i).cpu;
+		char path[128], name[64];
+		unsigned int k;
+
+		for (k = 0; k < 64; k++) {
+			snprintf(path, sizeof(path), SYSFS_CPU "/cpu%d/cpuidle/state%u/name",
+				 cpu, k);
+			if (read_file(path, name, sizeof(name)))
+				break;
+			name[strcspn(name, "\n")] = '\0';
+			wult_pdw_add_cstate(st->pdw, cpu, k, name);
+		}
+		if (!k) {
+			wult_pdw_add_cstate(st->pdw, cpu, 0, "POLL");
+			wult_pdw_add_cstate(st->pdw, cpu, 1, "C1");
+		}
+	}
+}
+
+/* The file's features: host, kernel, command line, PMUs, the format. */
+static void describe(struct rec_state *st, int argc, char **argv)
+{
+	static char fmt[16384];
+	struct utsname u;
+	unsigned int i;
+	long n;
+
+	if (!uname(&u)) {
+		wult_pdw_set_str(st->pdw, WULT_PDW_HOSTNAME, u.nodename);
+		wult_pdw_set_str(st->pdw, WULT_PDW_OSRELEASE, u.release);
+		wult_pdw_set_str(st->pdw, WULT_PDW_ARCH, u.machine);
+	}
+	wult_pdw_set_str(st->pdw, WULT_PDW_VERSION, "wult " WULT_VERSION);
+	{
+		/* The subcommand's argv lacks the program name. */
+		char *full[argc + 1];
+
+		full[0] = "wult";
+		memcpy(full + 1, argv, argc * sizeof(*argv));
+		wult_pdw_set_cmdline(st->pdw, argc + 1, full);
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	wult_pdw_set_nrcpus(st->pdw, n > 0 ? n : 1,
+			    sysconf(_SC_NPROCESSORS_CONF) > 0 ? sysconf(_SC_NPROCESSORS_CONF) : 1);
+	for (i = 0; i < st->nr_ev; i++) {
+		const struct perf_event_attr *a = &st->ev[i].attr;
+		char pmu[64];
+		size_t len;
+
+		if (a->type < PERF_TYPE_MAX)
+			continue;
+		len = strcspn(st->ev[i].name, "/");
+		snprintf(pmu, sizeof(pmu), "%.*s", (int)len, st->ev[i].name);
+		wult_pdw_add_pmu(st->pdw, a->type, pmu);
+	}
+	if (!read_file(WULT_FORMAT, fmt, sizeof(fmt)) ||
+	    !read_file(WULT_FORMAT_DBG, fmt, sizeof(fmt)))
+		wult_pdw_set_tracing(st->pdw, "wult", fmt);
+	else
+		fprintf(stderr, "wult record: wult:datapoint format not readable (is "
+			"tracefs mounted?); `wult report` will need --format\n");
+}
+
+/*
+ * Builds the group: the wult leader, discovered counters, -e events.
+ * Returns 0, 1 when the wult PMU is missing, 2 for a bad -e event.
+ */
+static int build_events(const struct rec_opts *o, int first_cpu, struct ev *ev,
+			unsigned int *nr)
+{
+	char str[160], err[256], absent[1024] = "", nojoin[1024] = "";
+	struct perf_event_attr attr;
+	unsigned int i, n = 0;
+	int ret;
+
+	snprintf(str, sizeof(str), "wult/datapoints,ldist_min=%u,ldist_max=%u/",
+		 o->ldist_min, o->ldist_max);
+	ret = wult_ev_parse(str, NULL, &attr, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "wult record: %s\n", err);
+		if (ret == -ENOENT)
+			fprintf(stderr, "  load the module first: insmod wult.ko "
+				"(or modprobe wult)\n");
+		return 1;
+	}
+	attr.sample_period = 1;		/* every datapoint is a sample */
+	attr.sample_type = SAMPLE_TYPE;
+	attr.read_format = READ_FORMAT;
+	attr.sample_id_all = 1;
+	attr.disabled = 1;
+	ev[n].attr = attr;
+	snprintf(ev[n++].name, sizeof(ev[0].name), "%s", str);
+
+	for (i = 0; i < NR_DISCOVERED + o->nr_user_ev; i++) {
+		int user = i >= NR_DISCOVERED;
+		const char *name = user ? o->user_ev[i - NR_DISCOVERED] : discovered[i];
+
+		if (!user && o->no_counters)
+			continue;
+		ret = wult_ev_parse(name, NULL, &attr, err, sizeof(err));
+		if (ret && user) {
+			fprintf(stderr, "wult record: -e %s: %s\n", name, err);
+			return 2;
+		}
+		if (!ret) {
+			attr.sample_type = SAMPLE_TYPE;
+			attr.read_format = READ_FORMAT;
+			attr.sample_id_all = 1;
+			attr.sample_period = 0;
+			ret = -probe_member(&ev[0].attr, &attr, first_cpu);
+			if (ret)
+				snprintf(err, sizeof(err), "cannot join the group: %s",
+					 strerror(-ret));
+		}
+		if (ret) {
+			char *list = ret == -ENOENT ? absent : nojoin;
+			size_t l = strlen(list);
+
+			if (ret == -ENOENT)
+				snprintf(list + l, sizeof(absent) - l, " %s", name);
+			else
+				snprintf(list + l, sizeof(nojoin) - l, "\n  %s: %s", name, err);
+			continue;
+		}
+		ev[n].attr = attr;
+		snprintf(ev[n++].name, sizeof(ev[0].name), "%s", name);
+	}
+	if (*absent)
+		fprintf(stderr, "wult record: counters left out, not on this machine:%s\n",
+			absent);
+	if (*nojoin)
+		fprintf(stderr, "wult record: counters left out:%s\n", nojoin);
+	*nr = n;
+	return 0;
+}
+
+static int check_cpus(const struct rec_opts *o, struct perf_cpu_map **cpus)
+{
+	int i, nr;
+
+	if (!o->cpus) {
+		*cpus = perf_cpu_map__new(cpu_online(1) == 1 ? "1" : "0");
+	} else {
+		*cpus = perf_cpu_map__new(o->cpus);
+		if (!*cpus || perf_cpu_map__empty(*cpus)) {
+			fprintf(stderr, "wult record: bad CPU list '%s'\n", o->cpus);
+			return 2;
+		}
+	}
+	if (!*cpus)
+		return 1;
+	nr = perf_cpu_map__nr(*cpus);
+	for (i = 0; i < nr; i++) {
+		int cpu = perf_cpu_map__cpu(*cpus, i).cpu;
+		int on = cpu_online(cpu);
+
+		if (on < 0) {
+			fprintf(stderr, "wult record: CPU %d does not exist\n", cpu);
+			return 2;
+		}
+		if (!on) {
+			fprintf(stderr, "wult record: CPU %d is offline; bring it online "
+				"with: echo 1 > " SYSFS_CPU "/cpu%d/online\n", cpu, cpu);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void note_machine(void)
+{
+	char buf[64];
+
+	if (read_file(SYSFS_CPU "/cpuidle/current_driver", buf, sizeof(buf)) ||
+	    !strncmp(buf, "none", 4))
+		fprintf(stderr, "wult record: no cpuidle driver: the kernel's default "
+			"idle is measured (POLL with idle=poll, else C1)\n");
+	if (access("/sys/bus/event_source/devices/cpu/caps/branches", F_OK))
+		fprintf(stderr, "wult record: no LBR on this CPU: recording without "
+			"branch context\n");
+}
+
+static int record(const struct rec_opts *o, int argc, char **argv)
+{
+	struct perf_thread_map *threads = NULL;
+	struct perf_evlist *evlist = NULL;
+	struct perf_cpu_map *cpus = NULL;
+	struct ev ev[MAX_EVENTS];
+	struct rec_state st = { .ev = ev, .limit = o->count };
+	double t0, last_progress = 0, t;
+	int ret, progress;
+	unsigned int i;
+	char err[256];
+
+	ret = check_cpus(o, &cpus);
+	if (ret)
+		goto out;
+	note_machine();
+	ret = build_events(o, perf_cpu_map__cpu(cpus, 0).cpu, ev, &st.nr_ev);
+	if (ret)
+		goto out;
+	ret = 1;
+
+	threads = perf_thread_map__new_dummy();
+	evlist = perf_evlist__new();
+	if (!threads || !evlist)
+		goto out;
+	for (i = 0; i < st.nr_ev; i++) {
+		ev[i].evsel = perf_evsel__new(&ev[i].attr);
+		if (!ev[i].evsel)
+			goto out;
+		perf_evlist__add(evlist, ev[i].evsel);
+	}
+	perf_evlist__set_leader(evlist);
+	perf_evlist__set_maps(evlist, cpus, threads);
+	ret = perf_evlist__open(evlist);
+	if (ret) {
+		explain_open_error(-ret, ev[0].name);
+		ret = 1;
+		goto out_delete;
+	}
+	ret = perf_evlist__mmap(evlist, o->pages);
+	if (ret) {
+		fprintf(stderr, "wult record: cannot map the ring buffers (%u pages per "
+			"CPU): %s; try fewer with -m\n", o->pages, strerror(-ret));
+		ret = 1;
+		goto out_close;
+	}
+	if (wult_pdw_open(o->output, &st.pdw, err, sizeof(err))) {
+		fprintf(stderr, "wult record: %s\n", err);
+		ret = 1;
+		goto out_unmap;
+	}
+	for (i = 0; i < st.nr_ev; i++)
+		ev[i].pdw_idx = wult_pdw_add_attr(st.pdw, &ev[i].attr, ev[i].name);
+	wult_pdw_set_group(st.pdw, 0, st.nr_ev);
+	describe(&st, argc, argv);
+	describe_cstates(&st, cpus);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	progress = !o->quiet && isatty(STDERR_FILENO);
+	if (!o->quiet) {
+		fprintf(stderr, "wult record: %s", ev[0].name);
+		for (i = 1; i < st.nr_ev; i++)
+			fprintf(stderr, "%s%s", i == 1 ? " with " : ", ", ev[i].name);
+		fprintf(stderr, "\n");
+	}
+	t0 = now_s();
+	perf_evlist__enable(evlist);
+	for (;;) {
+		perf_evlist__poll(evlist, 100);
+		drain(evlist, &st);
+		t = now_s() - t0;
+		if (stop_signal || st.failed || (o->count && st.samples >= o->count) ||
+		    (o->time_limit && t >= o->time_limit))
+			break;
+		if (progress && t - last_progress >= 0.5) {
+			fprintf(stderr, "\rwult: %llu datapoints, %.0f/s, %llu lost, %.1f s ",
+				st.samples, t > 0 ? st.samples / t : 0.0, st.lost, t);
+			last_progress = t;
+		}
+	}
+	perf_evlist__disable(evlist);
+	drain(evlist, &st);
+	t = now_s() - t0;
+	if (progress)
+		fprintf(stderr, "\n");
+	if (wult_pdw_close(st.pdw, err, sizeof(err))) {
+		fprintf(stderr, "wult record: %s\n", err);
+		st.failed = 1;
+	}
+	st.pdw = NULL;
+	if (!o->quiet || st.failed)
+		fprintf(stderr, "wult record: %llu datapoints in %.1f s (%.0f/s), %llu lost%s, "
+			"written to %s\n", st.samples, t, t > 0 ? st.samples / t : 0.0,
+			st.lost, st.lost ? " (use a larger -m)" : "", o->output);
+	ret = st.failed ? 1 : 0;
+out_unmap:
+	perf_evlist__munmap(evlist);
+out_close:
+	perf_evlist__close(evlist);
+out_delete:
+	perf_evlist__delete(evlist);	/* deletes the evsels too */
+	evlist = NULL;
+out:
+	if (evlist)
+		perf_evlist__delete(evlist);
+	perf_thread_map__put(threads);
+	perf_cpu_map__put(cpus);
+	return ret;
+}
+
+static int silent_print(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+int wult_cmd_record(int argc, char **argv)
+{
+	struct rec_opts o;
+	int ret;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	libperf_init(silent_print);
+	return record(&o, argc, argv);
+}

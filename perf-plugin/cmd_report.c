@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult report: per-requested-state statistics of recorded datapoints, and
+ * side-by-side diffs of several recordings, as intel wult's reports give.
+ *
+ * Each input is read once, streaming: a datapoint is decoded, filtered and
+ * counted into its state's statistics, then forgotten. See report.h for
+ * how the pieces divide the work; Documentation/wult-report.md for the
+ * command's behaviour.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "report.h"
+
+#define DEF_HIST_BUCKETS	20
+#define DEF_WIDTH		80	/* columns, when stdout is not a terminal */
+
+const enum wult_metric rpt_ctr_metrics[RPT_NCTR] = {
+	WULT_M_CC0, WULT_M_CC1, WULT_M_CC3, WULT_M_CC6, WULT_M_CC7, WULT_M_PC2,
+	WULT_M_PC3, WULT_M_PC6, WULT_M_PC7, WULT_M_CPU_FREQ, WULT_M_SMI_CNT, WULT_M_NMI_CNT,
+};
+
+/* Every metric in a CSV export, in intel wult's column order. */
+static const enum wult_metric csv_cols[] = {
+	WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY, WULT_M_SILENT_TIME, WULT_M_LDIST,
+	WULT_M_REQ_CSTATE, WULT_M_INTR_OFF, WULT_M_CC0, WULT_M_CC1, WULT_M_CC3, WULT_M_CC6,
+	WULT_M_CC7, WULT_M_PC2, WULT_M_PC3, WULT_M_PC6, WULT_M_PC7, WULT_M_CPU_FREQ,
+	WULT_M_SMI_CNT, WULT_M_NMI_CNT, WULT_M_CPU, WULT_M_LTIME, WULT_M_TBI, WULT_M_TAI,
+	WULT_M_TINTR, WULT_M_WAKE_LATENCY_RAW, WULT_M_INTR_LATENCY_RAW, WULT_M_SCALED,
+};
+
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: wult report [options] FILE...\n\n"
+		"Per requested C-state (ReqCState) and over all states: count, min, median,\n"
+		"p90, p99, p99.9, p99.99, p99.999, max, mean and stddev of the latencies,\n"
+		"means of the counter metrics (CC0%%, residencies, CPUFreq, SMICnt, NMICnt)\n"
+		"and validity counts. With several FILEs, a side-by-side diff against the\n"
+		"first.\n\n"
+		"FILE is a perf.data (wult record; perf record -R -e wult/datapoints/;\n"
+		"perf record -e wult:datapoint; pipe mode; '-' reads stdin), an intel wult\n"
+		"raw result directory (datapoints.csv + info.yml) or its datapoints.csv.\n\n"
+		"  -i, --include EXPR    keep only datapoints where EXPR holds; repeated:\n"
+		"                        all must hold (e.g. 'WakeLatency > 50us')\n"
+		"  -x, --exclude EXPR    drop datapoints where EXPR holds; repeated: any drops\n"
+		"      --csv OUT         write the kept datapoints in intel wult's CSV\n"
+		"                        columns; OUT a directory (existing, or ending in\n"
+		"                        '/'): OUT/datapoints.csv and OUT/info.yml, an intel\n"
+		"                        wult raw result. One FILE only\n"
+		"      --hist[=METRIC]   a histogram per state (default WakeLatency)\n"
+		"      --hist-linear     linear buckets (default: logarithmic)\n"
+		"      --hist-buckets N  buckets per histogram (default %d)\n"
+		"      --raw             add WakeLatencyRaw and IntrLatencyRaw\n"
+		"  -m, --metrics LIST    time metrics to report, comma-separated (default\n"
+		"                        WakeLatency,IntrLatency,SilentTime; also LDist and\n"
+		"                        the *Raw variants)\n"
+		"  -u, --unit UNIT       time unit of the output: ns, us (default; 3\n"
+		"                        decimals keep every nanosecond) or ms\n"
+		"      --format FILE     wult:datapoint format for a perf.data without one\n"
+		"                        in its TRACING_DATA (default: tracefs' copy, else\n"
+		"                        the built-in layout)\n"
+		"      --cstates NAMES   names of requested-state indexes 0, 1, ... for\n"
+		"                        perf.data, comma-separated (default: this machine's\n"
+		"                        cpuidle names if it recorded the file, else stateN)\n"
+		"  -h, --help            this text\n\n"
+		"Filter expressions compare metrics (WakeLatency, IntrLatency, SilentTime,\n"
+		"LDist, ReqCState, IntrOff, CC0%%, CPUFreq, SMICnt, CPU, ...) with numbers,\n"
+		"times (ns, us, ms) and state names, joined by && || ! and parentheses:\n"
+		"  ReqCState == \"C6\" && WakeLatency > 50us\n\n"
+		"Exit status: 0 done, 1 a data error (unreadable or invalid input), 2 a\n"
+		"usage error.\n", DEF_HIST_BUCKETS);
+}
+
+/* A time metric the statistics can hold (relative times, not stamps). */
+static int time_metric(const char *name, size_t len)
+{
+	int m = wult_metric_lookup(name, len);
+	const struct wult_metric_desc *d = m >= 0 ? wult_metric_desc(m) : NULL;
+
+	return d && d->is_time && !strcmp(d->csv_unit, "us") ? m : -1;
+}
+
+static int add_time(struct rpt_opts *o, enum wult_metric m)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->ntime; i++)
+		if (o->time[i] == m)
+			return 0;
+	if (o->ntime == RPT_MAX_TIME)
+		return -ENOSPC;
+	o->time[o->ntime++] = m;
+	return 0;
+}
+
+static int parse_metrics(struct rpt_opts *o, const char *list)
+{
+	const char *p = list, *end;
+	int m;
+
+	o->ntime = 0;
+	while (*p) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		m = time_metric(p, end - p);
+		if (m < 0) {
+			fprintf(stderr, "wult report: --metrics: '%.*s' is not a time metric "
+				"(WakeLatency, IntrLatency, SilentTime, LDist, WakeLatencyRaw, "
+				"IntrLatencyRaw)\n", (int)(end - p), p);
+			return -EINVAL;
+		}
+		add_time(o, m);
+		p = *end ? end + 1 : end;
+	}
+	if (!o->ntime) {
+		fprintf(stderr, "wult report: --metrics: empty list\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Compiles a filter; a syntax error shows the expression and a caret. */
+static int add_filter(struct wult_filter **arr, unsigned int *n, const char *opt,
+		      const char *expr)
+{
+	char err[256];
+	long col;
+	int ret;
+
+	if (*n == RPT_MAX_FILTERS) {
+		fprintf(stderr, "wult report: more than %d %s options\n", RPT_MAX_FILTERS, opt);
+		return -EINVAL;
+	}
+	ret = wult_filter_compile(expr, wult_metrics_resolve, NULL, &arr[*n], err, sizeof(err));
+	if (ret == -ENOMEM) {
+		fprintf(stderr, "wult report: out of memory\n");
+		return ret;
+	}
+	if (ret) {
+		fprintf(stderr, "wult report: %s: %s\n", opt, err);
+		if (sscanf(err, "col %ld", &col) == 1 && col >= 1 && col <= (long)strlen(expr) + 1)
+			fprintf(stderr, "  %s\n  %*s^\n", expr, (int)col - 1, "");
+		return ret;
+	}
+	(*n)++;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (end == s || *end || errno || s[0] == '-' || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int out_width(void)
+{
+	struct winsize ws;
+
+	if (isatty(1) && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_col >= 40)
+		return ws.ws_col > 200 ? 200 : ws.ws_col;
+	return DEF_WIDTH;
+}
+
+/* ---- the pass over one input ---- */
+
+static struct rpt_group *group_of(struct rpt_file *f, const struct rpt_opts *o,
+				  const char *name, char *err, size_t errlen)
+{
+	struct rpt_group *g;
+	unsigned int i;
+
+	if (!name)
+		name = "-";	/* no requested state: still counted in "all" */
+	for (i = 0; i < f->ngroups; i++)
+		if (!strcmp(f->groups[i]->name, name))
+			return f->groups[i];
+	if (f->ngroups == RPT_MAX_STATES) {
+		snprintf(err, errlen, "more than %d distinct ReqCState values", RPT_MAX_STATES);
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g || !(g->name = strdup(name)))
+		goto nomem;
+	for (i = 0; i < o->ntime; i++) {
+		g->st[i] = wult_stats_new();
+		if (!g->st[i])
+			goto nomem;
+	}
+	f->groups[f->ngroups++] = g;
+	return g;
+nomem:
+	if (g) {
+		for (i = 0; i < o->ntime; i++)
+			wult_stats_free(g->st[i]);
+		free(g->name);
+	}
+	free(g);
+	snprintf(err, errlen, "out of memory");
+	return NULL;
+}
+
+static int keep(const struct rpt_opts *o, const struct wult_point *pt)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->ninc; i++)
+		if (!wult_filter_eval(o->inc[i], pt->v))
+			return 0;
+	for (i = 0; i < o->nexc; i++)
+		if (wult_filter_eval(o->exc[i], pt->v))
+			return 0;
+	return 1;
+}
+
+static int count_point(const struct rpt_opts *o, struct rpt_group *g, const struct wult_point *pt)
+{
+	unsigned int i;
+	double v;
+
+	g->kept++;
+	for (i = 0; i < o->ntime; i++) {
+		v = pt->v[o->time[i]].num;
+		/* CSV imports carry fractions of a ns: the statistics are in ns. */
+		if (!isnan(v) && wult_stats_add(g->st[i], llround(v)))
+			return -ENOMEM;
+	}
+	for (i = 0; i < RPT_NCTR; i++) {
+		v = pt->v[rpt_ctr_metrics[i]].num;
+		if (!isnan(v)) {
+			g->ctr[i].sum += v;
+			g->ctr[i].n++;
+		}
+	}
+	if (pt->v[WULT_M_SCALED].num == 1)
+		g->scaled++;
+	return 0;
+}
+
+static int group_sort_cmp(const void *a, const void *b)
+{
+	const struct rpt_group *x = *(const struct rpt_group *const *)a;
+	const struct rpt_group *y = *(const struct rpt_group *const *)b;
+
+	return rpt_state_cmp(x->name, y->name);
+}
+
+/* Summaries (and histograms) of every group, "all" merged from the states;
+ * the histograms' memory is freed as soon as it is summarised. */
+static int finish(const struct rpt_opts *o, struct rpt_file *f)
+{
+	struct wult_stats *all;
+	unsigned int i, k;
+	int ret;
+
+	qsort(f->groups, f->ngroups, sizeof(f->groups[0]), group_sort_cmp);
+	for (k = 0; k < f->ngroups; k++) {
+		struct rpt_group *g = f->groups[k];
+
+		f->all.kept += g->kept;
+		f->all.excluded += g->excluded;
+		f->all.scaled += g->scaled;
+		for (i = 0; i < RPT_NCTR; i++) {
+			f->all.ctr[i].sum += g->ctr[i].sum;
+			f->all.ctr[i].n += g->ctr[i].n;
+		}
+	}
+	for (i = 0; i < o->ntime; i++) {
+		all = wult_stats_new();
+		if (!all)
+			return -ENOMEM;
+		for (k = 0; k < f->ngroups; k++) {
+			struct rpt_group *g = f->groups[k];
+
+			ret = wult_stats_merge(all, g->st[i]);
+			wult_stats_summary(g->st[i], &g->sum[i]);
+			f->clamped += g->sum[i].clamped;
+			if (!ret && o->hist && o->time[i] == o->hist_metric)
+				ret = rpt_hist_render(o, g, g->st[i]);
+			wult_stats_free(g->st[i]);
+			g->st[i] = NULL;
+			if (ret) {
+				wult_stats_free(all);
+				return ret;
+			}
+		}
+		wult_stats_summary(all, &f->all.sum[i]);
+		ret = o->hist && o->time[i] == o->hist_metric ?
+		      rpt_hist_render(o, &f->all, all) : 0;
+		wult_stats_free(all);
+		if (ret)
+			return ret;
+	}
+	f->kept = f->all.kept;
+	f->excluded = f->all.excluded;
+	return 0;
+}
+
+static void free_group(struct rpt_group *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < RPT_MAX_TIME; i++)
+		wult_stats_free(g->st[i]);
+	free(g->name);
+	free(g->hist);
+}
+
+static void free_file(struct rpt_file *f)
+{
+	unsigned int i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->ngroups; i++) {
+		free_group(f->groups[i]);
+		free(f->groups[i]);
+	}
+	free_group(&f->all);
+	free(f->desc);
+	free(f);
+}
+
+/* --csv OUT: a file, or an intel wult result directory. */
+struct csv_out {
+	FILE *f;
+	struct wult_csv_writer *w;
+	char *dir;		/* set when OUT is a directory */
+	char *path;
+};
+
+/* Would writing @out clobber the input @in (a file, or a result directory)? */
+static int same_file(const char *out, const char *in)
+{
+	struct stat so, si;
+	char *csv = NULL;
+	int ret;
+
+	if (stat(out, &so))
+		return 0;
+	if (!stat(in, &si) && so.st_dev == si.st_dev && so.st_ino == si.st_ino)
+		return 1;
+	if (asprintf(&csv, "%s/datapoints.csv", in) < 0)
+		return 0;
+	ret = !stat(csv, &si) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+	free(csv);
+	return ret;
+}
+
+static int csv_open(const char *out, const char *input, struct csv_out *c)
+{
+	struct stat st;
+	size_t len = strlen(out);
+
+	memset(c, 0, sizeof(*c));
+	if ((len && out[len - 1] == '/') || (!stat(out, &st) && S_ISDIR(st.st_mode))) {
+		if (mkdir(out, 0777) && errno != EEXIST) {
+			fprintf(stderr, "wult report: --csv: cannot create directory %s: %s\n",
+				out, strerror(errno));
+			return -errno;
+		}
+		c->dir = strdup(out);
+		if (!c->dir || asprintf(&c->path, "%s/datapoints.csv", out) < 0)
+			return -ENOMEM;
+	} else {
+		c->path = strdup(out);
+		if (!c->path)
+			return -ENOMEM;
+	}
+	if (same_file(c->path, input)) {
+		fprintf(stderr, "wult report: --csv: %s is the input: give another OUT\n",
+			c->path);
+		return -EEXIST;
+	}
+	c->f = fopen(c->path, "w");
+	if (!c->f) {
+		fprintf(stderr, "wult report: --csv: cannot write %s: %s\n", c->path,
+			strerror(errno));
+		return -errno;
+	}
+	return wult_csv_writer_new(c->f, csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]),
+				   &c->w);
+}
+
+/* Finishes the export; info.yml needs the input's CPU, known only now. */
+static int csv_close(struct csv_out *c, const struct rpt_src *src, const char *input, int ok)
+{
+	char *ipath = NULL, *copy;
+	FILE *f;
+	int ret = 0;
+
+	if (c->w && wult_csv_writer_close(c->w))
+		ret = -EIO;
+	if (c->f && fclose(c->f))
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "wult report: --csv: write error on %s\n", c->path);
+	/* A partial export would pass for a whole one. */
+	if (c->f && (ret || !ok))
+		unlink(c->path);
+	if (!ret && ok && c->dir) {
+		copy = strdup(input);
+		if (!copy || asprintf(&ipath, "%s/info.yml", c->dir) < 0) {
+			free(copy);
+			ret = -ENOMEM;
+		} else {
+			f = fopen(ipath, "w");
+			/* The report id is the input's name, as intel wult names results. */
+			if (!f || wult_csv_write_info(f, basename(copy), rpt_src_cpu(src),
+						      "hrt")) {
+				fprintf(stderr, "wult report: --csv: cannot write %s: %s\n",
+					ipath, strerror(errno));
+				ret = -EIO;
+			}
+			if (f && fclose(f))
+				ret = -EIO;
+			free(copy);
+			free(ipath);
+		}
+	}
+	free(c->dir);
+	free(c->path);
+	return ret;
+}
+
+/* "wult report: PATH: why", without PATH twice when @why names it already. */
+static void data_err(const char *path, const char *why)
+{
+	if (!strncmp(why, path, strlen(path)))
+		fprintf(stderr, "wult report: %s\n", why);
+	else
+		fprintf(stderr, "wult report: %s: %s\n", path, why);
+}
+
+/* Reads one input into @out. 0, or an exit status with the cause printed. */
+static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file **out)
+{
+	struct rpt_file *f;
+	struct rpt_src *src = NULL;
+	struct rpt_group *g;
+	struct csv_out csv = { 0 };
+	struct wult_point pt;
+	char err[1024];
+	int ret, status = RPT_EXIT_DATA;
+
+	*out = NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->all.name = strdup(RPT_ALL))) {
+		fprintf(stderr, "wult report: out of memory\n");
+		free(f);
+		return RPT_EXIT_DATA;
+	}
+	f->path = path;
+	ret = rpt_src_open(path, o, &src, err, sizeof(err));
+	if (ret) {
+		data_err(path, err);
+		goto out;
+	}
+	if (o->csv_out && csv_open(o->csv_out, path, &csv))
+		goto out;
+	while ((ret = rpt_src_next(src, &pt)) > 0) {
+		g = group_of(f, o, pt.v[WULT_M_REQ_CSTATE].str, err, sizeof(err));
+		if (!g) {
+			fprintf(stderr, "wult report: %s: %s\n", path, err);
+			goto out;
+		}
+		if (!keep(o, &pt)) {
+			g->excluded++;
+			continue;
+		}
+		if (count_point(o, g, &pt)) {
+			fprintf(stderr, "wult report: %s: out of memory\n", path);
+			goto out;
+		}
+		if (csv.w && wult_csv_writer_add(csv.w, &pt)) {
+			fprintf(stderr, "wult report: --csv: write error on %s\n", csv.path);
+			goto out;
+		}
+	}
+	if (ret < 0) {
+		data_err(path, rpt_src_error(src));
+		goto out;
+	}
+	rpt_src_describe(src, f);
+	if (!f->read) {
+		fprintf(stderr, "wult report: %s: no wult datapoints", path);
+		if (f->undecodable)
+			fprintf(stderr, " (%llu wult samples did not decode: payloads shorter "
+				"than the wult:datapoint format; give the recording module's "
+				"format with --format)\n", (unsigned long long)f->undecodable);
+		else
+			fprintf(stderr, " (%llu samples of other events): record with wult "
+				"record, or perf record -R -e wult/datapoints/ ..., or perf "
+				"record -e wult:datapoint ...\n", (unsigned long long)f->other);
+		goto out;
+	}
+	if (finish(o, f)) {
+		fprintf(stderr, "wult report: %s: out of memory\n", path);
+		goto out;
+	}
+	status = 0;
+out:
+	if (o->csv_out && csv_close(&csv, src, path, !status) && !status)
+		status = RPT_EXIT_DATA;
+	rpt_src_close(src);
+	if (status)
+		free_file(f);
+	else
+		*out = f;
+	return status;
+}
+
+static void free_opts(struct rpt_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->ninc; i++)
+		wult_filter_free(o->inc[i]);
+	for (i = 0; i < o->nexc; i++)
+		wult_filter_free(o->exc[i]);
+}
+
+/* --hist takes an optional metric; "--hist WakeLatency" works too, unless a
+ * file of that name exists. */
+static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
+{
+	int m;
+
+	if (!arg && optind < argc && time_metric(argv[optind], strlen(argv[optind])) >= 0 &&
+	    access(argv[optind], F_OK))
+		arg = argv[optind++];
+	o->hist = 1;
+	if (!arg)
+		return 0;
+	m = time_metric(arg, strlen(arg));
+	if (m < 0) {
+		fprintf(stderr, "wult report: --hist: '%s' is not a time metric (WakeLatency, "
+			"IntrLatency, SilentTime, LDist, WakeLatencyRaw, IntrLatencyRaw)\n", arg);
+		return -EINVAL;
+	}
+	o->hist_metric = m;
+	return 0;
+}
+
+int wult_cmd_report(int argc, char **argv)
+{
+	enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES };
+	static const struct option lopts[] = {
+		{ "include", required_argument, NULL, 'i' },
+		{ "exclude", required_argument, NULL, 'x' },
+		{ "csv", required_argument, NULL, O_CSV },
+		{ "hist", optional_argument, NULL, O_HIST },
+		{ "hist-linear", no_argument, NULL, O_HIST_LIN },
+		{ "hist-buckets", required_argument, NULL, O_HIST_BUCKETS },
+		{ "raw", no_argument, NULL, O_RAW },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "unit", required_argument, NULL, 'u' },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "cstates", required_argument, NULL, O_CSTATES },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rpt_opts o = {
+		.time = { WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY, WULT_M_SILENT_TIME },
+		.ntime = 3, .hist_metric = WULT_M_WAKE_LATENCY,
+		.hist_buckets = DEF_HIST_BUCKETS, .unit_ns = 1e3, .unit = "us",
+	};
+	struct rpt_file **files = NULL;
+	int c, ret = 0, raw = 0, status = 0, nfiles, i;
+
+	optind = 1;
+	opterr = 1;
+	argv[0] = (char *)"wult report";	/* how getopt's messages name us */
+	while ((c = getopt_long(argc, argv, "i:x:m:u:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			ret = add_filter(o.inc, &o.ninc, "--include", optarg);
+			break;
+		case 'x':
+			ret = add_filter(o.exc, &o.nexc, "--exclude", optarg);
+			break;
+		case O_CSV:
+			o.csv_out = optarg;
+			break;
+		case O_HIST:
+			ret = hist_arg(&o, optarg, argc, argv);
+			break;
+		case O_HIST_LIN:
+			o.hist_linear = 1;
+			break;
+		case O_HIST_BUCKETS:
+			ret = parse_uint(optarg, 1, 1000, &o.hist_buckets);
+			if (ret)
+				fprintf(stderr, "wult report: --hist-buckets: '%s' is not a "
+					"number in 1..1000\n", optarg);
+			break;
+		case O_RAW:
+			raw = 1;
+			break;
+		case 'm':
+			ret = parse_metrics(&o, optarg);
+			break;
+		case 'u':
+			if (!strcmp(optarg, "ns") || !strcmp(optarg, "us") ||
+			    !strcmp(optarg, "ms")) {
+				o.unit = optarg;
+				o.unit_ns = optarg[0] == 'n' ? 1 : optarg[0] == 'u' ? 1e3 : 1e6;
+			} else {
+				fprintf(stderr, "wult report: --unit: '%s' is not ns, us or ms\n",
+					optarg);
+				ret = -EINVAL;
+			}
+			break;
+		case O_FORMAT:
+			o.format_path = optarg;
+			break;
+		case O_CSTATES:
+			o.cstate_names = optarg;
+			break;
+		case 'h':
+			report_usage(stdout);
+			free_opts(&o);
+			return 0;
+		default:
+			ret = -EINVAL;	/* getopt said why */
+			break;
+		}
+		if (ret) {
+			fprintf(stderr, "see 'wult report --help'\n");
+			free_opts(&o);
+			return RPT_EXIT_USAGE;
+		}
+	}
+	nfiles = argc - optind;
+	if (nfiles < 1 || nfiles > RPT_MAX_FILES || (o.csv_out && nfiles > 1)) {
+		if (nfiles < 1)
+			fprintf(stderr, "wult report: no FILE given\n");
+		else if (nfiles > RPT_MAX_FILES)
+			fprintf(stderr, "wult report: %d FILEs, a diff takes at most %d\n",
+				nfiles, RPT_MAX_FILES);
+		else
+			fprintf(stderr, "wult report: --csv takes one FILE, %d given\n", nfiles);
+		fprintf(stderr, "see 'wult report --help'\n");
+		free_opts(&o);
+		return RPT_EXIT_USAGE;
+	}
+	if (raw) {
+		add_time(&o, WULT_M_WAKE_LATENCY_RAW);
+		add_time(&o, WULT_M_INTR_LATENCY_RAW);
+	}
+	if (o.hist)
+		add_time(&o, o.hist_metric);
+	o.width = out_width();
+	files = calloc(nfiles, sizeof(*files));
+	if (!files) {
+		free_opts(&o);
+		return RPT_EXIT_DATA;
+	}
+	for (i = 0; i < nfiles && !status; i++)
+		status = run_file(&o, argv[optind + i], &files[i]);
+	if (!status) {
+		if (nfiles == 1)
+			rpt_print_one(stdout, &o, files[0]);
+		else
+			rpt_print_diff(stdout, &o, files, nfiles);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "wult report: write error on stdout\n");
+			status = RPT_EXIT_DATA;
+		}
+	}
+	for (i = 0; i < nfiles; i++)
+		free_file(files[i]);
+	free(files);
+	free_opts(&o);
+	return status;
+}

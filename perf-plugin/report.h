@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wult report internals, shared by cmd_report.c (options, the pass over
+ * each input), report_input.c (perf.data and intel wult CSV sources) and
+ * report_print.c (tables, diffs, histograms).
+ *
+ * One pass per input: every kept datapoint goes into per-state streaming
+ * statistics (lib/stats.h); at the end of the input they are reduced to
+ * summaries and freed, so memory follows the value range, never the
+ * datapoint count, and a diff of many inputs holds only summaries.
+ */
+#ifndef WULT_REPORT_H
+#define WULT_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <wult/csv.h>
+#include <wult/dp.h>
+#include <wult/filter.h>
+#include <wult/metrics.h>
+#include <wult/perfdata.h>
+#include <wult/stats.h>
+
+#define RPT_MAX_TIME	WULT_M_NR	/* time metrics tracked per state */
+#define RPT_MAX_STATES	256		/* distinct ReqCState values per input */
+#define RPT_MAX_FILTERS	16		/* --include / --exclude each */
+#define RPT_MAX_FILES	64		/* inputs of a diff */
+#define RPT_NCTR	12		/* counter metrics, see rpt_ctr_metrics */
+#define RPT_ALL		"all"		/* the group of every state */
+
+/* Exit statuses: usage errors and data errors are told apart. */
+#define RPT_EXIT_DATA	1
+#define RPT_EXIT_USAGE	2
+
+struct rpt_opts {
+	enum wult_metric time[RPT_MAX_TIME];	/* metrics with full statistics */
+	unsigned int ntime;
+	struct wult_filter *inc[RPT_MAX_FILTERS], *exc[RPT_MAX_FILTERS];
+	unsigned int ninc, nexc;
+	const char *csv_out;
+	int hist;				/* print histograms of hist_metric */
+	enum wult_metric hist_metric;
+	int hist_linear;
+	unsigned int hist_buckets;
+	double unit_ns;				/* 1, 1e3 or 1e6 */
+	const char *unit;			/* "ns", "us", "ms" */
+	const char *format_path;		/* --format */
+	char *cstate_names;			/* --cstates, comma-separated */
+	int width;				/* output width for histograms */
+};
+
+/* Counter metrics reported as means (wult_point indexes). */
+extern const enum wult_metric rpt_ctr_metrics[RPT_NCTR];
+
+struct rpt_mean {
+	double sum;
+	uint64_t n;
+};
+
+/* A requested state, or every state ("all"). */
+struct rpt_group {
+	char *name;
+	uint64_t kept, excluded, scaled;
+	struct wult_stats *st[RPT_MAX_TIME];		/* during the pass */
+	struct wult_stats_summary sum[RPT_MAX_TIME];	/* after it */
+	struct rpt_mean ctr[RPT_NCTR];
+	char *hist;					/* rendered histogram */
+};
+
+/* One input and what the pass over it found. */
+struct rpt_file {
+	const char *path;
+	char *desc;			/* header lines: what the input is */
+	uint64_t read;			/* datapoints decoded */
+	uint64_t kept, excluded;
+	uint64_t undecodable;		/* wult samples that did not decode */
+	uint64_t lost, lost_records;	/* from PERF_RECORD_LOST / LOST_SAMPLES */
+	uint64_t other;			/* samples of other events */
+	uint64_t clamped;		/* values outside the statistics' range */
+	struct rpt_group *groups[RPT_MAX_STATES];	/* sorted after the pass */
+	unsigned int ngroups;
+	struct rpt_group all;
+};
+
+/* ---- report_input.c: a stream of datapoints from one input ---- */
+struct rpt_src;
+
+/* Opens @path: a perf.data file ("-": stdin, pipe mode), an intel wult raw
+ * result directory or its datapoints.csv. 0, or -errno with @err set. */
+int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **out,
+		 char *err, size_t errlen);
+/* 1 and fills @pt, 0 at the end, or -errno with the reason in rpt_src_error(). */
+int rpt_src_next(struct rpt_src *s, struct wult_point *pt);
+const char *rpt_src_error(const struct rpt_src *s);
+/* Fills the input's description and validity counts into @f. */
+void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f);
+/* info.yml values for a CSV export: the CPU and the device. */
+int rpt_src_cpu(const struct rpt_src *s);
+void rpt_src_close(struct rpt_src *s);
+
+/* ---- report_print.c ---- */
+/* Appends a histogram of @st to @g->hist. 0 or -ENOMEM. */
+int rpt_hist_render(const struct rpt_opts *o, struct rpt_group *g, const struct wult_stats *st);
+void rpt_print_one(FILE *out, const struct rpt_opts *o, const struct rpt_file *f);
+void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
+		    unsigned int nfiles);
+/* Orders requested-state names as people list them: POLL, C1, C1E, C6, C10. */
+int rpt_state_cmp(const char *a, const char *b);
+
+#endif

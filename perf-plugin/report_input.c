@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult report inputs: perf.data (file or pipe mode, from wult record, from
+ * `perf record -R -e wult/datapoints/` or from `perf record -e
+ * wult:datapoint`) and intel wult raw results, as one stream of datapoints.
+ *
+ * perf.data samples are decoded through the wult:datapoint format, taken
+ * from the first of: the file's TRACING_DATA (the recording's own layout),
+ * --format, tracefs (the module loaded now), the layout built into this
+ * binary. The decoder is set up at the first sample because in pipe mode
+ * attrs, event names and tracing data arrive in the stream before it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/wult.h>
+#include <wult/synth.h>
+
+#include "report.h"
+
+struct rpt_src {
+	const char *path;
+	const struct rpt_opts *o;
+	/* perf.data */
+	struct wult_pd *pd;
+	struct wult_dpdec *dp;
+	int dp_ready;
+	long fmt_id;			/* tracepoint id, when the format is the file's */
+	char fmt_desc[160];
+	char fmt_warn[512];
+	const struct wult_pd_attr *c_attr;	/* attr classification cache */
+	unsigned int c_nattrs;
+	int c_wult;
+	uint64_t samples, undecodable, other, lost, lost_records;
+	/* intel wult CSV */
+	struct wult_csv_reader *csv;
+	FILE *csvf;
+	int cpu;			/* first datapoint's CPU, -1 unknown */
+	uint64_t read;
+	char err[1024];
+};
+
+static void src_err(struct rpt_src *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void src_err(struct rpt_src *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Is the file's start perf.data's magic? Decides how a regular file is read. */
+static int has_perf_magic(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	int ret;
+
+	if (!f)
+		return 0;
+	ret = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	      !memcmp(magic, "PERFILE2", 8);
+	fclose(f);
+	return ret;
+}
+
+static int open_csv(struct rpt_src *s, const char *path, int is_dir, char *err, size_t errlen)
+{
+	int ret;
+
+	if (is_dir) {
+		ret = wult_csv_open(path, &s->csv, err, errlen);
+	} else {
+		s->csvf = fopen(path, "r");
+		if (!s->csvf) {
+			snprintf(err, errlen, "%s", strerror(errno));
+			return -errno;
+		}
+		/* A bare datapoints.csv: intel wult's current layout, times in us. */
+		ret = wult_csv_open_stream(s->csvf, path, 1, &s->csv, err, errlen);
+	}
+	return ret;
+}
+
+int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **out,
+		 char *err, size_t errlen)
+{
+	struct rpt_src *s;
+	struct stat st;
+	int ret;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->path = path;
+	s->o = o;
+	s->fmt_id = -1;
+	s->cpu = -1;
+	if (!strcmp(path, "-")) {
+		if (isatty(0)) {
+			snprintf(err, errlen, "stdin is a terminal: pipe a perf.data into it, "
+				 "e.g. perf record -o - ... | wult report -");
+			ret = -EINVAL;
+			goto fail;
+		}
+		ret = wult_pd_open("-", 0, &s->pd, err, errlen);
+	} else if (stat(path, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s (give a perf.data file or an intel wult result "
+			 "directory)", strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
+		ret = open_csv(s, path, 1, err, errlen);
+	} else if (access(path, R_OK)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s", strerror(errno));
+	} else if (S_ISREG(st.st_mode) && ends_with(path, ".csv") && !has_perf_magic(path)) {
+		/* Only regular files are peeked at: a FIFO would lose the bytes. */
+		ret = open_csv(s, path, 0, err, errlen);
+	} else {
+		ret = wult_pd_open(path, 0, &s->pd, err, errlen);
+	}
+	if (ret == -EINVAL && s->pd == NULL && !s->csv &&
+	    (strstr(err, "not a perf.data") || strstr(err, "header truncated"))) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "not a perf.data file (%s): give a perf.data from wult "
+			 "record or perf record, or an intel wult result directory", why);
+	}
+	if (ret)
+		goto fail;
+	if (s->pd) {
+		ret = wult_dpdec_new(&s->dp);
+		if (ret) {
+			snprintf(err, errlen, "%s", strerror(-ret));
+			goto fail;
+		}
+	}
+	*out = s;
+	return 0;
+fail:
+	rpt_src_close(s);
+	return ret;
+}
+
+/* The "ID: N" line of the file's own wult:datapoint format, or -1. */
+static long file_format_id(const struct wult_pd *pd)
+{
+	const char *sys, *text, *p;
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; i < wult_pd_nr_formats(pd); i++) {
+		if (wult_pd_format(pd, i, &sys, &text, &len) || strcmp(sys, "wult") ||
+		    !strstr(text, "name: datapoint\n"))
+			continue;
+		p = strstr(text, "\nID: ");
+		return p ? strtol(p + 5, NULL, 10) : -1;
+	}
+	return -1;
+}
+
+/* Names requested-state indexes: --cstates, else the names wult record
+ * stored in the file, else this machine's cpuidle names when the file was
+ * recorded here, else the decoder's defaults (POLL, C1, stateN). */
+static int load_cstate_names(struct rpt_src *s)
+{
+	const char *names[64], *host = wult_pd_hostname(s->pd);
+	char buf[256], *copy, *tok, *save = NULL;
+	unsigned int n = 0;
+	int ret;
+
+	if (s->o->cstate_names) {
+		copy = strdup(s->o->cstate_names);
+		if (!copy)
+			return -ENOMEM;
+		for (tok = strtok_r(copy, ",", &save); tok && n < 64;
+		     tok = strtok_r(NULL, ",", &save))
+			names[n++] = tok;
+		ret = wult_dpdec_set_cstate_names(s->dp, names, n);
+		free(copy);
+		return ret;
+	}
+	if (wult_pd_nr_cstates(s->pd))
+		return 0;	/* wult_dpdec_load_pd() took the file's names */
+	if (host && !gethostname(buf, sizeof(buf)) && !strcmp(buf, host))
+		wult_dpdec_load_cstate_names_sysfs(s->dp, 0);
+	return 0;
+}
+
+static int setup_decoder(struct rpt_src *s)
+{
+	char err[512];
+	const char *fmt;
+	int ret;
+
+	s->dp_ready = 1;
+	/* Also registers the counters of the file's named attrs (EVENT_DESC). */
+	ret = wult_dpdec_load_pd(s->dp, s->pd, err, sizeof(err));
+	if (!ret) {
+		s->fmt_id = file_format_id(s->pd);
+		snprintf(s->fmt_desc, sizeof(s->fmt_desc), "the file's TRACING_DATA");
+		return load_cstate_names(s);
+	}
+	if (ret != -ENOENT) {
+		src_err(s, "%s (the file's TRACING_DATA)", err);
+		return ret;
+	}
+	/* An explicit --format beats tracefs, which describes whatever module
+	 * is loaded now rather than the one that recorded. */
+	if (s->o->format_path) {
+		ret = wult_dpdec_load_format_file(s->dp, s->o->format_path, err, sizeof(err));
+		if (ret) {
+			src_err(s, "--format: %s", err);
+			return ret;
+		}
+		snprintf(s->fmt_desc, sizeof(s->fmt_desc), "%s (--format)", s->o->format_path);
+		return load_cstate_names(s);
+	}
+	if (!access(WULT_DP_FORMAT_PATH, R_OK) &&
+	    !wult_dpdec_load_format_file(s->dp, WULT_DP_FORMAT_PATH, err, sizeof(err))) {
+		snprintf(s->fmt_desc, sizeof(s->fmt_desc), "%s", WULT_DP_FORMAT_PATH);
+		return load_cstate_names(s);
+	}
+	fmt = wult_synth_format();
+	ret = wult_dpdec_load_format(s->dp, fmt, strlen(fmt), err, sizeof(err));
+	if (ret) {
+		src_err(s, "built-in format: %s", err);
+		return ret;
+	}
+	snprintf(s->fmt_desc, sizeof(s->fmt_desc), "built in (payload version %d)",
+		 WULT_DP_VERSION);
+	snprintf(s->fmt_warn, sizeof(s->fmt_warn),
+		 "no wult:datapoint format in the file or in tracefs: decoding with the "
+		 "built-in payload version %d (give --format FILE if the recording module "
+		 "differs)", WULT_DP_VERSION);
+	return load_cstate_names(s);
+}
+
+/*
+ * 1 if samples of @a are wult datapoints, 0 if not, -1 when only the payload
+ * can tell (no event name, no PMU mapping): a tracepoint's config is its id,
+ * a PMU's type is mapped to its name in PMU_MAPPINGS.
+ */
+static int classify_attr(const struct rpt_src *s, const struct wult_pd_attr *a)
+{
+	const char *pmu;
+
+	if (!(a->attr.sample_type & PERF_SAMPLE_RAW))
+		return 0;
+	if (a->attr.type == PERF_TYPE_TRACEPOINT) {
+		if (s->fmt_id >= 0)
+			return a->attr.config == (uint64_t)s->fmt_id;
+		if (a->name)
+			return !strcmp(a->name, "wult:datapoint");
+		return -1;
+	}
+	pmu = wult_pd_pmu_name(s->pd, a->attr.type);
+	if (pmu)
+		return !strcmp(pmu, "wult") &&
+		       ((a->attr.config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK) ==
+		       WULT_KIND_DATAPOINTS;
+	if (a->name)
+		return !strncmp(a->name, "wult/", 5);
+	return a->attr.type >= PERF_TYPE_MAX ? -1 : 0;
+}
+
+static int next_pd(struct rpt_src *s, struct wult_point *pt)
+{
+	struct wult_pd_event ev;
+	int ret, is;
+
+	while ((ret = wult_pd_next(s->pd, &ev)) > 0) {
+		if (ev.type == PERF_RECORD_LOST || ev.type == PERF_RECORD_LOST_SAMPLES) {
+			s->lost += ev.lost;
+			s->lost_records++;
+			continue;
+		}
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		s->samples++;
+		if (!s->dp_ready) {
+			ret = setup_decoder(s);
+			if (ret)
+				return ret;
+		}
+		/* Attrs only move when a pipe brings a new one: cache by both. */
+		if (ev.sample.attr != s->c_attr || wult_pd_nr_attrs(s->pd) != s->c_nattrs) {
+			s->c_attr = ev.sample.attr;
+			s->c_nattrs = wult_pd_nr_attrs(s->pd);
+			s->c_wult = classify_attr(s, ev.sample.attr);
+		}
+		is = s->c_wult;
+		if (is < 0)
+			is = wult_dpdec_is_wult(s->dp, &ev.sample);
+		if (!is) {
+			s->other++;
+			continue;
+		}
+		if (!wult_dpdec_is_wult(s->dp, &ev.sample) ||
+		    wult_dpdec_decode(s->dp, &ev.sample, pt)) {
+			s->undecodable++;
+			continue;
+		}
+		if (s->cpu < 0 && pt->v[WULT_M_CPU].num >= 0)
+			s->cpu = (int)pt->v[WULT_M_CPU].num;
+		s->read++;
+		return 1;
+	}
+	if (ret < 0)
+		src_err(s, "%s", wult_pd_error(s->pd));
+	return ret;
+}
+
+int rpt_src_next(struct rpt_src *s, struct wult_point *pt)
+{
+	int ret;
+
+	if (s->pd)
+		return next_pd(s, pt);
+	ret = wult_csv_next(s->csv, pt);
+	if (ret < 0) {
+		src_err(s, "%s", wult_csv_error(s->csv));
+		return ret;
+	}
+	if (ret) {
+		if (s->cpu < 0 && pt->v[WULT_M_CPU].num >= 0)
+			s->cpu = (int)pt->v[WULT_M_CPU].num;
+		s->read++;
+	}
+	return ret;
+}
+
+const char *rpt_src_error(const struct rpt_src *s)
+{
+	return s->err;
+}
+
+int rpt_src_cpu(const struct rpt_src *s)
+{
+	const char *v;
+
+	if (s->cpu >= 0)
+		return s->cpu;
+	v = s->csv ? wult_csv_info(s->csv, "cpu") : NULL;
+	return v ? atoi(v) : 0;
+}
+
+static void add_line(char **desc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_line(char **desc, const char *fmt, ...)
+{
+	char *line = NULL, *nd = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (asprintf(&nd, "%s  %s\n", *desc ? *desc : "", line) >= 0) {
+		free(*desc);
+		*desc = nd;
+	}
+	free(line);
+}
+
+void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f)
+{
+	const char *host, *os, *cmd, *v;
+
+	free(f->desc);
+	f->desc = NULL;
+	if (s->csv) {
+		const char *tool = wult_csv_info(s->csv, "toolname");
+		const char *ver = wult_csv_info(s->csv, "toolver");
+
+		add_line(&f->desc, "intel wult raw result%s%s%s%s",
+			 tool ? ", " : "", tool ? tool : "", ver ? " " : "", ver ? ver : "");
+		if ((v = wult_csv_info(s->csv, "devid")))
+			add_line(&f->desc, "device: %s%s%s%s", v,
+				 wult_csv_info(s->csv, "devdescr") ? " (" : "",
+				 wult_csv_info(s->csv, "devdescr") ?
+				 wult_csv_info(s->csv, "devdescr") : "",
+				 wult_csv_info(s->csv, "devdescr") ? ")" : "");
+		if ((v = wult_csv_info(s->csv, "cpu")))
+			add_line(&f->desc, "cpu: %s", v);
+	} else {
+		add_line(&f->desc, "perf.data (%s mode)", wult_pd_is_pipe(s->pd) ? "pipe" : "file");
+		host = wult_pd_hostname(s->pd);
+		os = wult_pd_osrelease(s->pd);
+		cmd = wult_pd_cmdline(s->pd);
+		if (host || os)
+			add_line(&f->desc, "host: %s, kernel %s", host ? host : "?", os ? os : "?");
+		if (cmd)
+			add_line(&f->desc, "command: %s", cmd);
+		if (s->dp_ready)
+			add_line(&f->desc, "wult:datapoint format: %s", s->fmt_desc);
+		if (s->fmt_warn[0])
+			add_line(&f->desc, "warning: %s", s->fmt_warn);
+	}
+	f->read = s->read;
+	f->undecodable = s->undecodable;
+	f->lost = s->lost;
+	f->lost_records = s->lost_records;
+	f->other = s->other;
+}
+
+void rpt_src_close(struct rpt_src *s)
+{
+	if (!s)
+		return;
+	if (s->csv)
+		wult_csv_close(s->csv);
+	if (s->csvf)
+		fclose(s->csvf);
+	wult_dpdec_free(s->dp);
+	if (s->pd)
+		wult_pd_close(s->pd);
+	free(s);
+}

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult report output: the per-state tables of one input, the side-by-side
+ * diff of several (each file's value and its change against the first, as
+ * intel wult's diff reports), and terminal histograms.
+ *
+ * Times are kept in ns and printed in the chosen unit; in us, 3 decimals
+ * keep every nanosecond. Tables fit 80 columns with the default metrics.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+enum {
+	S_COUNT, S_MIN, S_MEDIAN, S_P90, S_P99, S_P99_9, S_P99_99, S_P99_999, S_MAX,
+	S_MEAN, S_STDDEV, S_NR,
+};
+
+static const char *const stat_names[S_NR] = {
+	"count", "min", "median", "p90", "p99", "p99.9", "p99.99", "p99.999", "max",
+	"mean", "stddev",
+};
+
+#define LABEL_W	10	/* the stat-name column */
+#define COL_W	15	/* a value column */
+
+static double stat_val(const struct wult_stats_summary *s, int k)
+{
+	if (!s->count)
+		return k == S_COUNT ? 0 : NAN;
+	switch (k) {
+	case S_COUNT: return s->count;
+	case S_MIN: return s->min;
+	case S_MEDIAN: return s->median;
+	case S_P90: return s->p90;
+	case S_P99: return s->p99;
+	case S_P99_9: return s->p99_9;
+	case S_P99_99: return s->p99_99;
+	case S_P99_999: return s->p99_999;
+	case S_MAX: return s->max;
+	case S_MEAN: return s->mean;
+	default: return s->count > 1 ? s->stddev : NAN;
+	}
+}
+
+/* A time (ns) in the output unit; "-" when there is none. */
+static const char *fmt_time(char *buf, size_t len, const struct rpt_opts *o, double ns)
+{
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else if (o->unit_ns == 1)
+		snprintf(buf, len, ns == floor(ns) ? "%.0f" : "%.1f", ns);
+	else
+		snprintf(buf, len, "%.*f", o->unit_ns == 1e3 ? 3 : 6, ns / o->unit_ns);
+	return buf;
+}
+
+static const char *fmt_stat(char *buf, size_t len, const struct rpt_opts *o, int k, double v)
+{
+	if (k == S_COUNT && !isnan(v)) {
+		snprintf(buf, len, "%.0f", v);
+		return buf;
+	}
+	return fmt_time(buf, len, o, v);
+}
+
+static const char *metric_name(enum wult_metric m)
+{
+	return wult_metric_desc(m)->name;
+}
+
+/* Decimals of a counter metric's mean: MHz, rare-event counts, percent. */
+static int ctr_prec(enum wult_metric m)
+{
+	return m == WULT_M_CPU_FREQ ? 1 : m == WULT_M_SMI_CNT || m == WULT_M_NMI_CNT ? 3 : 2;
+}
+
+static const char *ctr_fmt(enum wult_metric m, double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", ctr_prec(m), v);
+	return buf;
+}
+
+static double mean(const struct rpt_mean *m)
+{
+	return m->n ? m->sum / m->n : NAN;
+}
+
+/* ---- one input ---- */
+
+/* @show: which of o->time to print (metrics the input has values of). */
+static void print_group(FILE *out, const struct rpt_opts *o, const struct rpt_group *g,
+			const int *show)
+{
+	char buf[64];
+	unsigned int i;
+	int k, any = 0, col;
+
+	fprintf(out, "\n%s: %llu datapoints", g->name, (unsigned long long)g->kept);
+	if (g->excluded)
+		fprintf(out, " (%llu excluded by filters)", (unsigned long long)g->excluded);
+	if (g->scaled)
+		fprintf(out, ", %llu with multiplexed counters", (unsigned long long)g->scaled);
+	fprintf(out, "\n");
+	if (!g->kept)
+		return;
+	fprintf(out, "  %-*s", LABEL_W - 2, o->unit);
+	for (i = 0; i < o->ntime; i++)
+		if (show[i])
+			fprintf(out, "%*s", COL_W, metric_name(o->time[i]));
+	fprintf(out, "\n");
+	for (k = 0; k < S_NR; k++) {
+		fprintf(out, "  %-*s", LABEL_W - 2, stat_names[k]);
+		for (i = 0; i < o->ntime; i++)
+			if (show[i])
+				fprintf(out, "%*s", COL_W, fmt_stat(buf, sizeof(buf), o, k,
+								    stat_val(&g->sum[i], k)));
+		fprintf(out, "\n");
+	}
+	col = 0;
+	for (i = 0; i < RPT_NCTR; i++) {
+		enum wult_metric m = rpt_ctr_metrics[i];
+		char item[96];
+		int n;
+
+		if (!g->ctr[i].n)
+			continue;
+		n = snprintf(item, sizeof(item), "%s %s%s", metric_name(m),
+			     ctr_fmt(m, mean(&g->ctr[i]), buf, sizeof(buf)),
+			     m == WULT_M_CPU_FREQ ? " MHz" : "");
+		if (!any || col + n + 2 > o->width) {
+			fprintf(out, "%s  %s", any ? "\n" : "", any ? "      " : "means:");
+			col = 8;
+			any = 1;
+		} else {
+			fprintf(out, ",");
+			col++;
+		}
+		fprintf(out, " %s", item);
+		col += n + 1;
+	}
+	if (any)
+		fprintf(out, "\n");
+	if (g->hist)
+		fputs(g->hist, out);
+}
+
+static void print_validity(FILE *out, const struct rpt_file *f)
+{
+	fprintf(out, "  datapoints: %llu read, %llu kept, %llu excluded by filters\n",
+		(unsigned long long)f->read, (unsigned long long)f->kept,
+		(unsigned long long)f->excluded);
+	fprintf(out, "  validity: %llu lost samples (%llu LOST records), %llu undecodable, "
+		"%llu other samples", (unsigned long long)f->lost,
+		(unsigned long long)f->lost_records, (unsigned long long)f->undecodable,
+		(unsigned long long)f->other);
+	fprintf(out, "\n");
+	if (f->all.scaled)
+		fprintf(out, "  multiplexed: %llu datapoints with counters running below "
+			"%.0f%% of the time (scaled)\n", (unsigned long long)f->all.scaled,
+			WULT_DP_SCALE_THRESHOLD * 100);
+	if (f->clamped)
+		fprintf(out, "  out of range: %llu values beyond +-275 s, clamped in the "
+			"percentiles\n", (unsigned long long)f->clamped);
+}
+
+void rpt_print_one(FILE *out, const struct rpt_opts *o, const struct rpt_file *f)
+{
+	int show[RPT_MAX_TIME], any = 0;
+	unsigned int i;
+
+	/* Columns the input has no value of (e.g. an intel wult CSV without
+	 * IntrLatency) are left out, unless none has any. */
+	for (i = 0; i < o->ntime; i++)
+		any |= show[i] = f->all.sum[i].count > 0;
+	for (i = 0; !any && i < o->ntime; i++)
+		show[i] = 1;
+	fprintf(out, "File: %s\n%s", f->path, f->desc ? f->desc : "");
+	print_validity(out, f);
+	for (i = 0; i < f->ngroups; i++)
+		print_group(out, o, f->groups[i], show);
+	print_group(out, o, &f->all, show);
+}
+
+/* ---- several inputs ---- */
+
+static const struct rpt_group *find_group(const struct rpt_file *f, const char *name)
+{
+	unsigned int i;
+
+	if (!strcmp(name, RPT_ALL))
+		return &f->all;
+	for (i = 0; i < f->ngroups; i++)
+		if (!strcmp(f->groups[i]->name, name))
+			return f->groups[i];
+	return NULL;
+}
+
+/* The change of @v against @base: absolute (in @abs) and relative (@pct);
+ * @o for times, else @prec decimals. */
+static void fmt_change(const struct rpt_opts *o, int prec, int k, double base, double v,
+		       char *abs, char *pct, size_t len)
+{
+	double d = v - base;
+
+	if (isnan(base) || isnan(v)) {
+		snprintf(abs, len, "-");
+		snprintf(pct, len, "-");
+		return;
+	}
+	if (k == S_COUNT)
+		snprintf(abs, len, "%+.0f", d);
+	else if (o)
+		snprintf(abs, len, "%+.*f", o->unit_ns == 1 ? (d == floor(d) ? 0 : 1) :
+			 o->unit_ns == 1e3 ? 3 : 6, d / o->unit_ns);
+	else
+		snprintf(abs, len, "%+.*f", prec, d);
+	if (d == 0)
+		snprintf(pct, len, "0.00%%");
+	else if (base == 0)
+		snprintf(pct, len, "-");
+	else
+		snprintf(pct, len, "%+.2f%%", d / fabs(base) * 100);
+}
+
+static void diff_header(FILE *out, const char *title, unsigned int nfiles)
+{
+	char h[32];
+	unsigned int j;
+
+	fprintf(out, "%-*s%*s", LABEL_W, title, COL_W - 2, "[1]");
+	for (j = 1; j < nfiles; j++) {
+		snprintf(h, sizeof(h), "[%u]", j + 1);
+		fprintf(out, "%*s", COL_W - 2, h);
+		snprintf(h, sizeof(h), "[%u]-[1]", j + 1);
+		fprintf(out, "%*s", COL_W - 2, h);
+		fprintf(out, "%*s", 11, "change");
+	}
+	fprintf(out, "\n");
+}
+
+/*
+ * One row: each file's value, then each later file's change against [1].
+ * @ctr is the counter metric of the row, -1 for a count or a time (@k).
+ */
+static void diff_row(FILE *out, const struct rpt_opts *o, const char *label, int k,
+		     const double *v, unsigned int nfiles, int ctr)
+{
+	int is_time = ctr < 0 && k != S_COUNT, prec = ctr < 0 ? 0 : ctr_prec(ctr);
+	char buf[64], abs[64], pct[64];
+	unsigned int j;
+
+	fprintf(out, "  %-*s", LABEL_W - 2, label);
+	for (j = 0; j < nfiles; j++) {
+		if (ctr >= 0)
+			ctr_fmt(ctr, v[j], buf, sizeof(buf));
+		else
+			fmt_stat(buf, sizeof(buf), o, k, v[j]);
+		fprintf(out, "%*s", COL_W - 2, buf);
+		if (!j)
+			continue;
+		fmt_change(is_time ? o : NULL, prec, k, v[0], v[j], abs, pct, sizeof(abs));
+		fprintf(out, "%*s%*s", COL_W - 2, abs, 11, pct);
+	}
+	fprintf(out, "\n");
+}
+
+/* The union of the inputs' state names, ordered, "all" last. */
+static unsigned int state_union(struct rpt_file *const *files, unsigned int nfiles,
+				const char **names, unsigned int max)
+{
+	unsigned int n = 0, i, j, k;
+
+	for (j = 0; j < nfiles; j++) {
+		for (i = 0; i < files[j]->ngroups; i++) {
+			const char *s = files[j]->groups[i]->name;
+
+			for (k = 0; k < n && strcmp(names[k], s); k++)
+				;
+			if (k == n && n < max - 1)
+				names[n++] = s;
+		}
+	}
+	/* Insertion sort: a few dozen names at most. */
+	for (i = 1; i < n; i++) {
+		const char *s = names[i];
+
+		for (k = i; k > 0 && rpt_state_cmp(names[k - 1], s) > 0; k--)
+			names[k] = names[k - 1];
+		names[k] = s;
+	}
+	names[n++] = RPT_ALL;
+	return n;
+}
+
+void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
+		    unsigned int nfiles)
+{
+	const char *names[RPT_MAX_STATES + 1];
+	double v[RPT_MAX_FILES];
+	char title[128];
+	unsigned int nst, s, i, j;
+	int k;
+
+	if (nfiles > RPT_MAX_FILES)
+		nfiles = RPT_MAX_FILES;
+	fprintf(out, "Files:\n");
+	for (j = 0; j < nfiles; j++) {
+		fprintf(out, "[%u] %s\n%s", j + 1, files[j]->path,
+			files[j]->desc ? files[j]->desc : "");
+		print_validity(out, files[j]);
+	}
+	nst = state_union(files, nfiles, names, RPT_MAX_STATES + 1);
+	for (s = 0; s < nst; s++) {
+		const struct rpt_group *g[RPT_MAX_FILES];
+		int any_ctr = 0;
+
+		for (j = 0; j < nfiles; j++)
+			g[j] = find_group(files[j], names[s]);
+		fprintf(out, "\n== %s ==\n", names[s]);
+		diff_header(out, "datapoints", nfiles);
+		for (j = 0; j < nfiles; j++)
+			v[j] = g[j] ? g[j]->kept : 0;
+		diff_row(out, o, "kept", S_COUNT, v, nfiles, -1);
+		for (j = 0; j < nfiles; j++)
+			v[j] = g[j] ? g[j]->excluded : 0;
+		diff_row(out, o, "excluded", S_COUNT, v, nfiles, -1);
+		for (i = 0; i < o->ntime; i++) {
+			snprintf(title, sizeof(title), "%s (%s)", metric_name(o->time[i]), o->unit);
+			fprintf(out, "%s\n", title);
+			diff_header(out, "", nfiles);
+			for (k = 0; k < S_NR; k++) {
+				for (j = 0; j < nfiles; j++)
+					v[j] = g[j] ? stat_val(&g[j]->sum[i], k) : NAN;
+				diff_row(out, o, stat_names[k], k, v, nfiles, -1);
+			}
+		}
+		for (i = 0; i < RPT_NCTR; i++) {
+			for (j = 0; j < nfiles; j++)
+				v[j] = g[j] ? mean(&g[j]->ctr[i]) : NAN;
+			for (j = 0; j < nfiles && isnan(v[j]); j++)
+				;
+			if (j == nfiles)
+				continue;
+			if (!any_ctr) {
+				fprintf(out, "counter means\n");
+				diff_header(out, "", nfiles);
+				any_ctr = 1;
+			}
+			diff_row(out, o, metric_name(rpt_ctr_metrics[i]), S_MEAN, v, nfiles,
+				 rpt_ctr_metrics[i]);
+		}
+	}
+	for (j = 0; j < nfiles; j++) {
+		int header = 0;
+
+		for (s = 0; s < files[j]->ngroups + 1; s++) {
+			const struct rpt_group *gr = s < files[j]->ngroups ?
+						     files[j]->groups[s] : &files[j]->all;
+
+			if (!gr->hist)
+				continue;
+			if (!header)
+				fprintf(out, "\n[%u] %s histograms\n", j + 1, files[j]->path);
+			header = 1;
+			fprintf(out, "%s:\n%s", gr->name, gr->hist);
+		}
+	}
+}
+
+/* ---- histograms ---- */
+
+struct hist_ctx {
+	const int64_t *edge;	/* bucket b holds [edge[b], edge[b + 1]) */
+	uint64_t *cnt;
+	unsigned int n, cur;
+};
+
+static int hist_add(int64_t val, uint64_t cnt, void *ctx)
+{
+	struct hist_ctx *h = ctx;
+
+	/* Values come in ascending order: the bucket only moves forward. */
+	while (h->cur + 1 < h->n && val >= h->edge[h->cur + 1])
+		h->cur++;
+	h->cnt[h->cur] += cnt;
+	return 0;
+}
+
+/* Bucket edges from @min to @max + 1, strictly increasing; returns the
+ * bucket count (fewer than asked when the range has fewer integers). */
+static unsigned int hist_edges(const struct rpt_opts *o, int64_t min, int64_t max,
+			       int64_t *edge, unsigned int n)
+{
+	double lo = min > 1 ? (double)min : 1, ratio;
+	unsigned int i, m = 1;
+	int64_t e;
+
+	if ((uint64_t)(max - min) + 1 < n)
+		n = max - min + 1;
+	ratio = pow(((double)max + 1) / lo, 1.0 / n);
+	edge[0] = min;
+	for (i = 1; i < n; i++) {
+		if (o->hist_linear)
+			e = min + (int64_t)ceil((double)i * ((double)(max - min) + 1) / n);
+		else
+			e = (int64_t)ceil(lo * pow(ratio, i));
+		if (e > edge[m - 1] && e <= max)
+			edge[m++] = e;
+	}
+	edge[m] = max + 1;
+	return m;
+}
+
+int rpt_hist_render(const struct rpt_opts *o, struct rpt_group *g, const struct wult_stats *st)
+{
+	struct wult_stats_summary sum;
+	struct hist_ctx h = { 0 };
+	int64_t edge[1001];
+	uint64_t cnt[1000] = { 0 }, top = 0;
+	char lo[48], hi[48], *text = NULL;
+	size_t len = 0;
+	unsigned int b, bar_w, n;
+	FILE *f;
+
+	wult_stats_summary(st, &sum);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "  %s histogram (%s, %s buckets)", metric_name(o->hist_metric), o->unit,
+		o->hist_linear ? "linear" : "log");
+	if (!sum.count) {
+		fprintf(f, ": no values\n");
+		goto out;
+	}
+	fprintf(f, "\n");
+	n = hist_edges(o, sum.min, sum.max, edge, o->hist_buckets);
+	h.edge = edge;
+	h.cnt = cnt;
+	h.n = n;
+	wult_stats_foreach(st, hist_add, &h);
+	for (b = 0; b < n; b++)
+		if (cnt[b] > top)
+			top = cnt[b];
+	/* "  LO - HI COUNT |bar": labels as wide as the widest time. */
+	fmt_time(lo, sizeof(lo), o, (double)sum.min);
+	fmt_time(hi, sizeof(hi), o, (double)sum.max);
+	{
+		int w = (int)(strlen(hi) > strlen(lo) ? strlen(hi) : strlen(lo));
+		int fixed = 2 + w + 3 + w + 1 + 10 + 2;
+
+		bar_w = o->width > fixed + 10 ? o->width - fixed : 10;
+		for (b = 0; b < n; b++) {
+			unsigned int len_b = (unsigned int)((double)cnt[b] * bar_w / top + 0.5);
+			unsigned int x;
+
+			fmt_time(lo, sizeof(lo), o, (double)edge[b]);
+			fmt_time(hi, sizeof(hi), o, (double)(edge[b + 1] - 1));
+			fprintf(f, "  %*s - %*s %10llu |", w, lo, w, hi,
+				(unsigned long long)cnt[b]);
+			if (!len_b && cnt[b])
+				len_b = 1;	/* a non-empty bucket stays visible */
+			for (x = 0; x < len_b; x++)
+				fputc('#', f);
+			fputc('\n', f);
+		}
+	}
+out:
+	if (fclose(f) || !text)
+		return -ENOMEM;
+	if (g->hist) {
+		char *joined = NULL;
+
+		if (asprintf(&joined, "%s%s", g->hist, text) < 0) {
+			free(text);
+			return -ENOMEM;
+		}
+		free(g->hist);
+		free(text);
+		text = joined;
+	}
+	g->hist = text;
+	return 0;
+}
+
+/* ---- state order ---- */
+
+/* POLL first, then by letters, number and suffix: C1 < C1E < C3 < C6 < C10. */
+int rpt_state_cmp(const char *a, const char *b)
+{
+	size_t la, lb;
+	unsigned long na, nb;
+	char *ea, *eb;
+	int r;
+
+	if (!strcmp(a, b))
+		return 0;
+	if (!strcmp(a, "POLL") || !strcmp(b, "POLL"))
+		return !strcmp(a, "POLL") ? -1 : 1;
+	la = strcspn(a, "0123456789");
+	lb = strcspn(b, "0123456789");
+	r = strncmp(a, b, la < lb ? la : lb);
+	if (r || la != lb || !a[la] || !b[lb])
+		return r ? r : la != lb ? (la < lb ? -1 : 1) : strcmp(a, b);
+	na = strtoul(a + la, &ea, 10);
+	nb = strtoul(b + lb, &eb, 10);
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	return strcmp(ea, eb);
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libtraceevent plugin for wult:datapoint: prints each datapoint as
+ * latencies in microseconds with nanosecond precision, the requested idle
+ * state by name and the flags decoded, instead of the raw nanosecond
+ * timestamps of the kernel's own print format.
+ *
+ * perf (which carries its own libtraceevent and exports its symbols) and
+ * trace-cmd (which links libtraceevent.so) both load it, so it is built
+ * without linking libtraceevent: the tep_* symbols come from the host
+ * program. Fields are read by name through the event's format, so records
+ * of later payload versions with appended fields still print.
+ */
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include <linux/wult.h>
+
+int TEP_PLUGIN_LOADER(struct tep_handle *tep);
+void TEP_PLUGIN_UNLOADER(struct tep_handle *tep);
+
+/*
+ * The requested state's name: cpuidle sysfs of the machine printing the
+ * record, else the kernel's default idle indices (0: polling, 1: the
+ * architecture's default idle, HLT = C1 on x86), else the number.
+ */
+static void state_name(unsigned int cpu, int idx, char *buf, size_t len)
+{
+	char path[96];
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%u/cpuidle/state%d/name", cpu, idx);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, (int)len, f)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			fclose(f);
+			return;
+		}
+		fclose(f);
+	}
+	if (idx == 0)
+		snprintf(buf, len, "POLL");
+	else if (idx == 1)
+		snprintf(buf, len, "C1");
+	else
+		snprintf(buf, len, "state%d", idx);
+}
+
+/* Reads one field; 0 when the field is missing (older payloads). */
+static unsigned long long field(struct tep_event *event,
+				struct tep_record *record, const char *name)
+{
+	unsigned long long val = 0;
+	struct tep_format_field *f = tep_find_field(event, name);
+
+	if (!f || tep_read_number_field(f, record->data, &val))
+		return 0;
+	return val;
+}
+
+/* Prints a signed nanosecond interval as microseconds with 3 decimals. */
+static void print_us(struct trace_seq *s, const char *name, int64_t ns)
+{
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	trace_seq_printf(s, " %s=%s%llu.%03llu", name, sign,
+			 (unsigned long long)(a / 1000),
+			 (unsigned long long)(a % 1000));
+}
+
+static int64_t cyc2ns(uint64_t cycles, uint64_t khz)
+{
+	return khz ? (int64_t)(cycles * 1000000 / khz) : 0;
+}
+
+static int wult_datapoint_handler(struct trace_seq *s, struct tep_record *record,
+				  struct tep_event *event, void *context)
+{
+	uint64_t ltime = field(event, record, "ltime");
+	uint64_t tbi = field(event, record, "tbi");
+	uint64_t tai = field(event, record, "tai");
+	uint64_t tintr = field(event, record, "tintr");
+	uint64_t khz = field(event, record, "tsc_khz");
+	unsigned int cpu = field(event, record, "cpu");
+	int req = (int32_t)field(event, record, "req_cstate");
+	unsigned int intr_off = field(event, record, "intr_off");
+	unsigned int flags = field(event, record, "flags");
+	int64_t wake_raw = (int64_t)(tai - ltime);
+	int64_t intr_raw = (int64_t)(tintr - ltime);
+	int64_t wake = wake_raw, intr = intr_raw;
+	char name[32];
+
+	(void)context;
+	/* The stamp taken second includes the first probe's cost. */
+	if (intr_off)
+		intr -= cyc2ns(field(event, record, "ai_ts2") -
+			       field(event, record, "ai_ts1"), khz);
+	else
+		wake -= cyc2ns(field(event, record, "intr_ts2") -
+			       field(event, record, "intr_ts1"), khz);
+
+	state_name(cpu, req, name, sizeof(name));
+	trace_seq_printf(s, "cpu=%u seq=%llu ReqCState=%s", cpu,
+			 field(event, record, "seq"), name);
+	print_us(s, "WakeLatency", wake);
+	print_us(s, "IntrLatency", intr);
+	print_us(s, "SilentTime", (int64_t)(ltime - tbi));
+	print_us(s, "LDist", (int64_t)field(event, record, "ldist"));
+	trace_seq_printf(s, " IntrOff=%u", intr_off);
+	print_us(s, "WakeLatencyRaw", wake_raw);
+	print_us(s, "IntrLatencyRaw", intr_raw);
+	if (flags & WULT_DPF_SMI)
+		trace_seq_printf(s, " SMICnt=%llu", field(event, record, "smi_cnt"));
+	if (flags & WULT_DPF_NMI)
+		trace_seq_printf(s, " NMICnt=%llu", field(event, record, "nmi_cnt"));
+	if (flags & WULT_DPF_MPERF) {
+		uint64_t tsc = field(event, record, "tsc_delta");
+		uint64_t mperf = field(event, record, "mperf_delta");
+
+		/* MPERF counts in C0 only: its share of TSC is CC0%. */
+		if (tsc)
+			trace_seq_printf(s, " CC0%%=%.2f", 100.0 * mperf / tsc);
+	}
+	return 0;
+}
+
+int TEP_PLUGIN_LOADER(struct tep_handle *tep)
+{
+	return tep_register_event_handler(tep, -1, "wult", "datapoint",
+					  wult_datapoint_handler, NULL) < 0 ? -1 : 0;
+}
+
+void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
+{
+	tep_unregister_event_handler(tep, -1, "wult", "datapoint",
+				     wult_datapoint_handler, NULL);
+}

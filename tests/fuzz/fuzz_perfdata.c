@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer target: the perf.data reader (file mode, pipe mode, ordered). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <wult/dp.h>
+#include <wult/perfdata.h>
+#include <wult/synth.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void run(int fd, unsigned int flags)
+{
+	struct wult_pd *pd;
+	struct wult_pd_event ev;
+	struct wult_dpdec *dp = NULL;
+	struct wult_point pt;
+	char err[256];
+	int n = 0;
+
+	if (wult_pd_open_fd(fd, flags, &pd, err, sizeof(err)))
+		return;
+	if (!wult_dpdec_new(&dp))
+		wult_dpdec_load_format(dp, wult_synth_format(), strlen(wult_synth_format()),
+				       err, sizeof(err));
+	while (wult_pd_next(pd, &ev) > 0 && n++ < 100000)
+		if (ev.type == PERF_RECORD_SAMPLE && dp && wult_dpdec_is_wult(dp, &ev.sample))
+			wult_dpdec_decode(dp, &ev.sample, &pt);
+	wult_dpdec_free(dp);
+	wult_pd_close(pd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd, p[2];
+
+	/* As a file: the header, sections and features by offset. */
+	fd = memfd_create("fuzz", 0);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) == (ssize_t)size) {
+		lseek(fd, 0, SEEK_SET);
+		run(fd, size & 1 ? WULT_PD_ORDERED : 0);
+	} else {
+		close(fd);
+	}
+	/* As a pipe, when it fits the pipe buffer (no writer thread needed). */
+	if (size <= 60000 && !pipe(p)) {
+		if (write(p[1], data, size) == (ssize_t)size) {
+			close(p[1]);
+			run(p[0], 0);
+		} else {
+			close(p[0]);
+			close(p[1]);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Datapoint decoding: through the format file and through perf.data. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <wult/dp.h>
+#include <wult/synth.h>
+#include "wt.h"
+#include "wt_data.h"
+
+
+static void payload(const struct wult_dp *d, uint8_t *raw)
+{
+	memset(raw, 0, WULT_DP_HDR_SIZE);
+	memcpy(raw + WULT_DP_HDR_SIZE, d, sizeof(*d));
+}
+
+static void metrics(void)
+{
+	static const char *const names[] = { "POLL", "C1", "C6" };
+	uint8_t raw[256];
+	struct wult_dpdec *dp;
+	struct wult_point pt;
+	struct wult_dp d = {
+		.ltime = 1000000, .tbi = 900000, .tai = 1005000, .tintr = 1007000,
+		.ldist = 150000, .ai_ts1 = 100, .ai_ts2 = 100 + 2000,	/* 1 us at 2 GHz */
+		.intr_ts1 = 5000, .intr_ts2 = 5000 + 3000,		/* 1.5 us */
+		.tsc_delta = 210000, .mperf_delta = 21000, .cpu = 1, .req_cstate = 2,
+		.intr_off = 1, .flags = WULT_DPF_MPERF | WULT_DPF_NMI, .nmi_cnt = 3,
+		.tsc_khz = 2000000, .seq = 7,
+	};
+	char err[256];
+	int ret;
+
+	WT_CHECK(!wult_dpdec_new(&dp), "new");
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/wult_datapoint.format", wt_data_dir());
+	ret = wult_dpdec_load_format_file(dp, path, err, sizeof(err));
+	WT_CHECK(!ret, "format: %s", err);
+	wult_dpdec_set_cstate_names(dp, names, 3);
+	payload(&d, raw);
+	WT_CHECK(!wult_dpdec_decode_raw(dp, raw, 132, &pt), "decode");
+	WT_EQ(pt.v[WULT_M_WAKE_LATENCY_RAW].num, 5000);
+	WT_EQ(pt.v[WULT_M_INTR_LATENCY_RAW].num, 7000);
+	/* IntrOff = 1: the probe's 1 us comes off IntrLatency only. */
+	WT_EQ(pt.v[WULT_M_WAKE_LATENCY].num, 5000);
+	WT_EQ(pt.v[WULT_M_INTR_LATENCY].num, 6000);
+	WT_EQ(pt.v[WULT_M_SILENT_TIME].num, 100000);
+	WT_EQ(pt.v[WULT_M_LDIST].num, 150000);
+	WT_CHECK(!strcmp(pt.v[WULT_M_REQ_CSTATE].str, "C6"), "state");
+	WT_CHECK(fabs(pt.v[WULT_M_CC0].num - 10) < 1e-9, "cc0 %f", pt.v[WULT_M_CC0].num);
+	WT_CHECK(isnan(pt.v[WULT_M_SMI_CNT].num), "SMI not valid");
+	WT_EQ(pt.v[WULT_M_NMI_CNT].num, 3);
+	WT_EQ(pt.v[WULT_M_CPU].num, 1);
+	/* IntrOff = 0: the handler's 1.5 us comes off WakeLatency. */
+	d.intr_off = 0;
+	d.tintr = 1003000;
+	payload(&d, raw);
+	wult_dpdec_decode_raw(dp, raw, 128, &pt);
+	WT_EQ(pt.v[WULT_M_WAKE_LATENCY].num, 3500);
+	WT_EQ(pt.v[WULT_M_INTR_LATENCY].num, 3000);
+	/* Unnamed state index: a fallback name. */
+	d.req_cstate = 9;
+	payload(&d, raw);
+	wult_dpdec_decode_raw(dp, raw, 128, &pt);
+	WT_CHECK(!strcmp(pt.v[WULT_M_REQ_CSTATE].str, "state9"), "fallback name");
+	WT_EQ(wult_dpdec_decode_raw(dp, raw, 127, &pt), -EINVAL);
+	wult_dpdec_free(dp);
+}
+
+static void bad_formats(void)
+{
+	struct wult_dpdec *dp;
+	char err[256], *f;
+	const char *fmt = wult_synth_format();
+
+	wult_dpdec_new(&dp);
+	WT_EQ(wult_dpdec_load_format(dp, "garbage", 7, err, sizeof(err)), -EINVAL);
+	printf("  garbage -> %s\n", err);
+	/* Without the tai field the format cannot give latencies. */
+	f = strdup(fmt);
+	memcpy(strstr(f, "u64 tai;"), "u64 tax;", 8);
+	WT_EQ(wult_dpdec_load_format(dp, f, strlen(f), err, sizeof(err)), -EINVAL);
+	WT_CHECK(strstr(err, "'tai'"), "%s", err);
+	free(f);
+	/* A newer layout with an appended field still decodes. */
+	f = malloc(strlen(fmt) + 100);
+	strcpy(f, fmt);
+	strcpy(strstr(f, "\nprint fmt"), "\tfield:u64 extra;\toffset:128;\tsize:8;\tsigned:0;\n\n"
+	       "print fmt: \"x\"\n");
+	WT_EQ(wult_dpdec_load_format(dp, f, strlen(f), err, sizeof(err)), 0);
+	free(f);
+	WT_EQ(wult_dpdec_load_format_file(dp, "/nonexistent", err, sizeof(err)), -ENOENT);
+	wult_dpdec_free(dp);
+}
+
+/* The generator's file, read back, gives the generator's values. */
+static void synth_roundtrip(void)
+{
+	struct wult_synth_opts o;
+	struct wult_synth *g;
+	struct wult_pd *pd;
+	struct wult_dpdec *dp;
+	struct wult_pd_event ev;
+	struct wult_point pt;
+	struct wult_dp d;
+	char path[] = "/tmp/wult-test-dp-XXXXXX", err[256];
+	int fd = mkstemp(path), n = 0, ret, bad = 0;
+
+	close(fd);
+	wult_synth_defaults(&o);
+	o.count = 5000;
+	o.ncpus = 2;
+	WT_CHECK(!wult_synth_write(&o, path, err, sizeof(err)), "write: %s", err);
+	WT_CHECK(!wult_pd_open(path, 0, &pd, err, sizeof(err)), "open: %s", err);
+	wult_dpdec_new(&dp);
+	WT_CHECK(!wult_dpdec_load_pd(dp, pd, err, sizeof(err)), "load: %s", err);
+	wult_synth_new(&o, &g);
+	while ((ret = wult_pd_next(pd, &ev)) > 0) {
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		wult_synth_next(g, &d);
+		if (!wult_dpdec_is_wult(dp, &ev.sample) || wult_dpdec_decode(dp, &ev.sample, &pt) ||
+		    pt.v[WULT_M_WAKE_LATENCY_RAW].num != (double)(int64_t)(d.tai - d.ltime) ||
+		    pt.v[WULT_M_LDIST].num != d.ldist || pt.v[WULT_M_CPU].num != d.cpu ||
+		    pt.v[WULT_M_SILENT_TIME].num != (double)(d.ltime - d.tbi))
+			bad++;
+		n++;
+	}
+	WT_EQ(ret, 0);
+	WT_EQ(n, 5000);
+	WT_EQ(bad, 0);
+	wult_synth_free(g);
+	wult_dpdec_free(dp);
+	wult_pd_close(pd);
+	unlink(path);
+}
+
+/* Group-read counters: deltas, scaling under multiplexing, CPUFreq. */
+static void counters(void)
+{
+	struct wult_pd_attr attr = { 0 };
+	struct wult_pd_read_value vals[4];
+	struct wult_pd_sample s = { 0 };
+	struct wult_dpdec *dp;
+	struct wult_point pt;
+	struct wult_dp d = { .tai = 10, .tintr = 20, .cpu = 0, .tsc_khz = 2000000 };
+	uint8_t raw[136];
+	char err[256];
+
+	wult_dpdec_new(&dp);
+	wult_dpdec_load_format(dp, wult_synth_format(), strlen(wult_synth_format()),
+			       err, sizeof(err));
+	WT_EQ(wult_dpdec_add_counter(dp, 11, "msr/tsc/"), 0);
+	WT_EQ(wult_dpdec_add_counter(dp, 12, "msr/aperf/"), 0);
+	WT_EQ(wult_dpdec_add_counter(dp, 13, "msr/mperf/"), 0);
+	WT_EQ(wult_dpdec_add_counter(dp, 14, "cstate_core/c6-residency/"), 0);
+	WT_EQ(wult_dpdec_add_counter(dp, 15, "cycles"), -ENOENT);
+	attr.attr.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_READ;
+	attr.attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+				PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	s.attr = &attr;
+	payload(&d, raw);
+	s.raw = raw;
+	s.raw_size = 128;
+	s.read.nr = 4;
+	s.read.values = vals;
+	s.read.time_enabled = s.read.time_running = 100;
+	vals[0] = (struct wult_pd_read_value){ 1000, 11, 0 };
+	vals[1] = (struct wult_pd_read_value){ 500, 12, 0 };
+	vals[2] = (struct wult_pd_read_value){ 500, 13, 0 };
+	vals[3] = (struct wult_pd_read_value){ 100, 14, 0 };
+	wult_dpdec_decode(dp, &s, &pt);
+	WT_CHECK(isnan(pt.v[WULT_M_CPU_FREQ].num), "no delta on the first datapoint");
+	vals[0].value += 10000;	/* TSC */
+	vals[1].value += 3000;	/* APERF: 1.5x MPERF */
+	vals[2].value += 2000;
+	vals[3].value += 8000;	/* 80% in CC6 */
+	wult_dpdec_decode(dp, &s, &pt);
+	WT_CHECK(fabs(pt.v[WULT_M_CPU_FREQ].num - 3000) < 1e-6, "freq %f",
+		 pt.v[WULT_M_CPU_FREQ].num);
+	WT_CHECK(fabs(pt.v[WULT_M_CC6].num - 80) < 1e-6, "cc6 %f", pt.v[WULT_M_CC6].num);
+	WT_EQ(pt.v[WULT_M_SCALED].num, 0);
+	/* Half the time running: values scale by 2, and are flagged. */
+	s.read.time_enabled = 200;
+	vals[0].value += 10000;
+	vals[3].value += 2000;
+	wult_dpdec_decode(dp, &s, &pt);
+	WT_EQ(pt.v[WULT_M_SCALED].num, 1);
+	WT_CHECK(fabs(pt.v[WULT_M_CC6].num - 20) < 1e-6, "scaled cc6 %f", pt.v[WULT_M_CC6].num);
+	wult_dpdec_free(dp);
+}
+
+/* Other events' samples are not taken for datapoints. */
+static void not_wult(void)
+{
+	struct wult_pd_attr attr = { 0 };
+	struct wult_pd_sample s = { 0 };
+	struct wult_dpdec *dp;
+	struct wult_pd *pd;
+	struct wult_pd_event ev;
+	uint8_t raw[200] = { 0 };
+	char err[256], path[PATH_MAX + 64];
+	int n = 0, wult = 0;
+
+	wult_dpdec_new(&dp);
+	wult_dpdec_load_format(dp, wult_synth_format(), strlen(wult_synth_format()),
+			       err, sizeof(err));
+	attr.attr.type = PERF_TYPE_TRACEPOINT;
+	attr.attr.config = 1500;
+	attr.attr.sample_type = PERF_SAMPLE_RAW;
+	s.attr = &attr;
+	s.raw = raw;
+	s.raw_size = 132;
+	WT_CHECK(wult_dpdec_is_wult(dp, &s), "wult:datapoint by id");
+	attr.attr.config = 1501;
+	WT_CHECK(!wult_dpdec_is_wult(dp, &s), "another tracepoint");
+	attr.attr.type = 42;	/* a PMU: the caller picked it */
+	WT_CHECK(wult_dpdec_is_wult(dp, &s), "PMU sample");
+	s.raw_size = 100;
+	WT_CHECK(!wult_dpdec_is_wult(dp, &s), "short payload");
+	snprintf(path, sizeof(path), "%s/sched_pipe.data", wt_data_dir());
+	if (!wult_pd_open(path, 0, &pd, err, sizeof(err))) {
+		WT_EQ(wult_dpdec_load_pd(dp, pd, err, sizeof(err)), -ENOENT);
+		WT_CHECK(strstr(err, "no wult:datapoint format"), "%s", err);
+		while (wult_pd_next(pd, &ev) > 0)
+			if (ev.type == PERF_RECORD_SAMPLE) {
+				n++;
+				wult += wult_dpdec_is_wult(dp, &ev.sample);
+			}
+		WT_CHECK(n > 0 && !wult, "%d of %d sched samples taken", wult, n);
+		wult_pd_close(pd);
+	}
+	wult_dpdec_free(dp);
+}
+
+int main(void)
+{
+	metrics();
+	bad_formats();
+	synth_roundtrip();
+	counters();
+	not_wult();
+	return wt_done();
+}

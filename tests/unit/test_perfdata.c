@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data reader: files written by the real perf (tests/data/, recorded
+ * with perf 6.1 on the host; expected values from `perf script`), and every
+ * bad-input class made by corrupting them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <perf/event.h>
+#include <wult/perfdata.h>
+#include "wt.h"
+#include "wt_data.h"
+
+
+struct expect {
+	const char *file;
+	int pipe;
+	unsigned int samples;
+	uint32_t pid;
+	uint64_t time_us;	/* first sample's time, in us as perf script prints */
+	uint64_t ip;
+};
+
+static const struct expect files[] = {
+	{ "cpuclock.data", 0, 5, 6547, 628799756, 0x7f9c10f13145ULL },
+	{ "pipe.data", 1, 3, 6579, 631069194, 0x561902177d55ULL },
+	{ "zstd.data", 0, 5, 6660, 632209796, 0xffffffff815fd387ULL },
+	{ "group.data", 0, 5, 6688, 633323294, 0 },
+	{ "raw.data", 0, 3, 6755, 635612967, 0x7f9a76f87158ULL },
+	{ "sched_pipe.data", 1, 42, 14900, 744398335, 0xffffffff821f8b58ULL },
+};
+
+static char *path(const char *f)
+{
+	static char buf[PATH_MAX + 64];
+
+	snprintf(buf, sizeof(buf), "%s/%s", wt_data_dir(), f);
+	return buf;
+}
+
+static void check_file(const struct expect *e, unsigned int flags)
+{
+	struct wult_pd *pd;
+	struct wult_pd_event ev;
+	unsigned int n = 0;
+	uint64_t last_time = 0;
+	char err[512];
+	int ret, ordered_ok = 1;
+
+	ret = wult_pd_open(path(e->file), flags, &pd, err, sizeof(err));
+	WT_CHECK(!ret, "%s: %s", e->file, err);
+	if (ret)
+		return;
+	WT_EQ(wult_pd_is_pipe(pd), e->pipe);
+	while ((ret = wult_pd_next(pd, &ev)) > 0) {
+		const struct wult_pd_sample *s = &ev.sample;
+
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		if (!n) {
+			WT_CHECK(s->pid == e->pid, "%s pid %u", e->file, s->pid);
+			WT_CHECK(s->time / 1000 == e->time_us, "%s time %llu", e->file,
+				 (unsigned long long)s->time);
+			if (e->ip)
+				WT_CHECK(s->ip == e->ip, "%s ip %llx", e->file,
+					 (unsigned long long)s->ip);
+		}
+		if (s->time < last_time)
+			ordered_ok = 0;
+		last_time = s->time;
+		if (!strcmp(e->file, "group.data")) {
+			WT_EQ(s->read.nr, 2);
+			WT_CHECK(s->read.values[1].id == s->attr->ids[0] ||
+				 s->read.values[1].id != 0, "group ids");
+			WT_CHECK(s->callchain_nr > 0 && s->callchain_nr < 200, "callchain");
+		}
+		if (!strcmp(e->file, "raw.data")) {
+			WT_EQ(s->regs_user_nr, 2);
+			WT_CHECK(s->regs_user_abi != 0, "abi");
+		}
+		if (!strcmp(e->file, "sched_pipe.data")) {
+			WT_CHECK(s->raw_size > 8, "raw size %u", s->raw_size);
+			WT_CHECK(s->cpu == 0, "cpu");
+		}
+		n++;
+	}
+	WT_CHECK(ret == 0, "%s: %s", e->file, wult_pd_error(pd));
+	WT_CHECK(n == e->samples, "%s: %u samples, want %u", e->file, n, e->samples);
+	if (flags & WULT_PD_ORDERED)
+		WT_CHECK(ordered_ok, "%s: ordered", e->file);
+	WT_CHECK(wult_pd_nr_attrs(pd) >= 1, "attrs");
+	if (!strcmp(e->file, "cpuclock.data")) {
+		WT_CHECK(wult_pd_hostname(pd) && wult_pd_osrelease(pd), "host/os");
+		WT_CHECK(wult_pd_cmdline(pd) && strstr(wult_pd_cmdline(pd), "perf record"),
+			 "cmdline '%s'", wult_pd_cmdline(pd));
+		WT_EQ(wult_pd_nr_cpus_online(pd), 2);
+		WT_CHECK(wult_pd_pmu_name(pd, 1) && !strcmp(wult_pd_pmu_name(pd, 1), "software"),
+			 "pmu");
+		WT_CHECK(wult_pd_attr(pd, 0)->name &&
+			 !strcmp(wult_pd_attr(pd, 0)->name, "cpu-clock"), "name");
+	}
+	if (!strcmp(e->file, "group.data"))
+		WT_CHECK(!strcmp(wult_pd_attr(pd, 1)->name, "task-clock"), "member name");
+	if (!strcmp(e->file, "sched_pipe.data")) {
+		const char *sys, *text;
+		size_t len;
+		unsigned int i, found = 0;
+
+		for (i = 0; i < wult_pd_nr_formats(pd); i++) {
+			wult_pd_format(pd, i, &sys, &text, &len);
+			if (!strcmp(sys, "sched") && strstr(text, "name: sched_switch"))
+				found = 1;
+		}
+		WT_CHECK(found, "sched_switch format in TRACING_DATA (%u formats)",
+			 wult_pd_nr_formats(pd));
+		WT_CHECK(!strcmp(wult_pd_attr(pd, 0)->name, "sched:sched_switch"), "tp name");
+	}
+	if (!strcmp(e->file, "zstd.data"))
+		WT_CHECK(wult_pd_count(pd, PERF_RECORD_COMPRESSED) > 0, "compressed records");
+	wult_pd_close(pd);
+}
+
+/* ---- corrupted inputs ---- */
+
+static uint8_t *slurp(const char *f, size_t *len)
+{
+	FILE *fp = fopen(path(f), "rb");
+	uint8_t *b;
+
+	if (!fp)
+		return NULL;
+	fseek(fp, 0, SEEK_END);
+	*len = ftell(fp);
+	rewind(fp);
+	b = malloc(*len);
+	if (fread(b, 1, *len, fp) != *len) {
+		free(b);
+		b = NULL;
+	}
+	fclose(fp);
+	return b;
+}
+
+/* Opens @buf as a file and reads it to the end; the error text or NULL. */
+static const char *try_buf(const uint8_t *buf, size_t len)
+{
+	static char err[512];
+	struct wult_pd *pd;
+	struct wult_pd_event ev;
+	int fd = memfd_create("t", 0), ret;
+
+	if (write(fd, buf, len) != (ssize_t)len)
+		return "write failed";
+	lseek(fd, 0, SEEK_SET);
+	ret = wult_pd_open_fd(fd, 0, &pd, err, sizeof(err));
+	if (ret)
+		return err;
+	while ((ret = wult_pd_next(pd, &ev)) > 0)
+		;
+	if (ret < 0)
+		snprintf(err, sizeof(err), "%s", wult_pd_error(pd));
+	wult_pd_close(pd);
+	return ret < 0 ? err : NULL;
+}
+
+static void expect_err(const char *what, const uint8_t *buf, size_t len, const char *want)
+{
+	const char *e = try_buf(buf, len);
+
+	WT_CHECK(e && strstr(e, want), "%s: got '%s', want '%s'", what, e ? e : "(success)",
+		 want);
+	if (e)
+		printf("  %-22s -> %s\n", what, e);
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void wr64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* Offset of the first record of @type in a file-mode buffer, or 0. */
+static size_t find_rec(const uint8_t *b, size_t len, uint32_t type)
+{
+	size_t off = rd64(b + 40), end = off + rd64(b + 48);
+
+	while (off + 8 <= end && off + 8 <= len) {
+		uint32_t t;
+		uint16_t sz;
+
+		memcpy(&t, b + off, 4);
+		memcpy(&sz, b + off + 6, 2);
+		if (t == type)
+			return off;
+		if (!sz)
+			return 0;
+		off += sz;
+	}
+	return 0;
+}
+
+static void bad_inputs(void)
+{
+	uint8_t *b, *c;
+	size_t len, off;
+	uint64_t v;
+
+	b = slurp("cpuclock.data", &len);
+	WT_CHECK(b, "read fixture");
+	if (!b)
+		return;
+	c = malloc(len);
+
+	expect_err("empty", b, 0, "header truncated");
+	expect_err("truncated header", b, 50, "header truncated");
+	memcpy(c, b, len);
+	memcpy(c, "NOTPERF!", 8);
+	expect_err("wrong magic", c, len, "not a perf.data file");
+	memcpy(c, b, len);
+	for (off = 0; off < 8; off++)
+		c[off] = b[7 - off];
+	expect_err("other endianness", c, len, "other endianness");
+	memcpy(c, b, len);
+	memcpy(c, "PERFFILE", 8);
+	expect_err("version 1", c, len, "too old");
+
+	/* attr_size in the header disagrees with perf_event_attr.size */
+	memcpy(c, b, len);
+	wr64(c + 16, rd64(b + 16) + 8);
+	expect_err("attr size mismatch", c, len, "attr");
+	memcpy(c, b, len);
+	v = rd64(b + 24);	/* attrs.offset: the attr's own size field */
+	c[v + 4] += 8;
+	expect_err("attr.size mismatch", c, len, "attr size mismatch");
+
+	/* sections past the end of the file */
+	memcpy(c, b, len);
+	wr64(c + 48, len);	/* data.size */
+	expect_err("data past EOF", c, len, "runs past the end of the file");
+	memcpy(c, b, len);
+	wr64(c + 24, len - 8);
+	expect_err("attrs past EOF", c, len, "runs past the end of the file");
+	expect_err("truncated file", b, len - 300, "past the end of the file");
+
+	/* records */
+	memcpy(c, b, len);
+	off = find_rec(c, len, PERF_RECORD_SAMPLE);
+	WT_CHECK(off, "sample found");
+	c[off + 6] = 0;
+	c[off + 7] = 0;
+	expect_err("zero-size record", c, len, "less than its own header");
+	memcpy(c, b, len);
+	c[off] = 200;
+	expect_err("unknown record type", c, len, "unknown record type 200");
+	memcpy(c, b, len);
+	c[off + 6] = 0xf0;
+	c[off + 7] = 0x7f;
+	expect_err("record past data end", c, len, "truncated");
+	memcpy(c, b, len);
+	c[off + 6] = 16;	/* shorter than the sample_type needs */
+	c[off + 7] = 0;
+	expect_err("short sample", c, len, "record");
+	free(b);
+	free(c);
+
+	/* absurd group count: the READ nr of group.data's first sample */
+	b = slurp("group.data", &len);
+	if (b) {
+		off = find_rec(b, len, PERF_RECORD_SAMPLE);
+		/* IP, TID, TIME, ID, then READ nr */
+		wr64(b + off + 8 + 32, 1ULL << 40);
+		expect_err("absurd group count", b, len, "absurd group read count");
+		free(b);
+	}
+	/* pipe mode: truncated stream */
+	b = slurp("pipe.data", &len);
+	if (b) {
+		expect_err("truncated pipe", b, len - 5, "truncated");
+		free(b);
+	}
+}
+
+/* ---- a synthetic pipe stream with every sample_type bit ---- */
+
+struct buf {
+	uint8_t b[16384];
+	size_t n;
+};
+
+static void b64(struct buf *b, uint64_t v)
+{
+	memcpy(b->b + b->n, &v, 8);
+	b->n += 8;
+}
+
+static void bhdr(struct buf *b, uint32_t type, size_t size)
+{
+	struct perf_event_header h = { type, 0, size };
+
+	memcpy(b->b + b->n, &h, 8);
+	b->n += 8;
+}
+
+#define ALL_BITS (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
+		  PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
+		  PERF_SAMPLE_PERIOD | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_RAW | \
+		  PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | \
+		  PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_IDENTIFIER | \
+		  PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | \
+		  PERF_SAMPLE_AUX | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | \
+		  PERF_SAMPLE_CODE_PAGE_SIZE)
+
+/* The body (after the header) of a sample with every field. */
+static void sample_body(struct buf *b)
+{
+	int i;
+
+	b64(b, 77);			/* IDENTIFIER */
+	b64(b, 0x1111);			/* IP */
+	b64(b, 5 | 6ULL << 32);		/* TID */
+	b64(b, 1000);			/* TIME */
+	b64(b, 0x2222);			/* ADDR */
+	b64(b, 77);			/* ID */
+	b64(b, 88);			/* STREAM_ID */
+	b64(b, 3);			/* CPU */
+	b64(b, 1);			/* PERIOD */
+	b64(b, 2);			/* READ: nr, enabled, running, 2 x {value, id, lost} */
+	b64(b, 200);
+	b64(b, 100);
+	b64(b, 10); b64(b, 77); b64(b, 0);
+	b64(b, 20); b64(b, 78); b64(b, 1);
+	b64(b, 2); b64(b, 0xa); b64(b, 0xb);	/* CALLCHAIN */
+	{				/* RAW: u32 12 + 12 bytes */
+		uint32_t rs = 12;
+
+		memcpy(b->b + b->n, &rs, 4);
+		memcpy(b->b + b->n + 4, "0123456789ab", 12);
+		b->n += 16;
+	}
+	b64(b, 1); b64(b, 5);		/* BRANCH_STACK nr, hw_idx */
+	b64(b, 0xf0); b64(b, 0xf1); b64(b, 0);
+	b64(b, 2);			/* REGS_USER abi + 3 regs */
+	for (i = 0; i < 3; i++)
+		b64(b, 100 + i);
+	b64(b, 16); b64(b, 0x1234); b64(b, 0x5678); b64(b, 8);	/* STACK_USER */
+	b64(b, 9);			/* WEIGHT */
+	b64(b, 10);			/* DATA_SRC */
+	b64(b, 11);			/* TRANSACTION */
+	b64(b, 2); b64(b, 200); b64(b, 201);	/* REGS_INTR abi + 2 regs */
+	b64(b, 12);			/* PHYS_ADDR */
+	b64(b, 13);			/* CGROUP */
+	b64(b, 4096);			/* DATA_PAGE_SIZE */
+	b64(b, 8192);			/* CODE_PAGE_SIZE */
+	b64(b, 8); b64(b, 0x99);	/* AUX */
+}
+
+static void sample_id(struct buf *b)
+{
+	b64(b, 5 | 6ULL << 32);	/* TID */
+	b64(b, 1000);		/* TIME */
+	b64(b, 78);		/* ID */
+	b64(b, 88);		/* STREAM_ID */
+	b64(b, 3);		/* CPU */
+	b64(b, 78);		/* IDENTIFIER */
+}
+
+static void all_bits(void)
+{
+	static struct buf b, body, cbuf;
+	struct perf_event_attr attr = { 0 };
+	struct wult_pd *pd;
+	struct wult_pd_event ev;
+	char err[256];
+	int p[2], ret, nsamples = 0, lost = 0, rounds = 0;
+	size_t start, clen;
+
+	attr.size = PERF_ATTR_SIZE_VER7;
+	attr.sample_type = ALL_BITS;
+	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST |
+			   PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
+	attr.sample_regs_user = 0x7;
+	attr.sample_regs_intr = 0x3;
+	attr.sample_id_all = 1;
+	b64(&b, 0x32454c4946524550ULL);	/* pipe header */
+	b64(&b, 16);
+	bhdr(&b, PERF_RECORD_HEADER_ATTR, 8 + PERF_ATTR_SIZE_VER7 + 16);
+	memcpy(b.b + b.n, &attr, PERF_ATTR_SIZE_VER7);
+	b.n += PERF_ATTR_SIZE_VER7;
+	b64(&b, 77);
+	b64(&b, 78);
+	bhdr(&b, PERF_RECORD_HEADER_FEATURE, 8 + 8 + 4 + 12);	/* HOSTNAME */
+	b64(&b, 3);
+	{
+		uint32_t len = 12;
+
+		memcpy(b.b + b.n, &len, 4);
+		memcpy(b.b + b.n + 4, "synthhost\0\0\0", 12);
+		b.n += 16;
+	}
+	sample_body(&body);
+	bhdr(&b, PERF_RECORD_SAMPLE, 8 + body.n);
+	memcpy(b.b + b.n, body.b, body.n);
+	b.n += body.n;
+	start = b.n;				/* LOST: id, lost, sample_id */
+	bhdr(&b, PERF_RECORD_LOST, 8 + 16 + 48);
+	b64(&b, 78);
+	b64(&b, 5);
+	sample_id(&b);
+	bhdr(&b, PERF_RECORD_LOST_SAMPLES, 8 + 8 + 48);
+	b64(&b, 7);
+	sample_id(&b);
+	bhdr(&b, PERF_RECORD_FINISHED_ROUND, 8);
+	/* The sample again, inside a zstd COMPRESSED record. */
+	cbuf.n = 0;
+	bhdr(&cbuf, PERF_RECORD_SAMPLE, 8 + body.n);
+	memcpy(cbuf.b + cbuf.n, body.b, body.n);
+	cbuf.n += body.n;
+	clen = ZSTD_compress(b.b + b.n + 8, sizeof(b.b) - b.n - 16, cbuf.b, cbuf.n, 1);
+	WT_CHECK(!ZSTD_isError(clen), "zstd");
+	/* Not padded: perf writes COMPRESSED records at their exact size, and
+	 * the records after one may be unaligned (the reader copies them). */
+	(void)start;
+	bhdr(&b, PERF_RECORD_COMPRESSED, 8 + clen);
+	b.n += clen;
+	bhdr(&b, PERF_RECORD_FINISHED_ROUND, 8);	/* unaligned now */
+
+	/* WULT_WRITE_SEED=FILE saves the stream as a fuzzing seed. */
+	if (getenv("WULT_WRITE_SEED")) {
+		FILE *f = fopen(getenv("WULT_WRITE_SEED"), "wb");
+
+		if (f) {
+			fwrite(b.b, 1, b.n, f);
+			fclose(f);
+		}
+	}
+	WT_CHECK(!pipe(p), "pipe");
+	WT_CHECK(write(p[1], b.b, b.n) == (ssize_t)b.n, "write");
+	close(p[1]);
+	ret = wult_pd_open_fd(p[0], 0, &pd, err, sizeof(err));
+	WT_CHECK(!ret, "open: %s", err);
+	if (ret)
+		return;
+	while ((ret = wult_pd_next(pd, &ev)) > 0) {
+		const struct wult_pd_sample *s = &ev.sample;
+
+		if (ev.type == PERF_RECORD_LOST || ev.type == PERF_RECORD_LOST_SAMPLES) {
+			WT_EQ(ev.lost, ev.type == PERF_RECORD_LOST ? 5 : 7);
+			WT_CHECK(ev.attr == wult_pd_attr(pd, 0), "lost attr by id");
+			lost++;
+		}
+		rounds += ev.type == PERF_RECORD_FINISHED_ROUND;
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		nsamples++;
+		WT_EQ(s->id, 77);
+		WT_EQ(s->ip, 0x1111);
+		WT_EQ(s->pid, 5);
+		WT_EQ(s->tid, 6);
+		WT_EQ(s->time, 1000);
+		WT_EQ(s->addr, 0x2222);
+		WT_EQ(s->stream_id, 88);
+		WT_EQ(s->cpu, 3);
+		WT_EQ(s->period, 1);
+		WT_EQ(s->read.nr, 2);
+		WT_EQ(s->read.time_enabled, 200);
+		WT_EQ(s->read.time_running, 100);
+		WT_EQ(s->read.values[1].value, 20);
+		WT_EQ(s->read.values[1].id, 78);
+		WT_EQ(s->read.values[1].lost, 1);
+		WT_EQ(s->callchain_nr, 2);
+		WT_EQ(s->callchain[1], 0xb);
+		WT_EQ(s->raw_size, 12);
+		WT_CHECK(!memcmp(s->raw, "0123456789ab", 12), "raw");
+		WT_EQ(s->branch_nr, 1);
+		WT_EQ(s->branch_hw_idx, 5);
+		WT_EQ(s->branches[0].to, 0xf1);
+		WT_EQ(s->regs_user_nr, 3);
+		WT_EQ(s->regs_user[2], 102);
+		WT_EQ(s->stack_size, 16);
+		WT_EQ(s->stack_dyn_size, 8);
+		WT_EQ(s->weight, 9);
+		WT_EQ(s->data_src, 10);
+		WT_EQ(s->transaction, 11);
+		WT_EQ(s->regs_intr_nr, 2);
+		WT_EQ(s->regs_intr[1], 201);
+		WT_EQ(s->phys_addr, 12);
+		WT_EQ(s->cgroup, 13);
+		WT_EQ(s->data_page_size, 4096);
+		WT_EQ(s->code_page_size, 8192);
+		WT_EQ(s->aux_size, 8);
+	}
+	WT_CHECK(ret == 0, "all bits: %s", wult_pd_error(pd));
+	WT_EQ(nsamples, 2);
+	WT_EQ(lost, 2);
+	WT_EQ(rounds, 2);
+	WT_CHECK(wult_pd_hostname(pd) && !strcmp(wult_pd_hostname(pd), "synthhost"), "host");
+	WT_EQ(wult_pd_count(pd, PERF_RECORD_COMPRESSED), 1);
+	wult_pd_close(pd);
+}
+
+/*
+ * Ordered mode: samples come out in time order, released at each
+ * FINISHED_ROUND up to the previous round's newest time (perf's rule).
+ */
+static void ordered(void)
+{
+	static const uint64_t times[] = { 30, 10, 20, 0, 25, 5, 40, 0, 35, 50, 0, 45 };
+	static struct buf b;
+	struct perf_event_attr attr = { 0 };
+	struct wult_pd *pd;
+	struct wult_pd_event ev;
+	uint64_t out[16], last = 0;
+	char err[256];
+	int p[2], n = 0, sorted = 1;
+	size_t i;
+
+	attr.size = PERF_ATTR_SIZE_VER7;
+	attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME;
+	b.n = 0;
+	b64(&b, 0x32454c4946524550ULL);
+	b64(&b, 16);
+	bhdr(&b, PERF_RECORD_HEADER_ATTR, 8 + PERF_ATTR_SIZE_VER7 + 8);
+	memcpy(b.b + b.n, &attr, PERF_ATTR_SIZE_VER7);
+	b.n += PERF_ATTR_SIZE_VER7;
+	b64(&b, 1);
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		if (!times[i]) {	/* 0: a round ends */
+			bhdr(&b, PERF_RECORD_FINISHED_ROUND, 8);
+			continue;
+		}
+		bhdr(&b, PERF_RECORD_SAMPLE, 24);
+		b64(&b, 1);
+		b64(&b, times[i]);
+	}
+	WT_CHECK(!pipe(p), "pipe");
+	WT_CHECK(write(p[1], b.b, b.n) == (ssize_t)b.n, "write");
+	close(p[1]);
+	WT_CHECK(!wult_pd_open_fd(p[0], WULT_PD_ORDERED, &pd, err, sizeof(err)), "%s", err);
+	while (wult_pd_next(pd, &ev) > 0) {
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		out[n++] = ev.sample.time;
+		sorted &= ev.sample.time >= last;
+		last = ev.sample.time;
+	}
+	WT_EQ(n, 9);
+	WT_CHECK(sorted, "order: %llu %llu %llu %llu", (unsigned long long)out[0],
+		 (unsigned long long)out[1], (unsigned long long)out[2],
+		 (unsigned long long)out[3]);
+	wult_pd_close(pd);
+}
+
+int main(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		check_file(&files[i], 0);
+		check_file(&files[i], WULT_PD_ORDERED);
+	}
+	bad_inputs();
+	all_bits();
+	ordered();
+	return wt_done();
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Streaming statistics against a sorted reference. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <wult/stats.h>
+#include "wt.h"
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The reference: numpy's 'linear' percentile on a sorted array. */
+static double ref_pct(const int64_t *v, size_t n, double p)
+{
+	double h = (double)(n - 1) * p / 100.0;
+	size_t lo = (size_t)h;
+
+	if (lo >= n - 1)
+		return (double)v[n - 1];
+	return (double)v[lo] + (h - (double)lo) * (double)(v[lo + 1] - v[lo]);
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t xs(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int close_to(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b));
+}
+
+static void check_dist(const char *name, int64_t (*gen)(void), size_t n)
+{
+	static const double ps[] = { 0, 50, 90, 99, 99.9, 99.99, 99.999, 100, 33.3 };
+	struct wult_stats *st = wult_stats_new();
+	struct wult_stats_summary s;
+	int64_t *v = malloc(n * sizeof(*v));
+	long double sum = 0, sq = 0, mean;
+	size_t i;
+
+	int fails = 0;
+
+	for (i = 0; i < n; i++) {
+		v[i] = gen();
+		fails += !!wult_stats_add(st, v[i]);
+		sum += v[i];
+	}
+	WT_EQ(fails, 0);
+	qsort(v, n, sizeof(*v), cmp64);
+	mean = sum / n;
+	for (i = 0; i < n; i++)
+		sq += (v[i] - mean) * (v[i] - mean);
+	wult_stats_summary(st, &s);
+	WT_EQ(s.count, n);
+	WT_EQ(s.min, v[0]);
+	WT_EQ(s.max, v[n - 1]);
+	WT_CHECK(close_to(s.mean, (double)mean), "%s mean %f vs %f", name, s.mean, (double)mean);
+	if (n > 1)
+		WT_CHECK(fabs(s.stddev - (double)sqrtl(sq / (n - 1))) <= 1e-6 * fmax(1, s.stddev),
+			 "%s stddev %f vs %f", name, s.stddev, (double)sqrtl(sq / (n - 1)));
+	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		double got = wult_stats_percentile(st, ps[i]);
+		double want = ref_pct(v, n, ps[i]);
+
+		WT_CHECK(close_to(got, want), "%s p%g: %f vs %f", name, ps[i], got, want);
+	}
+	WT_CHECK(close_to(s.median, ref_pct(v, n, 50)), "%s median", name);
+	WT_CHECK(close_to(s.p99_999, ref_pct(v, n, 99.999)), "%s p99.999", name);
+	free(v);
+	wult_stats_free(st);
+}
+
+static int64_t g_uniform(void) { return xs() % 4000000; }
+static int64_t g_signed(void) { return (int64_t)(xs() % 20001) - 10000; }
+static int64_t g_const(void) { return 1234; }
+/* Latency-like: a body near 5 us plus a sparse long tail. */
+static int64_t g_tail(void)
+{
+	uint64_t r = xs();
+
+	if (r % 1000 == 0)
+		return 100000 + (int64_t)(xs() % 50000000);
+	return 4000 + (int64_t)(xs() % 2000);
+}
+
+static int count_cb(int64_t val, uint64_t cnt, void *ctx)
+{
+	uint64_t *c = ctx;
+
+	(void)val;
+	*c += cnt;
+	return 0;
+}
+
+/* Queries between adds (partial batches, a batch that grows) stay exact. */
+static void interleaved(void)
+{
+	struct wult_stats *st = wult_stats_new();
+	struct wult_stats_summary s;
+	static int64_t v[200000];
+	size_t i, n = 0;
+	int bad = 0;
+
+	for (i = 0; i < 200000; i++) {
+		v[n++] = i % 7 ? g_uniform() : g_tail();
+		wult_stats_add(st, v[n - 1]);
+		if (i % 30011 == 0 || i == 5000 || i == 70000) {
+			int64_t *c = malloc(n * sizeof(*c));
+
+			memcpy(c, v, n * sizeof(*c));
+			qsort(c, n, sizeof(*c), cmp64);
+			wult_stats_summary(st, &s);
+			bad += s.count != n || s.min != c[0] || s.max != c[n - 1] ||
+			       !close_to(s.p99, ref_pct(c, n, 99)) ||
+			       !close_to(s.median, ref_pct(c, n, 50));
+			free(c);
+		}
+	}
+	WT_EQ(bad, 0);
+	WT_EQ(wult_stats_count(st), 200000);
+	wult_stats_free(st);
+}
+
+int main(void)
+{
+	struct wult_stats *st, *st2;
+	struct wult_stats_summary s;
+	uint64_t c = 0;
+	int i;
+
+	check_dist("uniform", g_uniform, 200000);
+	check_dist("signed", g_signed, 100001);
+	check_dist("const", g_const, 1000);
+	check_dist("tail", g_tail, 300000);
+	check_dist("one", g_uniform, 1);
+	interleaved();
+
+	/* Empty. */
+	st = wult_stats_new();
+	wult_stats_summary(st, &s);
+	WT_EQ(s.count, 0);
+	WT_CHECK(isnan(s.median), "empty median is NaN");
+
+	/* Out of range: exact extremes, clamped percentiles, counted. */
+	wult_stats_add(st, INT64_MAX / 4);
+	wult_stats_add(st, -5);
+	wult_stats_summary(st, &s);
+	WT_EQ(s.max, INT64_MAX / 4);
+	WT_EQ(s.clamped, 1);
+	WT_CHECK(wult_stats_percentile(st, 100) == (double)WULT_STATS_MAX, "clamp top");
+
+	/* Merge keeps counts and exact extremes. */
+	st2 = wult_stats_new();
+	for (i = 0; i < 1000; i++)
+		wult_stats_add(st2, i);
+	WT_CHECK(!wult_stats_merge(st2, st), "merge");
+	wult_stats_summary(st2, &s);
+	WT_EQ(s.count, 1002);
+	WT_EQ(s.min, -5);
+	WT_EQ(s.max, INT64_MAX / 4);
+	wult_stats_foreach(st2, count_cb, &c);
+	WT_EQ(c, 1002);
+	wult_stats_free(st);
+	wult_stats_free(st2);
+
+	/* Memory follows the range, not the count: 2M values over 4 ms. */
+	st = wult_stats_new();
+	for (i = 0; i < 2000000; i++)
+		wult_stats_add(st, g_uniform());
+	WT_CHECK(wult_stats_mem(st) < 22u << 20, "mem %zu", wult_stats_mem(st));
+	for (i = 0; i < 2000000; i++)
+		wult_stats_add(st, g_uniform());
+	WT_CHECK(wult_stats_mem(st) < 22u << 20, "mem %zu", wult_stats_mem(st));
+	wult_stats_free(st);
+	return wt_done();
+}

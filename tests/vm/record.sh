@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# wult record in a guest: group with discovered and -e counters, exact -c,
+# --time-limit, SIGINT, files stock perf reads, and clear errors.
+. "$WULT_SRC/tests/lib.sh"
+cd "$OUT" || exit 1
+dec=$WULT_SRC/scripts/perf/wult-decode.py
+
+# raw datapoints of FILE according to the python decoder
+ndp() {
+	perf script -i "$1" -s "$dec" 2>/dev/null | awk '$1 == "raw"' | wc -l
+}
+
+wult record -c 10 -o none.data > /dev/null 2> nomod.err
+t_eq "without the module: exit 1" 1 $?
+t_check "without the module: says to load it" grep -q 'insmod wult.ko' nomod.err
+
+t_check "insmod" insmod "$WULT_KO"
+
+wult record -C 1 -c 300 -e cpu-clock -e page-faults -o a.data 2> a.err
+t_eq "record -c 300 exits 0" 0 $?
+cat a.err
+t_check "group has msr/tsc/ and the -e events" \
+	grep -q 'with msr/tsc/.*cpu-clock, page-faults' a.err
+t_check "missing counters reported, not fatal" grep -q 'counters left out' a.err
+t_eq "-c 300 gives exactly 300 datapoints" 300 "$(ndp a.data)"
+perf script -i a.data -s "$dec" 2>/dev/null | awk '$1 == "raw"' > a.txt
+t_check "every datapoint is from CPU 1" test "$(awk '$3 != 1' a.txt | wc -l)" = 0
+t_check "group reads present (datapoint count read with the sample)" \
+	test "$(awk '$16 == "-"' a.txt | wc -l)" = 0
+t_check "datapoint count read = sample index" \
+	test "$(awk '$16 != NR' a.txt | wc -l)" = 0
+perf report -i a.data --header-only > hdr.txt 2>&1
+t_eq "perf report --header-only reads it" 0 $?
+t_check "header has the command line" grep -q 'cmdline : .*wult record -C 1 -c 300' hdr.txt
+t_check "header names the events" grep -q 'event : name = wult/datapoints' hdr.txt
+perf script -i a.data > a.script 2> a.script.err
+t_eq "perf script reads it" 0 $?
+t_check "perf script prints the wult samples" \
+	test "$(grep -c ' wult/datapoints,ldist_min=0,ldist_max=4000/:' a.script)" -ge 299
+t_check "perf script without complaint" test ! -s a.script.err
+
+t0=$(date +%s)
+wult record -q -t 3 -o t.data 2> t.err
+rc=$?
+el=$(($(date +%s) - t0))
+t_eq "--time-limit 3 exits 0" 0 $rc
+t_check "--time-limit 3 stops after 3-6 s (took $el)" test $el -ge 3 -a $el -le 6
+t_check "--time-limit file has datapoints" test "$(ndp t.data)" -ge 10
+
+wult record -q --ldist 100,200 -o s.data 2> s.err &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+t_eq "SIGINT: exit 0" 0 $?
+n=$(ndp s.data)
+t_check "SIGINT: file complete and readable ($n datapoints)" test "$n" -ge 10
+perf script -i s.data -s "$dec" 2>/dev/null | awk '$1 == "raw"' > s.txt
+t_check "--ldist 100,200: every LDist in [100, 200] us" \
+	test "$(awk '$9 < 100000 || $9 > 200000' s.txt | wc -l)" = 0
+
+# Bad input: clear errors, usage errors exit 2.
+wult record --ldist 5,3 -c 1 > /dev/null 2> e1
+t_eq "--ldist 5,3: exit 2" 2 $?
+t_check "--ldist 5,3: explained" grep -q 'MIN <= MAX' e1
+wult record --ldist 0,60000 -c 1 > /dev/null 2> e2
+t_eq "--ldist beyond 50 ms: exit 2" 2 $?
+wult record -C 7 -c 1 > /dev/null 2> e3
+t_eq "CPU 7 (absent): exit 2" 2 $?
+t_check "CPU 7: explained" grep -q 'CPU 7 does not exist' e3
+wult record -e nosuch/x/ -c 1 > /dev/null 2> e4
+t_eq "-e nosuch/x/: exit 2" 2 $?
+t_check "-e nosuch/x/: names the PMU" grep -q "no PMU 'nosuch'" e4
+wult record --bogus > /dev/null 2>&1
+t_eq "unknown option: exit 2" 2 $?
+wult record -c 1 -o /nonexistent/dir/x.data > /dev/null 2> e5
+t_eq "unwritable output: exit 1" 1 $?
+t_check "unwritable output: names the file" grep -q '/nonexistent/dir/x.data' e5
+echo 0 > /sys/devices/system/cpu/cpu1/online
+wult record -C 1 -c 1 > /dev/null 2> e6
+t_eq "offline CPU: exit 1" 1 $?
+t_check "offline CPU: says how to bring it online" grep -q 'CPU 1 is offline' e6
+echo 1 > /sys/devices/system/cpu/cpu1/online
+
+t_check "rmmod" rmmod wult
+t_done
