@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The main job (make run = scripts/wult-run) end to end in its default
+# guest: exactly the requested datapoints, the per-state report, the CSV.
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$top/scripts/wult-run" --datapoints 400 --ldist 50,1000 --out "$tmp/o" > "$tmp/out" 2>&1
+t_eq "wult-run exits 0" 0 $?
+t_check "report has 400 datapoints in all" grep -q '^all: 400 datapoints' "$tmp/out"
+t_check "report names the state C1" grep -q '^C1: 400 datapoints' "$tmp/out"
+for st in count min median p99 p99.9 max; do
+	t_check "report has $st of WakeLatency and IntrLatency" \
+		grep -qE "^  $st +[0-9.]+ +[0-9.]+$" "$tmp/out"
+done
+t_check "min WakeLatency is positive" \
+	awk '$1 == "min" && $2 + 0 > 0 { ok = 1 } END { exit !ok }' "$tmp/out"
+t_eq "datapoints.csv has a row per datapoint" 401 "$(wc -l < "$tmp/o/datapoints.csv")"
+t_check "LDist within 50-1000 us in the CSV" awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) if ($i == "LDist") c = i; next }
+	$c < 50 || $c > 1000 { bad++ } END { exit bad > 0 || !c }' "$tmp/o/datapoints.csv"
+t_check "perf.data kept" test -s "$tmp/o/wult.data"
+
+"$top/scripts/wult-run" --datapoints 0 --out "$tmp/b" > /dev/null 2>&1
+t_check "--datapoints 0 fails" test $? -ne 0
+"$top/scripts/wult-run" --bogus > /dev/null 2>&1
+t_eq "unknown option exits 2" 2 $?
+t_done
