@@ -11,11 +11,11 @@
  *   idle exit   (cpu_idle probe): take TAI.
  *
  * and emits one datapoint per armed event. Which of TIntr and TAI comes
- * first depends on the kernel and the idle state: when the idle state
- * returns with interrupts off (6.3+, cpuidle on 6.1) the exit probe runs
- * first (IntrOff = 1); when it returns with interrupts on (6.1's
- * default_idle_call(), POLL) the handler runs first (IntrOff = 0).
- * WakeLatency = TAI - LTime, IntrLatency = TIntr - LTime.
+ * first depends on the idle state: states that wake up with interrupts
+ * masked (cpuidle mwait states) return to the exit probe before the handler
+ * runs (IntrOff = 1); "sti; hlt" (default_idle_call()) and polling states
+ * take the interrupt inside the idle state, before the exit probe
+ * (IntrOff = 0). WakeLatency = TAI - LTime, IntrLatency = TIntr - LTime.
  *
  * A datapoint is dropped, and counted, when it cannot be trusted: the event
  * fired while the CPU was busy (not_idle), another interrupt woke the CPU
@@ -60,6 +60,7 @@ struct wult_cpu {
 	u64 ldist_max;		/* ns */
 	/* Snapshots at TBI. */
 	u64 tsc_bi;
+	u64 exit_tsc;		/* TSC at the exit probe's entry */
 	u64 mperf_bi;
 	u64 smi_bi;
 	unsigned int nmi_bi;
@@ -82,7 +83,7 @@ static bool wult_has_mperf;
 static bool wult_has_smi;
 
 static DEFINE_MUTEX(wult_probe_lock);
-static unsigned int wult_probe_users;
+static bool wult_probe_on;
 
 /*
  * Interrupts this CPU handled: device IRQs plus every x86 system vector
@@ -141,6 +142,8 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 	}
 	dp->tsc_khz = tsc_khz;
 	dp->seq = wc->seq++;
+	dp->wake_latency = dp->tai - dp->ltime;
+	dp->intr_latency = dp->tintr - dp->ltime;
 
 	wc->stats.emitted++;
 	trace_datapoint(dp);
@@ -148,10 +151,22 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 	wc->stats.delivery_failed += failed;
 }
 
-/* Idle entry, IRQs off: arm if needed, then take TBI and the snapshots. */
-static void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
+/*
+ * Idle entry, IRQs off: snapshot the counters, arm if needed, take TBI.
+ * Arming is the slow part; doing it last but one keeps the arm-to-TBI gap,
+ * which LDist must exceed for a valid datapoint, as short as possible.
+ */
+static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 {
 	struct wult_dp *dp = &wc->rec.dp;
+
+	dp->req_cstate = state;
+	wc->irqs_bi = wult_irq_count();
+	wc->nmi_bi = this_cpu_read(irq_stat.__nmi_count);
+	if (wult_has_smi)
+		wc->smi_bi = wult_read_msr(MSR_SMI_COUNT);
+	if (wult_has_mperf)
+		wc->mperf_bi = wult_read_msr(MSR_IA32_MPERF);
 
 	if (!wc->armed) {
 		u64 ldist = wult_pick_ldist(wc);
@@ -174,33 +189,27 @@ static void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 		wc->stats.early_wake++;
 	}
 
-	dp->req_cstate = state;
-	wc->irqs_bi = wult_irq_count();
-	wc->nmi_bi = this_cpu_read(irq_stat.__nmi_count);
-	if (wult_has_smi)
-		wc->smi_bi = wult_read_msr(MSR_SMI_COUNT);
-	if (wult_has_mperf)
-		wc->mperf_bi = wult_read_msr(MSR_IA32_MPERF);
 	/* TBI last: nothing but the idle state itself after it. */
 	dp->tbi = ktime_get_ns();
 	wc->tsc_bi = rdtsc_ordered();
 	wc->in_idle = true;
 }
 
-/*
- * Idle exit. @ts1 and @tai were taken first thing in the probe. IRQs are on
- * here in 6.1's default_idle_call(), which handled the wake-up interrupt
- * already; then any interrupt counted since TBI means the CPU was not woken
- * by ours.
- */
-static void wult_idle_exit(struct wult_cpu *wc, u64 ts1, u64 tai, bool irqs_on)
+/* Did anything but our event interrupt the idle period so far? */
+static bool wult_interrupted(struct wult_cpu *wc)
 {
-	struct wult_dp *dp = &wc->rec.dp;
+	return wult_irq_count() != wc->irqs_bi ||
+	       this_cpu_read(irq_stat.__nmi_count) != wc->nmi_bi;
+}
 
-	if (!wc->in_idle)
-		return;
-	wc->in_idle = false;
-
+/*
+ * Idle exit, IRQs off. Unless our handler already ran, any interrupt
+ * handled since TBI (idle states that return with IRQs on run it before
+ * this probe) means the CPU was not woken by ours.
+ */
+static void wult_idle_exit_irqoff(struct wult_cpu *wc, struct wult_dp *dp,
+				  u64 ts1, u64 tai)
+{
 	dp->tai = tai;
 	dp->ai_ts1 = ts1;
 	dp->tsc_delta = ts1 - wc->tsc_bi;
@@ -208,16 +217,19 @@ static void wult_idle_exit(struct wult_cpu *wc, u64 ts1, u64 tai, bool irqs_on)
 		dp->mperf_delta = wult_read_msr(MSR_IA32_MPERF) - wc->mperf_bi;
 
 	if (wc->fired) {
-		/* Interrupt first (IntrOff = 0): the datapoint is complete. */
+		/*
+		 * Interrupt first (IntrOff = 0): the datapoint is complete. With
+		 * IRQs on, the interrupt may also have hit this probe after TAI.
+		 */
 		wc->fired = false;
 		dp->ai_ts2 = rdtsc_ordered();
-		wult_emit(wc, false);
+		wult_emit(wc, tai < dp->tintr);
 		return;
 	}
 	if (!wc->armed)
 		return;	/* dropped by the interrupt handler */
 
-	if (tai < dp->ltime || (irqs_on && wult_irq_count() != wc->irqs_bi)) {
+	if (tai < dp->ltime || wult_interrupted(wc)) {
 		/* Not our wake-up: keep the event, retake TBI next entry. */
 		wc->stats.early_wake++;
 		return;
@@ -227,28 +239,58 @@ static void wult_idle_exit(struct wult_cpu *wc, u64 ts1, u64 tai, bool irqs_on)
 	dp->ai_ts2 = rdtsc_ordered();
 }
 
-static void wult_idle_probe(void *data, unsigned int state, unsigned int cpu)
+/* Idle exit: exit_tsc and @tai were taken first thing in the probe. */
+static noinline void wult_idle_exit(u64 tai)
 {
 	struct wult_cpu *wc = wult_cpu();
+	struct wult_dp *dp = &wc->rec.dp;
 	unsigned long flags;
-	u64 ts1, tai;
 
-	if (!wc->active)
+	/* 6.1's default_idle_call() runs this probe with IRQs on. */
+	local_irq_save(flags);
+	if (wc->active && wc->in_idle) {
+		wc->in_idle = false;
+		wult_idle_exit_irqoff(wc, dp, wc->exit_tsc, tai);
+	}
+	local_irq_restore(flags);
+}
+
+/*
+ * Kept tiny and untraced, with the work out of line: unmeasured CPUs pay one
+ * compare and branch, and TAI is read a dozen instructions after entry.
+ */
+static notrace void wult_idle_probe(void *data, unsigned int state,
+				    unsigned int cpu)
+{
+	if (!this_cpu_read(wult_cpus.active))
 		return;
-
 	if (state != PWR_EVENT_EXIT) {
-		wult_idle_enter(wc, state);
+		wult_idle_enter(wult_cpu(), state);
 		return;
 	}
-
 	/* TAI as early as possible: the probe's own cost is after it. */
-	ts1 = rdtsc_ordered();
-	tai = ktime_get_ns();
+	this_cpu_write(wult_cpus.exit_tsc, rdtsc_ordered());
+	wult_idle_exit(ktime_get_ns());
+}
 
-	local_irq_save(flags);
-	if (wc->active)
-		wult_idle_exit(wc, ts1, tai, !arch_irqs_disabled_flags(flags));
-	local_irq_restore(flags);
+/*
+ * Our interrupt came inside the idle period: was the CPU already leaving
+ * idle for another reason, making the coming TAI not ours? A halting state
+ * ends at its first interrupt, so ours must be the only one since TBI. A
+ * polling state handles interrupts and keeps polling until need_resched,
+ * which we set unless someone else already did.
+ */
+static bool wult_woken_by_other(struct wult_cpu *wc, int state)
+{
+	if ((u32)state < 32 && (wc->poll_mask & BIT(state))) {
+		if (need_resched())
+			return true;
+		set_tsk_need_resched(current);
+		set_preempt_need_resched();
+		return false;
+	}
+	return wult_irq_count() - wc->irqs_bi != 1 ||
+	       this_cpu_read(irq_stat.__nmi_count) != wc->nmi_bi;
 }
 
 /* The delayed event's interrupt, on the measured CPU. */
@@ -271,23 +313,21 @@ static void wult_engine_intr(void)
 		dp->intr_ts2 = rdtsc_ordered();
 		wult_emit(wc, true);
 	} else if (wc->in_idle) {
-		/* Ours must be the only interrupt since TBI, or TAI is stale. */
-		if (wult_irq_count() - wc->irqs_bi != 1) {
+		if (wult_woken_by_other(wc, dp->req_cstate)) {
 			wc->stats.stale_tai++;
 			return;
 		}
 		wc->fired = true;
-		/* A polling state only stops when asked to reschedule. */
-		if ((u32)dp->req_cstate < 32 && (wc->poll_mask & BIT(dp->req_cstate))) {
-			set_tsk_need_resched(current);
-			set_preempt_need_resched();
-		}
 		dp->intr_ts2 = rdtsc_ordered();
 	} else {
 		wc->stats.not_idle++;
 	}
 }
 
+/*
+ * Idle states that poll with IRQs on and only end on need_resched. Without
+ * a cpuidle driver, state 0 is cpu_idle_poll() (idle=poll).
+ */
 static u32 wult_poll_states(void)
 {
 	struct cpuidle_driver *drv = cpuidle_get_driver();
@@ -295,7 +335,7 @@ static u32 wult_poll_states(void)
 	int i;
 
 	if (!drv)
-		return 0;
+		return BIT(0);
 	for (i = 0; i < drv->state_count && i < 32; i++)
 		if (drv->states[i].flags & CPUIDLE_FLAG_POLLING)
 			mask |= BIT(i);
@@ -327,35 +367,33 @@ void wult_engine_stop(void)
 	if (!wc->active)
 		return;
 	WRITE_ONCE(wc->active, false);
-	if (wc->armed) {
+	if (wc->armed)
 		wult_src->cancel();
-		wc->armed = false;
+	/* A fired event still waiting for its idle exit ends here too. */
+	if (wc->armed || wc->fired)
 		wc->stats.cancelled++;
-	}
+	wc->armed = false;
+	wc->fired = false;
 }
 
+/*
+ * The cpu_idle probe is registered when the first wult event is created and
+ * stays until rmmod. Registering flips the tracepoint's static key, i.e.
+ * patches the idle loop every CPU is executing; doing that per event made
+ * QEMU TCG guests trip on the patching int3. Unmeasured CPUs pay the call
+ * and one compare per idle transition.
+ */
 int wult_engine_get(void)
 {
 	int ret = 0;
 
 	mutex_lock(&wult_probe_lock);
-	if (!wult_probe_users)
+	if (!wult_probe_on) {
 		ret = register_trace_cpu_idle(wult_idle_probe, NULL);
-	if (!ret)
-		wult_probe_users++;
-	mutex_unlock(&wult_probe_lock);
-	return ret;
-}
-
-void wult_engine_put(void)
-{
-	mutex_lock(&wult_probe_lock);
-	if (!--wult_probe_users) {
-		unregister_trace_cpu_idle(wult_idle_probe, NULL);
-		/* No CPU may still run the probe once the last event is gone. */
-		tracepoint_synchronize_unregister();
+		wult_probe_on = !ret;
 	}
 	mutex_unlock(&wult_probe_lock);
+	return ret;
 }
 
 /* Lockless snapshot for debugfs: 64-bit loads do not tear on x86-64. */
@@ -395,5 +433,10 @@ int wult_engine_init(const struct wult_source *src)
 
 void wult_engine_exit(void)
 {
+	if (wult_probe_on) {
+		unregister_trace_cpu_idle(wult_idle_probe, NULL);
+		/* No CPU may still run the probe when the module text goes. */
+		tracepoint_synchronize_unregister();
+	}
 	wult_src->exit();
 }

@@ -42,9 +42,8 @@ int wult_engine_init(const struct wult_source *src);
 void wult_engine_exit(void);
 const char *wult_engine_source_name(void);
 
-/* Process context: hold/release the cpu_idle probe for one perf event. */
+/* Process context, for each new perf event: make sure the probe is in. */
 int wult_engine_get(void);
-void wult_engine_put(void);
 
 /*
  * IRQs off, on the measured CPU: start or retune (LDist range in ns) and

@@ -6,6 +6,8 @@
  * measures that CPU and each datapoint whose LDist is in the event's range
  * counts once (perf stat) and, for sampling events, becomes one sample
  * whose PERF_SAMPLE_RAW payload is struct wult_rec (perf record -R).
+ * Counting events of the latency-sum kinds add the datapoint's latency in
+ * ns instead of one, so perf stat gives means without recording samples.
  *
  * Perf does not export perf_event_overflow() to modules; perf_tp_event()
  * is, and does the counting, period and sample output of a software
@@ -44,16 +46,28 @@ static u64 wult_cfg_ldist_max(u64 config)
 	return (us ? us : WULT_LDIST_DEF_MAX_US) * NSEC_PER_USEC;
 }
 
-static void wult_event_destroy(struct perf_event *event)
+static unsigned int wult_cfg_kind(u64 config)
 {
-	wult_engine_put();
+	return (config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK;
+}
+
+/* What one datapoint adds to an event of this config's kind. */
+static u64 wult_cfg_count(u64 config, const struct wult_dp *dp)
+{
+	switch (wult_cfg_kind(config)) {
+	case WULT_KIND_WAKE_SUM:
+		return dp->tai - dp->ltime;
+	case WULT_KIND_INTR_SUM:
+		return dp->tintr - dp->ltime;
+	default:
+		return 1;
+	}
 }
 
 static int wult_event_init(struct perf_event *event)
 {
 	u64 cfg = event->attr.config;
-	u64 kind = (cfg >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK;
-	int ret;
+	unsigned int kind = wult_cfg_kind(cfg);
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
@@ -66,18 +80,17 @@ static int wult_event_init(struct perf_event *event)
 	if (wult_cfg_ldist_min(cfg) > wult_cfg_ldist_max(cfg) ||
 	    wult_cfg_ldist_max(cfg) > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
 		return -EINVAL;
+	/* A latency sum has no period: it only counts. */
+	if (kind != WULT_KIND_DATAPOINTS && is_sampling_event(event))
+		return -EINVAL;
 	/* Every datapoint is taken in the kernel. */
 	if (event->attr.exclude_kernel || has_branch_stack(event))
 		return -EOPNOTSUPP;
 
-	ret = wult_engine_get();
-	if (ret)
-		return ret;
-	event->destroy = wult_event_destroy;
-	return 0;
+	return wult_engine_get();
 }
 
-/* The union of the LDist ranges of this CPU's events drives the engine. */
+/* The span of the LDist ranges of this CPU's events drives the engine. */
 static void wult_pmu_update(struct list_head *events)
 {
 	u64 lo = U64_MAX, hi = 0;
@@ -136,34 +149,47 @@ static void wult_event_read(struct perf_event *event)
 {
 }
 
+/* Hands one datapoint to @event if its LDist is in the event's range. */
+static unsigned int wult_pmu_deliver_one(struct perf_event *event,
+					 struct wult_rec *rec,
+					 struct pt_regs *regs)
+{
+	u64 cfg = event->attr.config;
+	struct hlist_head head;
+	int rctx;
+
+	if (rec->dp.ldist < wult_cfg_ldist_min(cfg) ||
+	    rec->dp.ldist > wult_cfg_ldist_max(cfg))
+		return 0;
+	rctx = perf_swevent_get_recursion_context();
+	if (rctx < 0)
+		return 1;
+	/* A one-event list: perf_tp_event() delivers to it and puts rctx. */
+	INIT_HLIST_HEAD(&head);
+	hlist_add_head(&event->hlist_entry, &head);
+	perf_tp_event(wult_rec_type, wult_cfg_count(cfg, &rec->dp), rec,
+		      sizeof(*rec), regs, &head, rctx, NULL);
+	return 0;
+}
+
 unsigned int wult_pmu_deliver(struct wult_rec *rec)
 {
 	struct list_head *events = this_cpu_ptr(&wult_pmu_events);
-	u64 ldist = rec->dp.ldist;
 	struct perf_event *event;
 	unsigned int failed = 0;
-	struct pt_regs regs;
+	struct pt_regs regs = {};	/* no stack garbage in --intr-regs */
 
 	perf_fetch_caller_regs(&regs);
-	list_for_each_entry(event, events, active_entry) {
-		u64 cfg = event->attr.config;
-		struct hlist_head head;
-		int rctx;
-
-		if (ldist < wult_cfg_ldist_min(cfg) ||
-		    ldist > wult_cfg_ldist_max(cfg))
-			continue;
-		rctx = perf_swevent_get_recursion_context();
-		if (rctx < 0) {
-			failed++;
-			continue;
-		}
-		/* A one-event list: perf_tp_event() delivers to it and puts rctx. */
-		INIT_HLIST_HEAD(&head);
-		hlist_add_head(&event->hlist_entry, &head);
-		perf_tp_event(wult_rec_type, 1, rec, sizeof(*rec), &regs, &head,
-			      rctx, NULL);
-	}
+	/*
+	 * Counting events first: a sample's group read (e.g. a latency sum
+	 * in a group led by a sampling event) then includes this datapoint.
+	 */
+	list_for_each_entry(event, events, active_entry)
+		if (!is_sampling_event(event))
+			failed += wult_pmu_deliver_one(event, rec, &regs);
+	list_for_each_entry(event, events, active_entry)
+		if (is_sampling_event(event))
+			failed += wult_pmu_deliver_one(event, rec, &regs);
 	return failed;
 }
 
@@ -185,9 +211,24 @@ static const struct attribute_group wult_format_group = {
 
 /* period=1: every datapoint is a sample. */
 PMU_EVENT_ATTR_STRING(datapoints, wult_attr_datapoints, "kind=0,period=1");
+PMU_EVENT_ATTR_STRING(wake_latency_sum, wult_attr_wake_sum, "kind=1");
+PMU_EVENT_ATTR_STRING(intr_latency_sum, wult_attr_intr_sum, "kind=2");
+
+/* The sums' unit, which perf stat prints; names with a dot need __ATTR. */
+#define WULT_UNIT_ATTR(_var, _name)					\
+	static struct perf_pmu_events_attr _var = {			\
+		.attr = __ATTR(_name, 0444, perf_event_sysfs_show, NULL),	\
+		.event_str = "ns",					\
+	}
+WULT_UNIT_ATTR(wult_attr_wake_sum_unit, wake_latency_sum.unit);
+WULT_UNIT_ATTR(wult_attr_intr_sum_unit, intr_latency_sum.unit);
 
 static struct attribute *wult_event_attrs[] = {
 	&wult_attr_datapoints.attr.attr,
+	&wult_attr_wake_sum.attr.attr,
+	&wult_attr_wake_sum_unit.attr.attr,
+	&wult_attr_intr_sum.attr.attr,
+	&wult_attr_intr_sum_unit.attr.attr,
 	NULL,
 };
 

@@ -39,6 +39,8 @@ u16 wult_trace_type(void)
 	BUILD_BUG_ON(WULT_TP_OFF(nmi_cnt) != WULT_DP_OFF(nmi_cnt));
 	BUILD_BUG_ON(WULT_TP_OFF(tsc_khz) != WULT_DP_OFF(tsc_khz));
 	BUILD_BUG_ON(WULT_TP_OFF(seq) != WULT_DP_OFF(seq));
+	BUILD_BUG_ON(WULT_TP_OFF(wake_latency) != WULT_DP_OFF(wake_latency));
+	BUILD_BUG_ON(WULT_TP_OFF(intr_latency) != WULT_DP_OFF(intr_latency));
 
 	return event_datapoint.event.type;
 }

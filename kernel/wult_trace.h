@@ -38,7 +38,9 @@ TRACE_EVENT(datapoint,
 			 __field(u32, smi_cnt)
 			 __field(u32, nmi_cnt)
 			 __field(u32, tsc_khz)
-			 __field(u32, seq)),
+			 __field(u32, seq)
+			 __field(u64, wake_latency)
+			 __field(u64, intr_latency)),
 	    TP_fast_assign(__entry->ltime = dp->ltime;
 		       __entry->tbi = dp->tbi;
 		       __entry->tai = dp->tai;
@@ -57,7 +59,9 @@ TRACE_EVENT(datapoint,
 		       __entry->smi_cnt = dp->smi_cnt;
 		       __entry->nmi_cnt = dp->nmi_cnt;
 		       __entry->tsc_khz = dp->tsc_khz;
-		       __entry->seq = dp->seq;),
+		       __entry->seq = dp->seq;
+		       __entry->wake_latency = dp->wake_latency;
+		       __entry->intr_latency = dp->intr_latency;),
 	    TP_printk("cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu tintr=%llu ldist=%llu seq=%u",
 		      __entry->cpu, __entry->req_cstate, __entry->intr_off,
 		      __entry->ltime, __entry->tbi, __entry->tai, __entry->tintr,

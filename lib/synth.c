@@ -58,13 +58,15 @@ static const char format_text[] =
 	"\tfield:u32 nmi_cnt;\toffset:116;\tsize:4;\tsigned:0;\n"
 	"\tfield:u32 tsc_khz;\toffset:120;\tsize:4;\tsigned:0;\n"
 	"\tfield:u32 seq;\toffset:124;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 wake_latency;\toffset:128;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 intr_latency;\toffset:136;\tsize:8;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu "
 	"tintr=%llu ldist=%llu seq=%u\", REC->cpu, REC->req_cstate, REC->intr_off, "
 	"REC->ltime, REC->tbi, REC->tai, REC->tintr, REC->ldist, REC->seq\n";
 
-_Static_assert(sizeof(struct wult_dp) + WULT_DP_HDR_SIZE == 128,
-	       "the built-in format describes a 128-byte payload");
+_Static_assert(sizeof(struct wult_dp) + WULT_DP_HDR_SIZE == 144,
+	       "the built-in format describes a 144-byte payload");
 
 const char *wult_synth_format(void)
 {
@@ -171,6 +173,8 @@ void wult_synth_next(struct wult_synth *g, struct wult_dp *dp)
 	dp->nmi_cnt = (rnd(g) % 1000) == 0;
 	dp->tsc_khz = o->tsc_khz;
 	dp->seq = g->seq[dp->cpu]++;
+	dp->wake_latency = dp->tai - dp->ltime;
+	dp->intr_latency = dp->tintr - dp->ltime;
 	g->n++;
 }
 

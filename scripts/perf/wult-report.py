@@ -57,18 +57,17 @@ def process_event(param_dict):
     if not param_dict.get("ev_name", "").startswith("wult"):
         return
     dp = wult_perf.from_raw(param_dict.get("raw_buf"))
-    if dp is None:
+    if dp is None or not wult_perf.is_sampler(param_dict):
         return
     key = add_point("raw", dp)
-    vals = param_dict["sample"].get("values")
+    vals = wult_perf.read_values(param_dict)
     if vals and len(vals) > 1:
         # Group read at this datapoint: the members' counts since the last
         # datapoint of this CPU are their deltas over this wake cycle.
-        # perf 6.1 gives each value as (id, value, lost).
-        cur = {v[0]: v[1] for v in vals}
+        cur = dict(vals)
         prev = last_values.get(dp["cpu"])
         if prev is not None:
-            group_deltas[key] = [cur[v[0]] - prev.get(v[0], 0) for v in vals[1:]]
+            group_deltas[key] = [cur[i] - prev.get(i, 0) for i, _ in vals[1:]]
         last_values[dp["cpu"]] = cur
 
 

@@ -12,11 +12,11 @@ import os
 import struct
 
 HDR = struct.Struct("<HBBi")            # struct trace_entry
-DP = struct.Struct("<11Q2i6I")          # struct wult_dp, version 1
+DP = struct.Struct("<11Q2i6I2Q")        # struct wult_dp, version 1
 DP_FIELDS = ("ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2",
              "intr_ts1", "intr_ts2", "tsc_delta", "mperf_delta", "cpu",
              "req_cstate", "intr_off", "flags", "smi_cnt", "nmi_cnt",
-             "tsc_khz", "seq")
+             "tsc_khz", "seq", "wake_latency", "intr_latency")
 REC_SIZE = HDR.size + DP.size
 TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
 
@@ -31,6 +31,38 @@ def from_raw(raw):
 def from_fields(fields):
     """struct wult_dp fields of a wult:datapoint tracepoint record."""
     return {f: int(fields[f]) for f in DP_FIELDS}
+
+
+PERF_SAMPLE_READ = 1 << 4
+
+
+def read_values(param_dict):
+    """[(id, value)] of a sample's PERF_SAMPLE_READ, or None without one.
+
+    perf fills "values" even when the event has no PERF_SAMPLE_READ, so
+    the attr's sample_type (offset 24) decides; perf 6.1 gives each value
+    as (id, value, lost)."""
+    attr = param_dict.get("attr")
+    vals = param_dict["sample"].get("values")
+    if not attr or len(attr) < 32 or not vals:
+        return None
+    if not struct.unpack_from("<Q", attr, 24)[0] & PERF_SAMPLE_READ:
+        return None
+    return [(v[0], v[1]) for v in vals]
+
+
+def is_sampler(param_dict):
+    """Is this sample delivered for the event that sampled?
+
+    perf script hands a group-read sample to the script once per group
+    member, each copy with the member's attr and the same raw payload;
+    only the sampling event (period or frequency set) is the datapoint."""
+    attr = param_dict.get("attr")
+    if not attr or len(attr) < 48:
+        return True
+    period = struct.unpack_from("<Q", attr, 16)[0]
+    freq = struct.unpack_from("<Q", attr, 40)[0] & (1 << 10)
+    return period != 0 or freq != 0
 
 
 def cyc2ns(cycles, tsc_khz):

@@ -148,7 +148,7 @@ static void counters(void)
 	struct wult_dpdec *dp;
 	struct wult_point pt;
 	struct wult_dp d = { .tai = 10, .tintr = 20, .cpu = 0, .tsc_khz = 2000000 };
-	uint8_t raw[136];
+	uint8_t raw[WULT_DP_HDR_SIZE + sizeof(struct wult_dp)];
 	char err[256];
 
 	wult_dpdec_new(&dp);

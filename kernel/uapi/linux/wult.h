@@ -36,6 +36,8 @@
 /* What a wult event counts or samples; selected by the "kind" format term. */
 enum wult_kind {
 	WULT_KIND_DATAPOINTS = 0,	/* one count (and sample) per datapoint */
+	WULT_KIND_WAKE_SUM = 1,		/* counting only: + TAI - LTime, ns */
+	WULT_KIND_INTR_SUM = 2,		/* counting only: + TIntr - LTime, ns */
 	WULT_KIND_MAX,
 };
 
@@ -68,6 +70,12 @@ struct wult_dp {
 	__u32 nmi_cnt;		/* NMIs from TBI to datapoint (WULT_DPF_NMI) */
 	__u32 tsc_khz;		/* kernel's TSC frequency, kHz */
 	__u32 seq;		/* per-CPU datapoint sequence number */
+	/*
+	 * Derived, for ftrace hist triggers and event filters, which cannot
+	 * key on an expression: the raw latencies, not overhead-compensated.
+	 */
+	__u64 wake_latency;	/* ns: TAI - LTime (WakeLatencyRaw) */
+	__u64 intr_latency;	/* ns: TIntr - LTime (IntrLatencyRaw) */
 };
 
 #endif /* _UAPI_LINUX_WULT_H */

@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The measurement engine, end to end on CPU 1 of an idle guest: datapoints
+# as perf samples, counts and tracepoint records; their consistency; event
+# configs, groups, two events on one CPU, per-task refusal, CPU hot-unplug
+# and rmmod while in use. vm-run checks the kernel log afterwards.
+. "$WULT_SRC/tests/lib.sh"
+
+DEC=$WULT_SRC/scripts/perf/wult-decode.py
+STATS=/sys/kernel/debug/wult/stats
+W=$OUT/engine
+mkdir -p "$W"
+
+# cnt CPU FIELD: one of CPU's counters in debugfs.
+cnt() {
+	awk -v c="cpu$1" -v k="$2" '$1 == c { for (i = 2; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == k) print kv[2] } }' $STATS
+}
+
+# wait_armed CPU: wait (up to 20 s) until CPU's engine arms, i.e. perf's
+# event is scheduled in (perf takes seconds to start under TCG).
+wait_armed() {
+	local a0 i
+	a0=$(cnt "$1" armed)
+	for i in $(seq 100); do
+		[ "$(cnt "$1" armed)" != "$a0" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# decode DATA TXT: wult-decode.py output without comment lines.
+decode() {
+	perf script -i "$1" -s "$DEC" 2>"$2.err" | grep -v '^#' > "$2"
+}
+
+rec() {
+	perf record -q "$@" 2>>"$W/perf.err"
+}
+
+# Keep this script, perf and everything it starts off the measured CPU 1:
+# a busy CPU 1 turns datapoints into early wakes and drops.
+taskset -p 1 $$ > /dev/null || echo "# taskset failed: CPU 1 is shared"
+
+t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
+t_check "perf list shows wult/datapoints/" \
+	sh -c 'perf list pmu 2>/dev/null | grep -q "wult/datapoints/"'
+t_check "wult:datapoint tracepoint exists" \
+	test -r /sys/kernel/tracing/events/wult/datapoint/format
+
+# ---- 1. 5 s of datapoints as samples --------------------------------------
+a0=$(cnt 1 armed) e0=$(cnt 1 emitted)
+rec -R -e wult/datapoints/ -C 1 -o "$W/main.data" -- sleep 5
+t_check "perf record -R wult/datapoints/ (5 s)" test -s "$W/main.data"
+a1=$(cnt 1 armed) e1=$(cnt 1 emitted)
+decode "$W/main.data" "$W/main.txt"
+armed=$((a1 - a0)) emitted=$((e1 - e0)) n=$(wc -l < "$W/main.txt")
+echo "# main run: armed=$armed emitted=$emitted samples=$n"
+grep "^cpu1 " $STATS | sed 's/^/# /'
+t_check "datapoints recorded ($n)" test "$n" -gt 100
+t_eq "every emitted datapoint is a sample" "$emitted" "$n"
+t_check "valid/armed >= 95% ($emitted/$armed)" \
+	test $((emitted * 100)) -ge $((armed * 95))
+# Columns: src ev cpu seq ltime tbi tai tintr ldist req_cstate intr_off ...
+bad=$(awk 'BEGIN { prev = -1 }
+	$3 != 1 { print "cpu", $0; next }
+	!($5 > $6) { print "ltime<=tbi", $0; next }
+	!($7 >= $5) { print "tai<ltime", $0; next }
+	!($8 >= $5) { print "tintr<ltime", $0; next }
+	!($9 >= 0 && $9 <= 4000000) { print "ldist", $0; next }
+	($11 == 1) != ($7 < $8) { print "intr_off", $0; next }
+	prev >= 0 && $4 != prev + 1 { print "seq", $0 }
+	{ prev = $4 }' "$W/main.txt" | head -5)
+t_eq "fields consistent (LTime>TBI, TAI/TIntr>=LTime, LDist, IntrOff, seq)" "" "$bad"
+off=$(awk '$11 == 1' "$W/main.txt" | wc -l)
+echo "# intr_off=1: $off of $n"
+
+# ---- 2. counting ----------------------------------------------------------
+e0=$(cnt 1 emitted)
+cnt=$(perf stat -e wult/datapoints/ -C 1 -x, -- sleep 2 2>&1 >/dev/null |
+	awk -F, '/wult/ { print $1 }')
+e1=$(cnt 1 emitted)
+t_eq "perf stat count == datapoints emitted" "$((e1 - e0))" "$cnt"
+# Two identical events on one CPU see the same datapoints.
+cnts=$(perf stat -e wult/datapoints/ -e wult/datapoints/ -C 1 -x, -- sleep 1 2>&1 >/dev/null |
+	awk -F, '/wult/ { printf "%s ", $1 }')
+set -- $cnts
+t_check "two identical events count the same ($cnts)" test "${1:-0}" -gt 0 -a "$1" = "${2:-}"
+# -a: every CPU is measured, each on its own.
+cnt=$(perf stat -a -A -e wult/datapoints/ -x, -- sleep 1 2>&1 >/dev/null |
+	awk -F, '/wult/ && $2 > 0 { n++ } END { print n + 0 }')
+t_eq "perf stat -a measures every CPU" "$(grep -c ^processor /proc/cpuinfo)" "$cnt"
+# The same run: the count read with each sample (:S) equals the samples.
+# (PERF_SAMPLE_READ needs --no-inherit.)
+rec --no-inherit -R -e '{wult/datapoints/}:S' -C 1 -o "$W/read.data" -- sleep 2
+decode "$W/read.data" "$W/read.txt"
+n=$(wc -l < "$W/read.txt")
+last=$(awk 'END { print $16 }' "$W/read.txt")
+t_check "samples in the :S run ($n)" test "$n" -gt 0
+t_eq "event count == sample count (same run)" "$n" "$last"
+
+# ---- 3. the tracepoint agrees with the raw samples -------------------------
+rec -R -e wult/datapoints/ -e wult:datapoint -C 1 -o "$W/tp.data" -- sleep 2
+perf script -i "$W/tp.data" 2>/dev/null > "$W/tp.script"
+# The format's print fmt, or perf-plugin's nicer one when it is loaded.
+t_check "perf script prints named tracepoint fields" \
+	grep -Eq 'wult:datapoint: cpu=1( [A-Za-z_]+=[^ ]+){5,}' "$W/tp.script"
+decode "$W/tp.data" "$W/tp.txt"
+nraw=$(grep -c '^raw' "$W/tp.txt") ntp=$(grep -c '^tp' "$W/tp.txt")
+# Same datapoint (cpu, seq) must have the same fields on both channels.
+res=$(awk '{ k = $3 " " $4; v = $5; for (i = 6; i <= 15; i++) v = v " " $i }
+	$1 == "raw" { raw[k] = v } $1 == "tp" { tp[k] = v }
+	END { m = 0; d = 0
+	      for (k in raw) if (k in tp) { m++; if (raw[k] != tp[k]) d++ }
+	      print m, d }' "$W/tp.txt")
+echo "# tracepoint run: raw=$nraw tp=$ntp matched/differing: $res"
+t_check "raw and tracepoint records both present" test "$nraw" -gt 0 -a "$ntp" -gt 0
+t_check "raw decode == tracepoint fields for every common datapoint" \
+	test "${res% *}" -ge $((nraw * 9 / 10)) -a "${res#* }" -eq 0
+
+# ---- 4. groups ------------------------------------------------------------
+for g in msr/tsc/ cpu-clock; do
+	rm -f "$W/g.data"
+	rec -R -e "{wult/datapoints/,$g}:S" -C 1 -o "$W/g.data" -- sleep 1
+	decode "$W/g.data" "$W/g.txt"
+	t_check "group {wult/datapoints/,$g}:S ($(wc -l < "$W/g.txt") datapoints)" \
+		test -s "$W/g.txt"
+done
+
+# ---- 5. two events, different LDist ranges, on one CPU --------------------
+rec -R -e wult/datapoints,ldist_min=100,ldist_max=1000/ \
+	-e wult/datapoints,ldist_min=2000,ldist_max=3000/ -C 1 \
+	-o "$W/two.data" -- sleep 3
+decode "$W/two.data" "$W/two.txt"
+n1=$(grep -c 'ldist_min=100,' "$W/two.txt") n2=$(grep -c 'ldist_min=2000,' "$W/two.txt")
+bad=$(awk '/ldist_min=100,/ && ($9 < 100000 || $9 > 1000000) { print }
+	/ldist_min=2000,/ && ($9 < 2000000 || $9 > 3000000) { print }' "$W/two.txt" | head -3)
+t_check "two events both sampled ($n1, $n2)" test "$n1" -gt 0 -a "$n2" -gt 0
+t_eq "each event only gets datapoints in its LDist range" "" "$bad"
+
+# ---- 6. refused configurations --------------------------------------------
+# open_fails NAME ERRNO EVENT ARGS...: perf reports the syscall's errno.
+open_fails() {
+	local name=$1 errno=$2 ev=$3 rc
+	shift 3
+	perf record -e "$ev" -o "$W/bad.data" "$@" -- true > "$W/bad.out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q "returned with $errno " "$W/bad.out"; then
+		t_ok "$name"
+	else
+		t_fail "$name (rc=$rc: $(grep -m1 -i error "$W/bad.out"))"
+	fi
+}
+open_fails "ldist_min > ldist_max: EINVAL" 22 wult/ldist_min=200,ldist_max=100/ -C 1
+open_fails "ldist_max = 60000 us: EINVAL" 22 wult/ldist_max=60000/ -C 1
+open_fails "unknown kind: EINVAL" 22 wult/kind=3/ -C 1
+open_fails "a latency sum cannot sample: EINVAL" 22 wult/wake_latency_sum/ -C 1
+open_fails "unknown config bits: EINVAL" 22 wult/config=0x10000000000/ -C 1
+open_fails "config1 set: EINVAL" 22 wult/config1=1/ -C 1
+if perf record -e wult/datapoints/ -o "$W/task.data" -- true > "$W/task.out" 2>&1; then
+	t_fail "per-task use is refused"
+else
+	t_ok "per-task use is refused: $(grep -m1 -i invalid "$W/task.out")"
+fi
+
+# ---- 7. hot-unplug of the measured CPU -------------------------------------
+if [ -w /sys/devices/system/cpu/cpu1/online ]; then
+	rec -R -e wult/datapoints/ -C 1 -o "$W/hp.data" -- sleep 5 &
+	pid=$!
+	t_check "measurement running before the unplug" wait_armed 1
+	t_check "CPU1 offline during measurement" \
+		sh -c 'echo 0 > /sys/devices/system/cpu/cpu1/online'
+	a0=$(cnt 1 armed)
+	sleep 1
+	a1=$(cnt 1 armed)
+	t_eq "no arming while CPU1 is offline" "$a0" "$a1"
+	t_check "CPU1 back online" sh -c 'echo 1 > /sys/devices/system/cpu/cpu1/online'
+	wait $pid
+	t_check "perf record survives the unplug" test -s "$W/hp.data"
+else
+	t_fail "CPU1 cannot be hot-unplugged"
+fi
+# Every armed event ended exactly once: none left armed anywhere.
+sleep 0.2
+left=$(awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
+	n = c["armed"] - c["emitted"] - c["not_idle"] - c["stale_tai"] - c["invalid"] - c["cancelled"]
+	if (n) print $1 "=" n }' $STATS)
+t_eq "no event left armed (armed = emitted+drops+cancelled)" "" "$left"
+
+# ---- 8. rmmod while an event exists ----------------------------------------
+perf stat -e wult/datapoints/ -C 1 -- sleep 4 > /dev/null 2>&1 &
+pid=$!
+wait_armed 1
+t_check "rmmod refused while an event exists" sh -c '! rmmod wult 2>/dev/null'
+wait $pid
+t_check "rmmod after the event is gone" rmmod wult
+cp $W/*.err "$OUT/" 2>/dev/null
+t_done
