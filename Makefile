@@ -50,7 +50,7 @@ kdir     = $(shell scripts/kdir $(1))
 KMODS   := $(foreach t,$(KTAGS),$(BUILD)/kernel/$(t)/wult.ko)
 KSRCS   := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile kernel/uapi/linux/*.h)
 
-.PHONY: all deps user modules fuzzers check run bench fuzz clean
+.PHONY: all deps user modules fuzzers check run bench fuzz clean install-plugins
 .SECONDARY:
 
 all: user modules
@@ -173,6 +173,12 @@ FUZZ_SECONDS ?= 300
 fuzz: deps
 	$(MAKE) fuzzers
 	for f in $(FUZZERS); do scripts/fuzz-run $$f $(FUZZ_SECONDS) || exit 1; done
+
+# The libtraceevent plugin where perf 6.1 and trace-cmd both look for it.
+PLUGIN_DIR ?= $(HOME)/.local/lib/traceevent/plugins
+install-plugins: $(TEP_PLUGINS)
+	install -d $(DESTDIR)$(PLUGIN_DIR)
+	install -m 0644 $(TEP_PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
 
 clean:
 	rm -rf $(BUILD)
