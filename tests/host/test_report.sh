@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
 W=$build/san/wult
 WREL=$build/rel/wult
-FIX=${WULT_INTEL_FIXTURES:-/work/shared/fixtures/intel-wult}
+FIX=${WULT_INTEL_FIXTURES:-$top/../shared/fixtures/intel-wult}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export ASAN_OPTIONS=detect_leaks=1

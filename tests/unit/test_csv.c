@@ -7,14 +7,12 @@
 
 #include <wult/csv.h>
 #include "wt.h"
+#include "wt_data.h"
 
-#define FIX "/work/shared/fixtures/intel-wult"
 
 static const char *fixdir(void)
 {
-	const char *d = getenv("WULT_INTEL_FIXTURES");
-
-	return d ? d : FIX;
+	return wt_intel_fixtures();
 }
 
 static void good(void)

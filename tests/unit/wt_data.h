@@ -40,4 +40,20 @@ static inline const char *wt_data_dir(void)
 	return dir;
 }
 
+/*
+ * The intel wult fixtures: $WULT_INTEL_FIXTURES, else shared/ beside the
+ * repository (as on the developers' machines and in CI).
+ */
+static inline const char *wt_intel_fixtures(void)
+{
+	static char dir[PATH_MAX + 64];
+
+	if (getenv("WULT_INTEL_FIXTURES"))
+		return getenv("WULT_INTEL_FIXTURES");
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "%s/../../../shared/fixtures/intel-wult",
+			 wt_data_dir());
+	return dir;
+}
+
 #endif
