@@ -39,6 +39,18 @@ printf '#!/bin/sh\necho "WARNING: CPU: 0 PID: 1 at fake" > /dev/kmsg\n' > "$tmp/
 "$vr" --out "$tmp/w" "$tmp/w.sh" >/dev/null 2>&1
 t_eq "a WARN in the kernel log fails the run" 126 $?
 
+# A guest that cannot boot (no init) is booted three times, then fails;
+# one that dies after its script started is not booted again.
+printf '#!/bin/sh\necho never\n' > "$tmp/n.sh"
+"$vr" --append rdinit=/nonexistent --timeout 60 --out "$tmp/n" "$tmp/n.sh" > /dev/null 2> "$tmp/nerr"
+t_eq "a guest that cannot boot fails with 125" 125 $?
+t_eq "it was booted three times" 2 "$(grep -c 'died while booting' "$tmp/nerr")"
+printf '#!/bin/sh\necho c > /proc/sysrq-trigger\n' > "$tmp/c.sh"
+"$vr" --timeout 60 --out "$tmp/c" "$tmp/c.sh" > /dev/null 2> "$tmp/cerr"
+rc=$?
+t_check "a guest crashing in its script fails (rc $rc)" test $rc -eq 125 -o $rc -eq 126
+t_check "and is not booted again" sh -c "! grep -q 'died while booting' '$tmp/cerr'"
+
 printf '#!/bin/sh\nsleep 600\n' > "$tmp/h.sh"
 t0=$(date +%s)
 "$vr" --timeout 12 --out "$tmp/h" "$tmp/h.sh" >/dev/null 2>"$tmp/herr"
