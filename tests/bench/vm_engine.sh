@@ -25,7 +25,7 @@ read -r n ldist wake span < m.txt
 awk -v a=$((a1 - a0)) -v e=$((e1 - e0)) -v n="$n" -v t="$span" -v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
     -v ld="$ldist" -v wl="$wake" -v lost="$lost" 'BEGIN {
 	y = 100 * e / a; rate = (n - 1) / (t / 1e6); ideal = 1e9 / (ld + wl)
-	printf "  datapoints %d armed %d emitted %d recorded over %.2f s (perf ran %.1f s)\n", a, e, n, t / 1e6, wall
+	printf "  datapoints armed %d, emitted %d, recorded %d over %.2f s (perf ran %.1f s)\n", a, e, n, t / 1e6, wall
 	printf "  yield      %.2f%% (goal >= 95%%): %s\n", y, (y >= 95 ? "met" : "GOAL MISSED")
 	printf "  rate       %.0f/s vs ideal %.0f/s (mean LDist %.1f us + mean WakeLatency %.1f us): %.1f%% (goal >= 80%%): %s\n",
 		rate, ideal, ld / 1000, wl / 1000, 100 * rate / ideal, (rate >= 0.8 * ideal ? "met" : "GOAL MISSED")
