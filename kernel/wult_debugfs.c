@@ -7,6 +7,8 @@
  *        cancelled=C delivery_failed=F
  * (on one line). Counters are cumulative since module load.
  * /sys/kernel/debug/wult/source: the delayed-event source in use.
+ * /sys/kernel/debug/wult/events: wult events in existence; the cpu_idle
+ * probe is registered exactly while this is not 0.
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -40,12 +42,20 @@ static int source_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(source);
 
+static int events_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%u\n", wult_engine_users());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(events);
+
 /* Best effort: the counters are a diagnostic, not needed to measure. */
 void wult_debugfs_init(void)
 {
 	wult_dir = debugfs_create_dir("wult", NULL);
 	debugfs_create_file("stats", 0444, wult_dir, NULL, &stats_fops);
 	debugfs_create_file("source", 0444, wult_dir, NULL, &source_fops);
+	debugfs_create_file("events", 0444, wult_dir, NULL, &events_fops);
 }
 
 void wult_debugfs_exit(void)

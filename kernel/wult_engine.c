@@ -83,7 +83,7 @@ static bool wult_has_mperf;
 static bool wult_has_smi;
 
 static DEFINE_MUTEX(wult_probe_lock);
-static bool wult_probe_on;
+static unsigned int wult_probe_users;	/* wult events in existence */
 
 /*
  * Interrupts this CPU handled: device IRQs plus every x86 system vector
@@ -377,23 +377,38 @@ void wult_engine_stop(void)
 }
 
 /*
- * The cpu_idle probe is registered when the first wult event is created and
- * stays until rmmod. Registering flips the tracepoint's static key, i.e.
- * patches the idle loop every CPU is executing; doing that per event made
- * QEMU TCG guests trip on the patching int3. Unmeasured CPUs pay the call
- * and one compare per idle transition.
+ * The cpu_idle probe exists while wult events do: registered with the first
+ * (event_init, process context), unregistered with the last (the event's
+ * destroy), so that no CPU pays for it when nothing is measured. While it
+ * exists, unmeasured CPUs pay the call and one compare per idle transition.
  */
 int wult_engine_get(void)
 {
 	int ret = 0;
 
 	mutex_lock(&wult_probe_lock);
-	if (!wult_probe_on) {
+	if (!wult_probe_users)
 		ret = register_trace_cpu_idle(wult_idle_probe, NULL);
-		wult_probe_on = !ret;
-	}
+	if (!ret)
+		wult_probe_users++;
 	mutex_unlock(&wult_probe_lock);
 	return ret;
+}
+
+unsigned int wult_engine_users(void)
+{
+	return READ_ONCE(wult_probe_users);
+}
+
+void wult_engine_put(void)
+{
+	mutex_lock(&wult_probe_lock);
+	if (!--wult_probe_users) {
+		unregister_trace_cpu_idle(wult_idle_probe, NULL);
+		/* The caller may free what the probe uses: let it finish. */
+		tracepoint_synchronize_unregister();
+	}
+	mutex_unlock(&wult_probe_lock);
 }
 
 /* Lockless snapshot for debugfs: 64-bit loads do not tear on x86-64. */
@@ -433,10 +448,6 @@ int wult_engine_init(const struct wult_source *src)
 
 void wult_engine_exit(void)
 {
-	if (wult_probe_on) {
-		unregister_trace_cpu_idle(wult_idle_probe, NULL);
-		/* No CPU may still run the probe when the module text goes. */
-		tracepoint_synchronize_unregister();
-	}
+	/* Events hold a module reference: none exists, nor does the probe. */
 	wult_src->exit();
 }

@@ -44,6 +44,9 @@ const char *wult_engine_source_name(void);
 
 /* Process context, for each new perf event: make sure the probe is in. */
 int wult_engine_get(void);
+void wult_engine_put(void);
+/* wult events in existence; the cpu_idle probe is registered while > 0. */
+unsigned int wult_engine_users(void);
 
 /*
  * IRQs off, on the measured CPU: start or retune (LDist range in ns) and

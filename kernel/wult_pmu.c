@@ -64,10 +64,16 @@ static u64 wult_cfg_count(u64 config, const struct wult_dp *dp)
 	}
 }
 
+static void wult_event_destroy(struct perf_event *event)
+{
+	wult_engine_put();
+}
+
 static int wult_event_init(struct perf_event *event)
 {
 	u64 cfg = event->attr.config;
 	unsigned int kind = wult_cfg_kind(cfg);
+	int ret;
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
@@ -87,7 +93,10 @@ static int wult_event_init(struct perf_event *event)
 	if (event->attr.exclude_kernel || has_branch_stack(event))
 		return -EOPNOTSUPP;
 
-	return wult_engine_get();
+	ret = wult_engine_get();
+	if (!ret)
+		event->destroy = wult_event_destroy;
+	return ret;
 }
 
 /* The span of the LDist ranges of this CPU's events drives the engine. */
