@@ -195,6 +195,12 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 	wc->in_idle = true;
 }
 
+/* Is @state one that polls with IRQs on until need_resched? */
+static bool wult_state_polls(struct wult_cpu *wc, int state)
+{
+	return (u32)state < 32 && (wc->poll_mask & BIT(state));
+}
+
 /* Did anything but our event interrupt the idle period so far? */
 static bool wult_interrupted(struct wult_cpu *wc)
 {
@@ -222,6 +228,14 @@ static void wult_idle_exit_irqoff(struct wult_cpu *wc, struct wult_dp *dp,
 		 * IRQs on, the interrupt may also have hit this probe after TAI.
 		 */
 		wc->fired = false;
+		/*
+		 * A poll that ended before our handler set need_resched was
+		 * ended by something else: this TAI is not ours.
+		 */
+		if (tai < dp->tintr && wult_state_polls(wc, dp->req_cstate)) {
+			wc->stats.stale_tai++;
+			return;
+		}
 		dp->ai_ts2 = rdtsc_ordered();
 		wult_emit(wc, tai < dp->tintr);
 		return;
@@ -229,8 +243,14 @@ static void wult_idle_exit_irqoff(struct wult_cpu *wc, struct wult_dp *dp,
 	if (!wc->armed)
 		return;	/* dropped by the interrupt handler */
 
-	if (tai < dp->ltime || wult_interrupted(wc)) {
-		/* Not our wake-up: keep the event, retake TBI next entry. */
+	/*
+	 * Not our wake-up: too early, another interrupt came, or a polling
+	 * state ended before our handler set need_resched (a remote wakeup
+	 * sets it without an IPI on a polling CPU). Keep the event armed and
+	 * retake TBI at the next idle entry.
+	 */
+	if (tai < dp->ltime || wult_interrupted(wc) ||
+	    wult_state_polls(wc, dp->req_cstate)) {
 		wc->stats.early_wake++;
 		return;
 	}
@@ -282,7 +302,7 @@ static notrace void wult_idle_probe(void *data, unsigned int state,
  */
 static bool wult_woken_by_other(struct wult_cpu *wc, int state)
 {
-	if ((u32)state < 32 && (wc->poll_mask & BIT(state))) {
+	if (wult_state_polls(wc, state)) {
 		if (need_resched())
 			return true;
 		set_tsk_need_resched(current);
