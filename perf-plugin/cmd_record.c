@@ -322,6 +322,14 @@ struct rec_state {
 	unsigned int nr_ev;
 	struct wult_pdw *pdw;
 	unsigned long long samples, lost, limit;
+	/*
+	 * Datapoints the wult event counted without a sample reaching the
+	 * ring (seen rarely, with no LOST record): the leader's count in the
+	 * group read grows by more than one between samples of a CPU.
+	 */
+	unsigned long long unsampled;
+	uint64_t *last_count;		/* per CPU, 0: no sample yet */
+	int max_cpu;
 	int failed;
 };
 
@@ -334,12 +342,21 @@ static void learn_ids(struct rec_state *st, const union perf_event *event)
 	const uint64_t *p = (const uint64_t *)(&event->header + 1);
 	const uint64_t *end = (const uint64_t *)((const char *)event + event->header.size);
 	uint64_t nr, i;
+	uint32_t cpu;
 
 	/* IDENTIFIER, IP, TID, TIME, CPU, then READ. */
+	cpu = (uint32_t)p[4];
 	p += 5;
 	if (p + 3 > end)
 		return;
 	nr = p[0];
+	if (nr && p + 5 <= end && (int)cpu <= st->max_cpu) {
+		uint64_t count = p[3];	/* the leader's: after nr, enabled, running */
+
+		if (st->last_count[cpu] && count > st->last_count[cpu] + 1)
+			st->unsampled += count - st->last_count[cpu] - 1;
+		st->last_count[cpu] = count;
+	}
 	p += 3;				/* nr, time_enabled, time_running */
 	for (i = 0; i < nr && i < st->nr_ev && p + 2 <= end; i++, p += 2)
 		wult_pdw_add_id(st->pdw, st->ev[i].pdw_idx, p[1]);
@@ -611,6 +628,12 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 		ret = 1;
 		goto out_delete;
 	}
+	st.max_cpu = perf_cpu_map__max(cpus).cpu;
+	st.last_count = calloc(st.max_cpu + 1, sizeof(*st.last_count));
+	if (!st.last_count) {
+		ret = 1;
+		goto out_close;
+	}
 	ret = perf_evlist__mmap(evlist, o->pages);
 	if (ret) {
 		fprintf(stderr, "wult record: cannot map the ring buffers (%u pages per "
@@ -665,12 +688,14 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	st.pdw = NULL;
 	if (!o->quiet || st.failed)
 		fprintf(stderr, "wult record: %llu datapoints in %.1f s (%.0f/s), %llu lost%s, "
-			"written to %s\n", st.samples, t, t > 0 ? st.samples / t : 0.0,
-			st.lost, st.lost ? " (use a larger -m)" : "", o->output);
+			"%llu counted but not sampled, written to %s\n", st.samples, t,
+			t > 0 ? st.samples / t : 0.0, st.lost,
+			st.lost ? " (use a larger -m)" : "", st.unsampled, o->output);
 	ret = st.failed ? 1 : 0;
 out_unmap:
 	perf_evlist__munmap(evlist);
 out_close:
+	free(st.last_count);
 	perf_evlist__close(evlist);
 out_delete:
 	perf_evlist__delete(evlist);	/* deletes the evsels too */

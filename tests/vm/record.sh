@@ -28,8 +28,15 @@ perf script -i a.data -s "$dec" 2>/dev/null | awk '$1 == "raw"' > a.txt
 t_check "every datapoint is from CPU 1" test "$(awk '$3 != 1' a.txt | wc -l)" = 0
 t_check "group reads present (datapoint count read with the sample)" \
 	test "$(awk '$16 == "-"' a.txt | wc -l)" = 0
-t_check "datapoint count read = sample index" \
-	test "$(awk '$16 != NR' a.txt | wc -l)" = 0
+# The leader's count read with each sample is its datapoint number: a
+# datapoint counted without a sample (seen about once in 6000, without a
+# LOST record) must show as exactly the gap wult record reports.
+gap=$(awk 'END { print $16 - NR }' a.txt)
+unsampled=$(sed -n 's/.* \([0-9]*\) counted but not sampled.*/\1/p' a.err)
+t_eq "count read - samples = datapoints reported not sampled" "$gap" "${unsampled:-none}"
+t_check "datapoints not sampled are rare ($gap of 300)" test "$gap" -le 3
+t_check "count read never falls behind the sample index" \
+	test "$(awk '$16 < NR' a.txt | wc -l)" = 0
 perf report -i a.data --header-only > hdr.txt 2>&1
 t_eq "perf report --header-only reads it" 0 $?
 t_check "header has the command line" grep -q 'cmdline : .*wult record -C 1 -c 300' hdr.txt
