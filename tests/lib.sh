@@ -25,3 +25,24 @@ t_done() {
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]
 }
+
+# wult_cnt CPU FIELD: one of wult.ko's per-CPU counters
+# (/sys/kernel/debug/wult/stats, e.g. armed, emitted).
+wult_cnt() {
+	awk -v c="cpu$1" -v k="$2" '$1 == c { for (i = 2; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == k) print kv[2] } }' \
+		/sys/kernel/debug/wult/stats
+}
+
+# wult_wait_change CPU FIELD TRIES: wait (TRIES x 0.2 s at most) until the
+# counter moves, i.e. until perf's event measures (it takes seconds to
+# start under TCG). Fails if it never does.
+wult_wait_change() {
+	local v0 i
+	v0=$(wult_cnt "$1" "$2")
+	for i in $(seq "$3"); do
+		[ "$(wult_cnt "$1" "$2")" != "$v0" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}

@@ -21,5 +21,5 @@ wult record -C "$cpu" -c "$count" --ldist "$ldist" -o "$OUT/wult.data"
 if [ -r $stats ]; then
 	echo "wult: module counters: $(grep "^cpu$cpu " $stats)"
 fi
-wult report -m WakeLatency,IntrLatency "$OUT/wult.data" | tee "$OUT/report.txt"
-wult report --csv "$OUT/datapoints.csv" "$OUT/wult.data" > /dev/null
+wult report -m WakeLatency,IntrLatency --csv "$OUT/datapoints.csv" "$OUT/wult.data" |
+	tee "$OUT/report.txt"

@@ -4,16 +4,16 @@
 # record's default buffer. Baseline: the ideal rate 1 / (mean LDist + mean
 # WakeLatency) of the same run. Goals: yield >= 95%, rate >= 80% of ideal,
 # zero lost samples.
+. "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
 insmod "$WULT_KO" || exit 1
 stats=/sys/kernel/debug/wult/stats
-field() { sed -n "s/^cpu1 .*$1=\([0-9]*\).*/\1/p" $stats; }
 
-a0=$(field armed) e0=$(field emitted)
+a0=$(wult_cnt 1 armed) e0=$(wult_cnt 1 emitted)
 t0=$EPOCHREALTIME
 perf record -q -R -e wult/datapoints,ldist_min=100,ldist_max=200/ -C 1 -o b.data -- sleep 10
 t1=$EPOCHREALTIME
-a1=$(field armed) e1=$(field emitted)
+a1=$(wult_cnt 1 armed) e1=$(wult_cnt 1 emitted)
 grep "^cpu1 " $stats
 lost=$(perf report -i b.data --stats 2>/dev/null | awk '/LOST/ { s += $NF } END { print s + 0 }')
 perf script -i b.data -s "$WULT_SRC/scripts/perf/wult-decode.py" 2>/dev/null |

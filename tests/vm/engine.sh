@@ -12,23 +12,6 @@ STATS=/sys/kernel/debug/wult/stats
 W=$OUT/engine
 mkdir -p "$W"
 
-# cnt CPU FIELD: one of CPU's counters in debugfs.
-cnt() {
-	awk -v c="cpu$1" -v k="$2" '$1 == c { for (i = 2; i <= NF; i++) {
-		split($i, kv, "="); if (kv[1] == k) print kv[2] } }' $STATS
-}
-
-# wait_armed CPU: wait (up to 20 s) until CPU's engine arms, i.e. perf's
-# event is scheduled in (perf takes seconds to start under TCG).
-wait_armed() {
-	local a0 i
-	a0=$(cnt "$1" armed)
-	for i in $(seq 100); do
-		[ "$(cnt "$1" armed)" != "$a0" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
 # decode DATA TXT: wult-decode.py output without comment lines.
 decode() {
@@ -50,10 +33,10 @@ t_check "wult:datapoint tracepoint exists" \
 	test -r /sys/kernel/tracing/events/wult/datapoint/format
 
 # ---- 1. 5 s of datapoints as samples --------------------------------------
-a0=$(cnt 1 armed) e0=$(cnt 1 emitted)
+a0=$(wult_cnt 1 armed) e0=$(wult_cnt 1 emitted)
 rec -R -e wult/datapoints/ -C 1 -o "$W/main.data" -- sleep 5
 t_check "perf record -R wult/datapoints/ (5 s)" test -s "$W/main.data"
-a1=$(cnt 1 armed) e1=$(cnt 1 emitted)
+a1=$(wult_cnt 1 armed) e1=$(wult_cnt 1 emitted)
 decode "$W/main.data" "$W/main.txt"
 armed=$((a1 - a0)) emitted=$((e1 - e0)) n=$(wc -l < "$W/main.txt")
 echo "# main run: armed=$armed emitted=$emitted samples=$n"
@@ -77,10 +60,10 @@ off=$(awk '$11 == 1' "$W/main.txt" | wc -l)
 echo "# intr_off=1: $off of $n"
 
 # ---- 2. counting ----------------------------------------------------------
-e0=$(cnt 1 emitted)
+e0=$(wult_cnt 1 emitted)
 cnt=$(perf stat -e wult/datapoints/ -C 1 -x, -- sleep 2 2>&1 >/dev/null |
 	awk -F, '/wult/ { print $1 }')
-e1=$(cnt 1 emitted)
+e1=$(wult_cnt 1 emitted)
 t_eq "perf stat count == datapoints emitted" "$((e1 - e0))" "$cnt"
 # Two identical events on one CPU see the same datapoints.
 cnts=$(perf stat -e wult/datapoints/ -e wult/datapoints/ -C 1 -x, -- sleep 1 2>&1 >/dev/null |
@@ -168,12 +151,12 @@ fi
 if [ -w /sys/devices/system/cpu/cpu1/online ]; then
 	rec -R -e wult/datapoints/ -C 1 -o "$W/hp.data" -- sleep 5 &
 	pid=$!
-	t_check "measurement running before the unplug" wait_armed 1
+	t_check "measurement running before the unplug" wult_wait_change 1 armed 100
 	t_check "CPU1 offline during measurement" \
 		sh -c 'echo 0 > /sys/devices/system/cpu/cpu1/online'
-	a0=$(cnt 1 armed)
+	a0=$(wult_cnt 1 armed)
 	sleep 1
-	a1=$(cnt 1 armed)
+	a1=$(wult_cnt 1 armed)
 	t_eq "no arming while CPU1 is offline" "$a0" "$a1"
 	t_check "CPU1 back online" sh -c 'echo 1 > /sys/devices/system/cpu/cpu1/online'
 	wait $pid
@@ -191,7 +174,7 @@ t_eq "no event left armed (armed = emitted+drops+cancelled)" "" "$left"
 # ---- 8. rmmod while an event exists ----------------------------------------
 perf stat -e wult/datapoints/ -C 1 -- sleep 4 > /dev/null 2>&1 &
 pid=$!
-wait_armed 1
+wult_wait_change 1 armed 100
 t_check "rmmod refused while an event exists" sh -c '! rmmod wult 2>/dev/null'
 wait $pid
 t_check "rmmod after the event is gone" rmmod wult

@@ -16,16 +16,15 @@ t_check "perf list shows wult events" sh -c 'perf list pmu 2>/dev/null | grep -q
 t_check "lsmod shows wult" sh -c 'grep -q "^wult " /proc/modules'
 # The cpu_idle probe exists exactly while wult events do.
 ev=/sys/kernel/debug/wult/events
-armed() { sed -n 's/^cpu1 armed=\([0-9]*\).*/\1/p' /sys/kernel/debug/wult/stats; }
 t_eq "no event, no probe" 0 "$(cat $ev)"
 perf stat -e wult/datapoints/ -C 1 -- sleep 4 > /dev/null 2>&1 &
-for i in $(seq 50); do [ "$(armed)" != 0 ] && break; sleep 0.2; done
+wult_wait_change 1 armed 50
 t_eq "one event while perf stat runs" 1 "$(cat $ev)"
 wait
 t_eq "probe unregistered when the event is gone" 0 "$(cat $ev)"
-a=$(armed)
+a=$(wult_cnt 1 armed)
 sleep 1
-t_eq "nothing armed after the event is gone" "$a" "$(armed)"
+t_eq "nothing armed after the event is gone" "$a" "$(wult_cnt 1 armed)"
 t_check "rmmod wult" rmmod wult
 t_check "PMU gone after rmmod" test ! -e $pmu
 t_check "module gone after rmmod" sh -c '! grep -q "^wult " /proc/modules'

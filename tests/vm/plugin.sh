@@ -33,12 +33,10 @@ t_check "python decoder saw the same records ($(wc -l < py.txt))" \
 t_check "plugin latencies equal the python decoder's" cmp -s py.txt pl.txt
 
 # trace-cmd loads the same plugin through the system libtraceevent.
-emitted() { sed -n 's/^cpu1 .*emitted=\([0-9]*\).*/\1/p' /sys/kernel/debug/wult/stats; }
 perf stat -e wult/datapoints/ -C 1 -- sleep 8 > /dev/null 2>&1 &
 stat=$!
 # perf takes seconds to start under TCG: trace once datapoints flow.
-e0=$(emitted)
-for i in $(seq 50); do [ "$(emitted)" != "$e0" ] && break; sleep 0.2; done
+wult_wait_change 1 emitted 50
 trace-cmd record -q -e wult:datapoint -o tc.dat sleep 2 > /dev/null 2>&1
 t_check "trace-cmd record" test -s tc.dat
 trace-cmd report -i tc.dat 2>/dev/null | grep ' datapoint:' > tc.txt

@@ -6,15 +6,13 @@
 # datapoints named POLL, interrupt first (IntrOff 0).
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
-stats=/sys/kernel/debug/wult/stats
-cnt() { sed -n "s/^cpu1 .*$1=\([0-9]*\).*/\1/p" $stats; }
 
 t_check "booted with idle=poll" grep -qw 'idle=poll' /proc/cmdline
 t_check "insmod" insmod "$WULT_KO"
-a0=$(cnt armed) e0=$(cnt emitted)
+a0=$(wult_cnt 1 armed) e0=$(wult_cnt 1 emitted)
 taskset -c 0 wult record -q -C 1 -c 500 --ldist 100,1000 -o p.data 2> p.err
 t_eq "record 500 datapoints" 0 $?
-a=$(($(cnt armed) - a0)) e=$(($(cnt emitted) - e0))
+a=$(($(wult_cnt 1 armed) - a0)) e=$(($(wult_cnt 1 emitted) - e0))
 t_check "yield >= 95% of armed ($e of $a)" test $((e * 100)) -ge $((a * 95))
 wult report -u ns p.data > p.txt
 t_check "every datapoint requested POLL" grep -q '^POLL: 500 datapoints' p.txt
