@@ -4,9 +4,11 @@
  *
  * /sys/kernel/debug/wult/stats: one line per possible CPU,
  *   cpuN armed=A emitted=E early_wake=W not_idle=I stale_tai=S invalid=V
- *        cancelled=C delivery_failed=F
+ *        cancelled=C delivery_failed=F branches=B branches_off=O
  * (on one line). Counters are cumulative since module load.
  * /sys/kernel/debug/wult/source: the delayed-event source in use.
+ * /sys/kernel/debug/wult/lbr: the branch-record reader: arch, model, fake
+ * or none.
  * /sys/kernel/debug/wult/events: wult events in existence; the cpu_idle
  * probe is registered exactly while this is not 0.
  */
@@ -16,6 +18,7 @@
 
 #include "wult_debugfs.h"
 #include "wult_engine.h"
+#include "wult_lbr.h"
 
 static struct dentry *wult_dir;
 
@@ -26,10 +29,10 @@ static int stats_show(struct seq_file *m, void *unused)
 
 	for_each_possible_cpu(cpu) {
 		wult_engine_stats(cpu, &s);
-		seq_printf(m, "cpu%u armed=%llu emitted=%llu early_wake=%llu not_idle=%llu stale_tai=%llu invalid=%llu cancelled=%llu delivery_failed=%llu\n",
+		seq_printf(m, "cpu%u armed=%llu emitted=%llu early_wake=%llu not_idle=%llu stale_tai=%llu invalid=%llu cancelled=%llu delivery_failed=%llu branches=%llu branches_off=%llu\n",
 			   cpu, s.armed, s.emitted, s.early_wake, s.not_idle,
 			   s.stale_tai, s.invalid, s.cancelled,
-			   s.delivery_failed);
+			   s.delivery_failed, s.branches, s.branches_off);
 	}
 	return 0;
 }
@@ -41,6 +44,13 @@ static int source_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(source);
+
+static int lbr_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%s\n", wult_lbr_name());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(lbr);
 
 static int events_show(struct seq_file *m, void *unused)
 {
@@ -56,6 +66,7 @@ void wult_debugfs_init(void)
 	debugfs_create_file("stats", 0444, wult_dir, NULL, &stats_fops);
 	debugfs_create_file("source", 0444, wult_dir, NULL, &source_fops);
 	debugfs_create_file("events", 0444, wult_dir, NULL, &events_fops);
+	debugfs_create_file("lbr", 0444, wult_dir, NULL, &lbr_fops);
 }
 
 void wult_debugfs_exit(void)

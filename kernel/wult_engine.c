@@ -45,6 +45,7 @@
 #include <trace/events/power.h>
 
 #include "wult_engine.h"
+#include "wult_lbr.h"
 #include "wult_pmu.h"
 #include "wult_source.h"
 #include "wult_trace.h"
@@ -55,6 +56,8 @@ struct wult_cpu {
 	bool in_idle;		/* idle entry seen, exit not yet */
 	bool woken;		/* exited idle after LTime, interrupt pending */
 	bool fired;		/* interrupt handled inside idle, exit pending */
+	bool want_br;		/* a branches event is active on this CPU */
+	bool have_br;		/* brrec holds this wake's branch context */
 	u32 poll_mask;		/* idle states polling with IRQs on */
 	u64 ldist_min;		/* ns */
 	u64 ldist_max;		/* ns */
@@ -68,6 +71,7 @@ struct wult_cpu {
 	u32 seq;
 	struct rnd_state rnd;
 	struct wult_rec rec;	/* the datapoint being assembled */
+	struct wult_br_rec brrec;	/* its branch context */
 	struct wult_stats stats;
 };
 
@@ -81,6 +85,7 @@ static inline struct wult_cpu *wult_cpu(void)
 static const struct wult_source *wult_src;
 static bool wult_has_mperf;
 static bool wult_has_smi;
+static bool wult_has_lbr;
 
 static DEFINE_MUTEX(wult_probe_lock);
 static unsigned int wult_probe_users;	/* wult events in existence */
@@ -122,6 +127,7 @@ static u64 wult_pick_ldist(struct wult_cpu *wc)
 static void wult_emit(struct wult_cpu *wc, bool intr_off)
 {
 	struct wult_dp *dp = &wc->rec.dp;
+	struct wult_br_rec *brrec = NULL;
 	unsigned int failed;
 
 	if (dp->ltime <= dp->tbi || dp->tai < dp->ltime || dp->tintr < dp->ltime) {
@@ -145,10 +151,40 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 	dp->wake_latency = dp->tai - dp->ltime;
 	dp->intr_latency = dp->tintr - dp->ltime;
 
+	/* The branch context goes first, so readers can attach it as they go. */
+	if (wc->have_br) {
+		struct wult_branches *br = &wc->brrec.br;
+
+		wc->have_br = false;
+		br->ltime = dp->ltime;
+		br->cpu = dp->cpu;
+		br->seq = dp->seq;
+		wc->stats.branches++;
+		if (br->flags & WULT_BRF_OFF)
+			wc->stats.branches_off++;
+		trace_wake_branches(br);
+		brrec = &wc->brrec;
+	}
+
 	wc->stats.emitted++;
 	trace_datapoint(dp);
-	failed = wult_pmu_deliver(&wc->rec);
+	failed = wult_pmu_deliver(&wc->rec, brrec);
 	wc->stats.delivery_failed += failed;
+}
+
+/*
+ * The wake's branch context, read at the first code wult runs after it and
+ * between that code's overhead stamps, which the reported latencies
+ * already discount.
+ */
+static void wult_take_branches(struct wult_cpu *wc, bool in_intr)
+{
+	wc->have_br = wc->want_br || (wult_has_lbr && trace_wake_branches_enabled());
+	if (!wc->have_br)
+		return;
+	wult_lbr_read(&wc->brrec.br);
+	if (in_intr)
+		wc->brrec.br.flags |= WULT_BRF_INTR;
 }
 
 /*
@@ -177,6 +213,7 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 		wc->armed = true;
 		wc->fired = false;
 		wc->woken = false;
+		wc->have_br = false;
 		wc->stats.armed++;
 		dp->ldist = ldist;
 		dp->ltime = ltime;
@@ -255,6 +292,7 @@ static void wult_idle_exit_irqoff(struct wult_cpu *wc, struct wult_dp *dp,
 		return;
 	}
 	/* Exit first (IntrOff = 1): the interrupt completes the datapoint. */
+	wult_take_branches(wc, false);
 	wc->woken = true;
 	dp->ai_ts2 = rdtsc_ordered();
 }
@@ -324,6 +362,8 @@ static void wult_engine_intr(void)
 	if (!wc->active || !wc->armed)
 		return;
 	wc->armed = false;
+	if (!wc->woken)
+		wult_take_branches(wc, true);
 
 	dp->tintr = tintr;
 	dp->intr_ts1 = ts1;
@@ -362,13 +402,14 @@ static u32 wult_poll_states(void)
 	return mask;
 }
 
-void wult_engine_start(u64 ldist_min, u64 ldist_max)
+void wult_engine_start(u64 ldist_min, u64 ldist_max, bool branches)
 {
 	struct wult_cpu *wc = wult_cpu();
 
 	lockdep_assert_irqs_disabled();
 	wc->ldist_min = ldist_min;
 	wc->ldist_max = ldist_max;
+	wc->want_br = branches;
 	if (wc->active)
 		return;	/* a retune: an armed event keeps its LTime */
 	wc->poll_mask = wult_poll_states();
@@ -376,6 +417,7 @@ void wult_engine_start(u64 ldist_min, u64 ldist_max)
 	wc->in_idle = false;
 	wc->woken = false;
 	wc->fired = false;
+	wc->have_br = false;
 	WRITE_ONCE(wc->active, true);
 }
 
@@ -444,6 +486,8 @@ void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
 	stats->invalid = READ_ONCE(s->invalid);
 	stats->cancelled = READ_ONCE(s->cancelled);
 	stats->delivery_failed = READ_ONCE(s->delivery_failed);
+	stats->branches = READ_ONCE(s->branches);
+	stats->branches_off = READ_ONCE(s->branches_off);
 }
 
 const char *wult_engine_source_name(void)
@@ -458,6 +502,7 @@ int wult_engine_init(const struct wult_source *src)
 	wult_has_mperf = boot_cpu_has(X86_FEATURE_APERFMPERF) &&
 			 !rdmsrl_safe(MSR_IA32_MPERF, &val);
 	wult_has_smi = !rdmsrl_safe(MSR_SMI_COUNT, &val);
+	wult_has_lbr = wult_lbr_available();
 
 	/* Seeded here: get_random_u32() may sleep on PREEMPT_RT. */
 	prandom_seed_full_state(&wult_cpus.rnd);

@@ -22,6 +22,12 @@ struct wult_rec {
 	struct wult_dp dp;
 };
 
+/* A branch context as delivered: header, then the payload. */
+struct wult_br_rec {
+	struct trace_entry ent;
+	struct wult_branches br;
+};
+
 /*
  * Per-CPU counters. Every armed event ends exactly once as emitted,
  * not_idle, stale_tai, invalid or cancelled (or is still in flight);
@@ -36,6 +42,8 @@ struct wult_stats {
 	u64 invalid;		/* failed LTime > TBI, TAI/TIntr >= LTime */
 	u64 cancelled;		/* armed when the measurement stopped */
 	u64 delivery_failed;	/* perf recursion: a sample was not written */
+	u64 branches;		/* branch contexts emitted */
+	u64 branches_off;	/* ... of which LBR was not recording */
 };
 
 int wult_engine_init(const struct wult_source *src);
@@ -52,12 +60,15 @@ unsigned int wult_engine_users(void);
  * IRQs off, on the measured CPU: start or retune (LDist range in ns) and
  * stop this CPU's measurement loop.
  */
-void wult_engine_start(u64 ldist_min, u64 ldist_max);
+void wult_engine_start(u64 ldist_min, u64 ldist_max, bool branches);
 void wult_engine_stop(void);
 
 void wult_engine_stats(unsigned int cpu, struct wult_stats *stats);
 
-/* wult_trace.c: the wult:datapoint event id, the type of every record. */
+/* wult_trace.c: the wult:datapoint and wult:wake_branches event ids, the types
+ * of the records.
+ */
 u16 wult_trace_type(void);
+u16 wult_trace_br_type(void);
 
 #endif /* _WULT_ENGINE_H */

@@ -11,6 +11,7 @@
 
 #include "wult_debugfs.h"
 #include "wult_engine.h"
+#include "wult_lbr.h"
 #include "wult_pmu.h"
 #include "wult_source.h"
 
@@ -21,6 +22,10 @@ static const struct wult_source *const wult_sources[] = {
 static char *source = "hrt";
 module_param(source, charp, 0444);
 MODULE_PARM_DESC(source, "delayed-event source: hrt (default)");
+
+static char *lbr = "auto";
+module_param(lbr, charp, 0444);
+MODULE_PARM_DESC(lbr, "branch records: auto (the CPU's LBR, default), off, fake (synthetic, for tests)");
 
 static int __init wult_init(void)
 {
@@ -37,6 +42,10 @@ static int __init wult_init(void)
 
 	if (!wult_trace_type())
 		pr_warn("wult: wult:datapoint not registered, raw samples have type 0\n");
+	if (wult_lbr_init(lbr)) {
+		pr_err("wult: unknown lbr mode '%s' (auto, off, fake)\n", lbr);
+		return -EINVAL;
+	}
 
 	ret = wult_engine_init(src);
 	if (ret)

@@ -8,6 +8,9 @@
  * whose PERF_SAMPLE_RAW payload is struct wult_rec (perf record -R).
  * Counting events of the latency-sum kinds add the datapoint's latency in
  * ns instead of one, so perf stat gives means without recording samples.
+ * Events of the branches kind get, per datapoint, its branch context
+ * (struct wult_br_rec, the wult:wake_branches record) instead, delivered before
+ * the datapoint; they exist only where the CPU's LBR can be read.
  *
  * Perf does not export perf_event_overflow() to modules; perf_tp_event()
  * is, and does the counting, period and sample output of a software
@@ -22,6 +25,7 @@
 #include <linux/ptrace.h>
 
 #include "wult_engine.h"
+#include "wult_lbr.h"
 #include "wult_pmu.h"
 
 #define WULT_CFG_KNOWN	((WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MIN_SHIFT) | \
@@ -32,6 +36,7 @@
 static DEFINE_PER_CPU(struct list_head, wult_pmu_events);
 
 static u16 wult_rec_type;
+static u16 wult_br_type;
 
 static u64 wult_cfg_ldist_min(u64 config)
 {
@@ -87,8 +92,11 @@ static int wult_event_init(struct perf_event *event)
 	    wult_cfg_ldist_max(cfg) > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
 		return -EINVAL;
 	/* A latency sum has no period: it only counts. */
-	if (kind != WULT_KIND_DATAPOINTS && is_sampling_event(event))
+	if ((kind == WULT_KIND_WAKE_SUM || kind == WULT_KIND_INTR_SUM) &&
+	    is_sampling_event(event))
 		return -EINVAL;
+	if (kind == WULT_KIND_BRANCHES && !wult_lbr_available())
+		return -EOPNOTSUPP;
 	/* Every datapoint is taken in the kernel. */
 	if (event->attr.exclude_kernel || has_branch_stack(event))
 		return -EOPNOTSUPP;
@@ -104,6 +112,7 @@ static void wult_pmu_update(struct list_head *events)
 {
 	u64 lo = U64_MAX, hi = 0;
 	struct perf_event *event;
+	bool branches = false;
 
 	if (list_empty(events)) {
 		wult_engine_stop();
@@ -112,8 +121,10 @@ static void wult_pmu_update(struct list_head *events)
 	list_for_each_entry(event, events, active_entry) {
 		lo = min(lo, wult_cfg_ldist_min(event->attr.config));
 		hi = max(hi, wult_cfg_ldist_max(event->attr.config));
+		branches |= wult_cfg_kind(event->attr.config) ==
+			    WULT_KIND_BRANCHES;
 	}
-	wult_engine_start(lo, hi);
+	wult_engine_start(lo, hi, branches);
 }
 
 static void wult_event_start(struct perf_event *event, int flags)
@@ -158,9 +169,13 @@ static void wult_event_read(struct perf_event *event)
 {
 }
 
-/* Hands one datapoint to @event if its LDist is in the event's range. */
+/*
+ * Hands one datapoint, or its branch context for a branches event, to
+ * @event if the datapoint's LDist is in the event's range.
+ */
 static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 					 struct wult_rec *rec,
+					 struct wult_br_rec *brrec,
 					 struct pt_regs *regs)
 {
 	u64 cfg = event->attr.config;
@@ -170,21 +185,45 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 	if (rec->dp.ldist < wult_cfg_ldist_min(cfg) ||
 	    rec->dp.ldist > wult_cfg_ldist_max(cfg))
 		return 0;
+	if (wult_cfg_kind(cfg) == WULT_KIND_BRANCHES && !brrec)
+		return 0;
 	rctx = perf_swevent_get_recursion_context();
 	if (rctx < 0)
 		return 1;
 	/* A one-event list: perf_tp_event() delivers to it and puts rctx. */
 	INIT_HLIST_HEAD(&head);
 	hlist_add_head(&event->hlist_entry, &head);
-	perf_tp_event(wult_rec_type, wult_cfg_count(cfg, &rec->dp), rec,
-		      sizeof(*rec), regs, &head, rctx, NULL);
+	if (wult_cfg_kind(cfg) == WULT_KIND_BRANCHES)
+		perf_tp_event(wult_br_type, 1, brrec, sizeof(*brrec), regs,
+			      &head, rctx, NULL);
+	else
+		perf_tp_event(wult_rec_type, wult_cfg_count(cfg, &rec->dp), rec,
+			      sizeof(*rec), regs, &head, rctx, NULL);
 	return 0;
 }
 
-unsigned int wult_pmu_deliver(struct wult_rec *rec)
+/* Delivers to the events of @events that sample (or only count) and match. */
+static unsigned int wult_pmu_deliver_set(struct list_head *events,
+					 bool sampling, bool branches,
+					 struct wult_rec *rec,
+					 struct wult_br_rec *brrec,
+					 struct pt_regs *regs)
+{
+	struct perf_event *event;
+	unsigned int failed = 0;
+	bool br;
+
+	list_for_each_entry(event, events, active_entry) {
+		br = wult_cfg_kind(event->attr.config) == WULT_KIND_BRANCHES;
+		if (is_sampling_event(event) == sampling && br == branches)
+			failed += wult_pmu_deliver_one(event, rec, brrec, regs);
+	}
+	return failed;
+}
+
+unsigned int wult_pmu_deliver(struct wult_rec *rec, struct wult_br_rec *brrec)
 {
 	struct list_head *events = this_cpu_ptr(&wult_pmu_events);
-	struct perf_event *event;
 	unsigned int failed = 0;
 	struct pt_regs regs = {};	/* no stack garbage in --intr-regs */
 
@@ -192,13 +231,12 @@ unsigned int wult_pmu_deliver(struct wult_rec *rec)
 	/*
 	 * Counting events first: a sample's group read (e.g. a latency sum
 	 * in a group led by a sampling event) then includes this datapoint.
+	 * Branch contexts before datapoints, as on the tracepoints.
 	 */
-	list_for_each_entry(event, events, active_entry)
-		if (!is_sampling_event(event))
-			failed += wult_pmu_deliver_one(event, rec, &regs);
-	list_for_each_entry(event, events, active_entry)
-		if (is_sampling_event(event))
-			failed += wult_pmu_deliver_one(event, rec, &regs);
+	failed += wult_pmu_deliver_set(events, false, true, rec, brrec, &regs);
+	failed += wult_pmu_deliver_set(events, false, false, rec, brrec, &regs);
+	failed += wult_pmu_deliver_set(events, true, true, rec, brrec, &regs);
+	failed += wult_pmu_deliver_set(events, true, false, rec, brrec, &regs);
 	return failed;
 }
 
@@ -222,6 +260,7 @@ static const struct attribute_group wult_format_group = {
 PMU_EVENT_ATTR_STRING(datapoints, wult_attr_datapoints, "kind=0,period=1");
 PMU_EVENT_ATTR_STRING(wake_latency_sum, wult_attr_wake_sum, "kind=1");
 PMU_EVENT_ATTR_STRING(intr_latency_sum, wult_attr_intr_sum, "kind=2");
+PMU_EVENT_ATTR_STRING(branches, wult_attr_branches, "kind=3,period=1");
 
 /* The sums' unit, which perf stat prints; names with a dot need __ATTR. */
 #define WULT_UNIT_ATTR(_var, _name)					\
@@ -238,12 +277,23 @@ static struct attribute *wult_event_attrs[] = {
 	&wult_attr_wake_sum_unit.attr.attr,
 	&wult_attr_intr_sum.attr.attr,
 	&wult_attr_intr_sum_unit.attr.attr,
+	&wult_attr_branches.attr.attr,
 	NULL,
 };
+
+/* The branches alias only where LBR can be read: perf list shows truth. */
+static umode_t wult_event_visible(struct kobject *kobj, struct attribute *attr,
+				  int i)
+{
+	if (attr == &wult_attr_branches.attr.attr && !wult_lbr_available())
+		return 0;
+	return attr->mode;
+}
 
 static const struct attribute_group wult_event_group = {
 	.name = "events",
 	.attrs = wult_event_attrs,
+	.is_visible = wult_event_visible,
 };
 
 /* Any online CPU can be measured; perf -a opens one event on each. */
@@ -289,6 +339,7 @@ int wult_pmu_init(void)
 	for_each_possible_cpu(cpu)
 		INIT_LIST_HEAD(per_cpu_ptr(&wult_pmu_events, cpu));
 	wult_rec_type = wult_trace_type();
+	wult_br_type = wult_trace_br_type();
 	return perf_pmu_register(&wult_pmu, "wult", -1);
 }
 

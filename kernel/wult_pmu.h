@@ -3,15 +3,17 @@
 #ifndef _WULT_PMU_H
 #define _WULT_PMU_H
 
+struct wult_br_rec;
 struct wult_rec;
 
 int wult_pmu_init(void);
 void wult_pmu_exit(void);
 
 /*
- * IRQs off, on the measured CPU: hand @rec to every active event of this
- * CPU whose LDist range holds it. Returns the number of failed deliveries.
+ * IRQs off, on the measured CPU: hand @rec, and @brrec (its branch context,
+ * may be NULL) to branches events, to every active event of this CPU whose
+ * LDist range holds it. Returns the number of failed deliveries.
  */
-unsigned int wult_pmu_deliver(struct wult_rec *rec);
+unsigned int wult_pmu_deliver(struct wult_rec *rec, struct wult_br_rec *brrec);
 
 #endif /* _WULT_PMU_H */

@@ -68,6 +68,31 @@ TRACE_EVENT(datapoint,
 		      __entry->ldist, __entry->seq)
 );
 
+/*
+ * The branch context of the datapoint with the same cpu and seq, emitted
+ * just before it. Same layout as struct wult_branches.
+ */
+TRACE_EVENT(wake_branches,
+	    TP_PROTO(const struct wult_branches *br),
+	    TP_ARGS(br),
+	    TP_STRUCT__entry(__field(u64, ltime)
+			 __field(u32, cpu)
+			 __field(u32, seq)
+			 __field(u32, nr)
+			 __field(u32, flags)
+			 __array(u64, from, WULT_BR_MAX)
+			 __array(u64, to, WULT_BR_MAX)),
+	    TP_fast_assign(__entry->ltime = br->ltime;
+		       __entry->cpu = br->cpu;
+		       __entry->seq = br->seq;
+		       __entry->nr = br->nr;
+		       __entry->flags = br->flags;
+		       memcpy(__entry->from, br->from, sizeof(__entry->from));
+		       memcpy(__entry->to, br->to, sizeof(__entry->to));),
+	    TP_printk("cpu=%u seq=%u nr=%u flags=0x%x",
+		      __entry->cpu, __entry->seq, __entry->nr, __entry->flags)
+);
+
 #endif /* _WULT_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -32,6 +32,7 @@
 #define MAX_EVENTS	64
 #define SYSFS_CPU	"/sys/devices/system/cpu"
 #define WULT_FORMAT	"/sys/kernel/tracing/events/wult/datapoint/format"
+#define WULT_PMU_DIR	"/sys/bus/event_source/devices/wult"
 #define WULT_FORMAT_DBG	"/sys/kernel/debug/tracing/events/wult/datapoint/format"
 
 /* Counters joined to the group when this machine has them. */
@@ -60,7 +61,7 @@ struct rec_opts {
 	double time_limit;			/* s, 0: no limit */
 	const char *user_ev[MAX_EVENTS];
 	unsigned int nr_user_ev;
-	int no_counters, quiet;
+	int no_counters, no_branches, quiet;
 	const char *output;
 	unsigned int pages;
 };
@@ -70,6 +71,7 @@ struct ev {
 	struct perf_event_attr attr;
 	struct perf_evsel *evsel;
 	int pdw_idx;
+	int branches;		/* the wult branches member: samples of its own */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -87,7 +89,9 @@ static void usage(FILE *f)
 "Record wult datapoints of the selected CPUs into a perf.data file. Each\n"
 "datapoint is a sample of the wult event leading a group of the counters\n"
 "this machine has (msr, cstate_core, cstate_pkg, cycles, instructions) and\n"
-"of every -e event, read at the datapoint. Needs wult.ko loaded.\n"
+"of every -e event, read at the datapoint. Where wult.ko can read the LBR\n"
+"(its PMU has the branches event), each datapoint's branch context is\n"
+"recorded too, as a sample of a wult/branches/ member. Needs wult.ko loaded.\n"
 "\n"
 "  -C, --cpu CPUS         CPUs to measure, perf syntax (1,3 or 0-3);\n"
 "                         default CPU 1 when it exists, else 0\n"
@@ -99,6 +103,7 @@ static void usage(FILE *f)
 "                         or a generic name (cycles, cpu-clock, ...);\n"
 "                         repeatable\n"
 "      --no-counters      do not add the discovered counters\n"
+"      --no-branches      no branch context (LBR) even where it can be read\n"
 "  -o, --output FILE      output file (default wult.data)\n"
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of 2 (default 256)\n"
 "  -q, --quiet            no progress line\n"
@@ -148,6 +153,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "time-limit", required_argument, NULL, 't' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "no-counters", no_argument, NULL, 'N' },
+		{ "no-branches", no_argument, NULL, 'B' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -207,6 +213,9 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 				return -1;
 			}
 			o->user_ev[o->nr_user_ev++] = optarg;
+			break;
+		case 'B':
+			o->no_branches = 1;
 			break;
 		case 'N':
 			o->no_counters = 1;
@@ -322,6 +331,9 @@ struct rec_state {
 	unsigned int nr_ev;
 	struct wult_pdw *pdw;
 	unsigned long long samples, lost, limit;
+	unsigned long long br_samples;	/* branch contexts */
+	int *lbr_fds;			/* per CPU: keeps perf's LBR recording */
+	int nr_lbr_fds;
 	/*
 	 * Datapoints the wult event counted without a sample reaching the
 	 * ring (seen rarely, with no LOST record): the leader's count in the
@@ -362,6 +374,19 @@ static void learn_ids(struct rec_state *st, const union perf_event *event)
 		wult_pdw_add_id(st->pdw, st->ev[i].pdw_idx, p[1]);
 }
 
+/*
+ * Every event samples with the group read: the leader's samples are those
+ * whose IDENTIFIER is the first id of the read (the leader's).
+ */
+static int is_leader_sample(const union perf_event *event)
+{
+	const uint64_t *p = (const uint64_t *)(&event->header + 1);
+	const uint64_t *end = (const uint64_t *)((const char *)event + event->header.size);
+
+	/* IDENTIFIER, IP, TID, TIME, CPU, nr, enabled, running, value, id */
+	return p + 10 > end || p[0] == p[9];
+}
+
 static void drain(struct perf_evlist *evlist, struct rec_state *st)
 {
 	struct perf_mmap *map;
@@ -377,6 +402,11 @@ static void drain(struct perf_evlist *evlist, struct rec_state *st)
 			case PERF_RECORD_SAMPLE:
 				if (st->limit && st->samples >= st->limit) {
 					keep = 0;
+					break;
+				}
+				/* A branch context precedes its datapoint. */
+				if (!is_leader_sample(event)) {
+					st->br_samples++;
 					break;
 				}
 				learn_ids(st, event);
@@ -471,6 +501,82 @@ static void describe(struct rec_state *st, int argc, char **argv)
 }
 
 /*
+ * The branches member, where wult.ko can read the LBR: its samples are the
+ * datapoints' branch contexts. 1 if added to @ev, 0 if not (said why).
+ */
+static int add_branches(const struct rec_opts *o, int cpu, struct ev *ev)
+{
+	struct perf_event_attr attr;
+	char str[160], err[256];
+	int ret;
+
+	if (access(WULT_PMU_DIR "/events/branches", F_OK)) {
+		fprintf(stderr, "wult record: no LBR that wult.ko can read on this CPU: "
+			"recording without branch context\n");
+		return 0;
+	}
+	snprintf(str, sizeof(str), "wult/branches,ldist_min=%u,ldist_max=%u/",
+		 o->ldist_min, o->ldist_max);
+	ret = wult_ev_parse(str, NULL, &attr, err, sizeof(err));
+	if (!ret) {
+		attr.sample_period = 1;
+		attr.sample_type = SAMPLE_TYPE;
+		attr.read_format = READ_FORMAT;
+		attr.sample_id_all = 1;
+		ret = -probe_member(&ev[-1].attr, &attr, cpu);
+		snprintf(err, sizeof(err), "%s", strerror(-ret));
+	}
+	if (ret) {
+		fprintf(stderr, "wult record: %s: %s: recording without branch context\n",
+			str, err);
+		return 0;
+	}
+	ev->attr = attr;
+	ev->branches = 1;
+	snprintf(ev->name, sizeof(ev->name), "%s", str);
+	return 1;
+}
+
+/*
+ * wult.ko reads the LBR only while perf has it recording, which perf does
+ * while an event with a branch stack is scheduled. A kernel-cycles event
+ * with a kernel any-branch filter and a period it never reaches keeps it so
+ * on each CPU (where the x86 PMU has LBR: cpu/caps/branches). Best effort:
+ * without it the branch contexts say LBR was off.
+ */
+static void keep_lbr_on(struct rec_state *st, struct perf_cpu_map *cpus)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.sample_period = 1ULL << 62,
+		.sample_type = PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_KERNEL,
+		.exclude_user = 1,
+		.exclude_hv = 1,
+	};
+	int i, nr = perf_cpu_map__nr(cpus);
+
+	if (access("/sys/bus/event_source/devices/cpu/caps/branches", F_OK))
+		return;
+	st->lbr_fds = calloc(nr, sizeof(*st->lbr_fds));
+	if (!st->lbr_fds)
+		return;
+	for (i = 0; i < nr; i++) {
+		int fd = sys_perf_event_open(&a, perf_cpu_map__cpu(cpus, i).cpu, -1);
+
+		if (fd < 0) {
+			fprintf(stderr, "wult record: cannot keep the LBR recording on CPU "
+				"%d: %s; its branch contexts will say LBR was off\n",
+				perf_cpu_map__cpu(cpus, i).cpu, strerror(errno));
+			continue;
+		}
+		st->lbr_fds[st->nr_lbr_fds++] = fd;
+	}
+}
+
+/*
  * Builds the group: the wult leader, discovered counters, -e events.
  * Returns 0, 1 when the wult PMU is missing, 2 for a bad -e event.
  */
@@ -499,6 +605,8 @@ static int build_events(const struct rec_opts *o, int first_cpu, struct ev *ev,
 	attr.disabled = 1;
 	ev[n].attr = attr;
 	snprintf(ev[n++].name, sizeof(ev[0].name), "%s", str);
+	if (!o->no_branches)
+		n += add_branches(o, first_cpu, &ev[n]);
 
 	for (i = 0; i < NR_DISCOVERED + o->nr_user_ev; i++) {
 		int user = i >= NR_DISCOVERED;
@@ -584,9 +692,6 @@ static void note_machine(void)
 	    !strncmp(buf, "none", 4))
 		fprintf(stderr, "wult record: no cpuidle driver: the kernel's default "
 			"idle is measured (POLL with idle=poll, else C1)\n");
-	if (access("/sys/bus/event_source/devices/cpu/caps/branches", F_OK))
-		fprintf(stderr, "wult record: no LBR on this CPU: recording without "
-			"branch context\n");
 }
 
 static int record(const struct rec_opts *o, int argc, char **argv)
@@ -661,6 +766,9 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 			fprintf(stderr, "%s%s", i == 1 ? " with " : ", ", ev[i].name);
 		fprintf(stderr, "\n");
 	}
+	for (i = 0; i < st.nr_ev; i++)
+		if (ev[i].branches)
+			keep_lbr_on(&st, cpus);
 	t0 = now_s();
 	perf_evlist__enable(evlist);
 	for (;;) {
@@ -688,14 +796,18 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	st.pdw = NULL;
 	if (!o->quiet || st.failed)
 		fprintf(stderr, "wult record: %llu datapoints in %.1f s (%.0f/s), %llu lost%s, "
-			"%llu counted but not sampled, written to %s\n", st.samples, t,
-			t > 0 ? st.samples / t : 0.0, st.lost,
-			st.lost ? " (use a larger -m)" : "", st.unsampled, o->output);
+			"%llu counted but not sampled, %llu branch contexts, written to %s\n",
+			st.samples, t, t > 0 ? st.samples / t : 0.0, st.lost,
+			st.lost ? " (use a larger -m)" : "", st.unsampled, st.br_samples,
+			o->output);
 	ret = st.failed ? 1 : 0;
 out_unmap:
 	perf_evlist__munmap(evlist);
 out_close:
 	free(st.last_count);
+	for (i = 0; i < (unsigned int)st.nr_lbr_fds; i++)
+		close(st.lbr_fds[i]);
+	free(st.lbr_fds);
 	perf_evlist__close(evlist);
 out_delete:
 	perf_evlist__delete(evlist);	/* deletes the evsels too */

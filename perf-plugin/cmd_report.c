@@ -22,6 +22,9 @@
 #include "report.h"
 
 #define DEF_HIST_BUCKETS	20
+#define DEF_BRANCHES		10	/* contexts shown per state */
+#define DEF_BR_DEPTH		4	/* branches per context */
+#define MAX_BR_CONTEXTS		100000	/* distinct contexts kept per state */
 #define DEF_WIDTH		80	/* columns, when stdout is not a terminal */
 
 const enum wult_metric rpt_ctr_metrics[RPT_NCTR] = {
@@ -72,13 +75,21 @@ static void report_usage(FILE *f)
 		"      --cstates NAMES   names of requested-state indexes 0, 1, ... for\n"
 		"                        perf.data, comma-separated (default: this machine's\n"
 		"                        cpuidle names if it recorded the file, else stateN)\n"
+		"      --branches[=N]    per state, the N (default %d) most frequent branch\n"
+		"                        contexts at the wake (LBR; wult record where\n"
+		"                        wult.ko can read it), symbolized. One FILE only\n"
+		"      --branch-depth D  youngest branches that make a context (default %d,\n"
+		"                        at most %d)\n"
+		"      --kallsyms FILE   symbols for branch addresses (default /proc/kallsyms;\n"
+		"                        run as root, or kptr_restrict hides them)\n"
+		"      --vmlinux FILE    also the symbols of this vmlinux (ELF)\n"
 		"  -h, --help            this text\n\n"
 		"Filter expressions compare metrics (WakeLatency, IntrLatency, SilentTime,\n"
 		"LDist, ReqCState, IntrOff, CC0%%, CPUFreq, SMICnt, CPU, ...) with numbers,\n"
 		"times (ns, us, ms) and state names, joined by && || ! and parentheses:\n"
 		"  ReqCState == \"C6\" && WakeLatency > 50us\n\n"
 		"Exit status: 0 done, 1 a data error (unreadable or invalid input), 2 a\n"
-		"usage error.\n", DEF_HIST_BUCKETS);
+		"usage error.\n", DEF_HIST_BUCKETS, DEF_BRANCHES, DEF_BR_DEPTH, WULT_BR_MAX);
 }
 
 /* A time metric the statistics can hold (relative times, not stamps). */
@@ -317,6 +328,7 @@ static void free_group(struct rpt_group *g)
 {
 	unsigned int i;
 
+	wult_br_tally_free(g->br);
 	for (i = 0; i < RPT_MAX_TIME; i++)
 		wult_stats_free(g->st[i]);
 	free(g->name);
@@ -450,6 +462,27 @@ static void data_err(const char *path, const char *why)
 }
 
 /* Reads one input into @out. 0, or an exit status with the cause printed. */
+static int tally_add(const struct rpt_opts *o, struct wult_br_tally **t,
+		     const struct wult_branches *br)
+{
+	if (!*t && wult_br_tally_new(o->br_depth, MAX_BR_CONTEXTS, t))
+		return -ENOMEM;
+	return wult_br_tally_add(*t, br);
+}
+
+/* With --branches: the kept datapoint's branch context, if it has one. */
+static int count_branches(const struct rpt_opts *o, struct rpt_file *f, struct rpt_group *g,
+			  const struct rpt_src *src)
+{
+	const struct wult_branches *br = rpt_src_branches(src);
+
+	if (!o->branches || !br)
+		return 0;
+	if (tally_add(o, &g->br, br) || tally_add(o, &f->all.br, br))
+		return -ENOMEM;
+	return 0;
+}
+
 static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file **out)
 {
 	struct rpt_file *f;
@@ -485,7 +518,7 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 			g->excluded++;
 			continue;
 		}
-		if (count_point(o, g, &pt)) {
+		if (count_point(o, g, &pt) || count_branches(o, f, g, src)) {
 			fprintf(stderr, "wult report: %s: out of memory\n", path);
 			goto out;
 		}
@@ -561,7 +594,8 @@ static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 
 int wult_cmd_report(int argc, char **argv)
 {
-	enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES };
+	enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
+	       O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX };
 	static const struct option lopts[] = {
 		{ "include", required_argument, NULL, 'i' },
 		{ "exclude", required_argument, NULL, 'x' },
@@ -574,6 +608,10 @@ int wult_cmd_report(int argc, char **argv)
 		{ "unit", required_argument, NULL, 'u' },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "cstates", required_argument, NULL, O_CSTATES },
+		{ "branches", optional_argument, NULL, O_BRANCHES },
+		{ "branch-depth", required_argument, NULL, O_BR_DEPTH },
+		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
+		{ "vmlinux", required_argument, NULL, O_VMLINUX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -581,6 +619,7 @@ int wult_cmd_report(int argc, char **argv)
 		.time = { WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY, WULT_M_SILENT_TIME },
 		.ntime = 3, .hist_metric = WULT_M_WAKE_LATENCY,
 		.hist_buckets = DEF_HIST_BUCKETS, .unit_ns = 1e3, .unit = "us",
+		.br_depth = DEF_BR_DEPTH,
 	};
 	struct rpt_file **files = NULL;
 	int c, ret = 0, raw = 0, status = 0, nfiles, i;
@@ -634,6 +673,25 @@ int wult_cmd_report(int argc, char **argv)
 		case O_CSTATES:
 			o.cstate_names = optarg;
 			break;
+		case O_BRANCHES:
+			o.branches = DEF_BRANCHES;
+			ret = optarg ? parse_uint(optarg, 1, 1000, &o.branches) : 0;
+			if (ret)
+				fprintf(stderr, "wult report: --branches: '%s' is not a number "
+					"in 1..1000\n", optarg);
+			break;
+		case O_BR_DEPTH:
+			ret = parse_uint(optarg, 1, WULT_BR_MAX, &o.br_depth);
+			if (ret)
+				fprintf(stderr, "wult report: --branch-depth: '%s' is not a "
+					"number in 1..%d\n", optarg, WULT_BR_MAX);
+			break;
+		case O_KALLSYMS:
+			o.kallsyms = optarg;
+			break;
+		case O_VMLINUX:
+			o.vmlinux = optarg;
+			break;
 		case 'h':
 			report_usage(stdout);
 			free_opts(&o);
@@ -649,14 +707,15 @@ int wult_cmd_report(int argc, char **argv)
 		}
 	}
 	nfiles = argc - optind;
-	if (nfiles < 1 || nfiles > RPT_MAX_FILES || (o.csv_out && nfiles > 1)) {
+	if (nfiles < 1 || nfiles > RPT_MAX_FILES || ((o.csv_out || o.branches) && nfiles > 1)) {
 		if (nfiles < 1)
 			fprintf(stderr, "wult report: no FILE given\n");
 		else if (nfiles > RPT_MAX_FILES)
 			fprintf(stderr, "wult report: %d FILEs, a diff takes at most %d\n",
 				nfiles, RPT_MAX_FILES);
 		else
-			fprintf(stderr, "wult report: --csv takes one FILE, %d given\n", nfiles);
+			fprintf(stderr, "wult report: --%s takes one FILE, %d given\n",
+				o.csv_out ? "csv" : "branches", nfiles);
 		fprintf(stderr, "see 'wult report --help'\n");
 		free_opts(&o);
 		return RPT_EXIT_USAGE;
@@ -676,9 +735,11 @@ int wult_cmd_report(int argc, char **argv)
 	for (i = 0; i < nfiles && !status; i++)
 		status = run_file(&o, argv[optind + i], &files[i]);
 	if (!status) {
-		if (nfiles == 1)
+		if (nfiles == 1) {
 			rpt_print_one(stdout, &o, files[0]);
-		else
+			if (o.branches)
+				rpt_print_branches(stdout, &o, files[0]);
+		} else
 			rpt_print_diff(stdout, &o, files, nfiles);
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "wult report: write error on stdout\n");

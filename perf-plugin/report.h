@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <wult/br.h>
 #include <wult/csv.h>
 #include <wult/dp.h>
 #include <wult/filter.h>
@@ -48,6 +49,9 @@ struct rpt_opts {
 	const char *format_path;		/* --format */
 	char *cstate_names;			/* --cstates, comma-separated */
 	int width;				/* output width for histograms */
+	unsigned int branches;			/* contexts shown per state, 0: none */
+	unsigned int br_depth;			/* entries per context */
+	const char *kallsyms, *vmlinux;		/* symbols for branch addresses */
 };
 
 /* Counter metrics reported as means (wult_point indexes). */
@@ -66,6 +70,7 @@ struct rpt_group {
 	struct wult_stats_summary sum[RPT_MAX_TIME];	/* after it */
 	struct rpt_mean ctr[RPT_NCTR];
 	char *hist;					/* rendered histogram */
+	struct wult_br_tally *br;			/* with --branches */
 };
 
 /* One input and what the pass over it found. */
@@ -78,6 +83,8 @@ struct rpt_file {
 	uint64_t lost, lost_records;	/* from PERF_RECORD_LOST / LOST_SAMPLES */
 	uint64_t other;			/* samples of other events */
 	uint64_t clamped;		/* values outside the statistics' range */
+	uint64_t br_read;		/* branch contexts decoded */
+	uint64_t br_matched;		/* ... attached to a datapoint */
 	struct rpt_group *groups[RPT_MAX_STATES];	/* sorted after the pass */
 	unsigned int ngroups;
 	struct rpt_group all;
@@ -93,6 +100,9 @@ int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **ou
 /* 1 and fills @pt, 0 at the end, or -errno with the reason in rpt_src_error(). */
 int rpt_src_next(struct rpt_src *s, struct wult_point *pt);
 const char *rpt_src_error(const struct rpt_src *s);
+/* The branch context of the datapoint rpt_src_next() returned last (same
+ * CPU and LTime, delivered just before it), or NULL. */
+const struct wult_branches *rpt_src_branches(const struct rpt_src *s);
 /* Fills the input's description and validity counts into @f. */
 void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f);
 /* info.yml values for a CSV export: the CPU and the device. */
@@ -103,6 +113,8 @@ void rpt_src_close(struct rpt_src *s);
 /* Appends a histogram of @st to @g->hist. 0 or -ENOMEM. */
 int rpt_hist_render(const struct rpt_opts *o, struct rpt_group *g, const struct wult_stats *st);
 void rpt_print_one(FILE *out, const struct rpt_opts *o, const struct rpt_file *f);
+/* The --branches section: each state's most frequent contexts, symbolized. */
+void rpt_print_branches(FILE *out, const struct rpt_opts *o, const struct rpt_file *f);
 void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
 		    unsigned int nfiles);
 /* Orders requested-state names as people list them: POLL, C1, C1E, C6, C10. */

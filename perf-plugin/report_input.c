@@ -11,16 +11,25 @@
  * attrs, event names and tracing data arrive in the stream before it.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <linux/wult.h>
 #include <wult/synth.h>
 
 #include "report.h"
+
+struct pending_br {
+	int valid;
+	struct wult_branches br;
+};
+
+#define MAX_BR_CPUS	8192
 
 struct rpt_src {
 	const char *path;
@@ -36,6 +45,11 @@ struct rpt_src {
 	unsigned int c_nattrs;
 	int c_wult;
 	uint64_t samples, undecodable, other, lost, lost_records;
+	/* Branch contexts waiting for their datapoint, by CPU. */
+	struct pending_br *br;
+	unsigned int nbr;
+	uint64_t br_read, br_bad, br_matched;
+	const struct wult_branches *br_last;	/* attached to the last point */
 	/* intel wult CSV */
 	struct wult_csv_reader *csv;
 	FILE *csvf;
@@ -280,6 +294,71 @@ static int classify_attr(const struct rpt_src *s, const struct wult_pd_attr *a)
 	return a->attr.type >= PERF_TYPE_MAX ? -1 : 0;
 }
 
+/* Are samples of @a branch contexts: wult/branches/ or wult:wake_branches? */
+static int is_branches_attr(const struct rpt_src *s, const struct wult_pd_attr *a)
+{
+	const char *pmu;
+
+	if (!(a->attr.sample_type & PERF_SAMPLE_RAW))
+		return 0;
+	if (a->attr.type == PERF_TYPE_TRACEPOINT)
+		return a->name && !strcmp(a->name, "wult:wake_branches");
+	pmu = wult_pd_pmu_name(s->pd, a->attr.type);
+	if (!pmu || strcmp(pmu, "wult"))
+		return 0;
+	return ((a->attr.config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK) ==
+	       WULT_KIND_BRANCHES;
+}
+
+/* Keeps a branch context until its datapoint, which follows on its CPU. */
+static int keep_branches(struct rpt_src *s, const struct wult_pd_sample *smp)
+{
+	struct wult_branches br;
+
+	if (wult_br_decode(smp->raw, smp->raw_size, &br) || br.cpu >= MAX_BR_CPUS) {
+		s->br_bad++;
+		return 0;
+	}
+	s->br_read++;
+	if (br.cpu >= s->nbr) {
+		unsigned int n = br.cpu + 1;
+		struct pending_br *p = realloc(s->br, n * sizeof(*p));
+
+		if (!p) {
+			src_err(s, "out of memory");
+			return -ENOMEM;
+		}
+		memset(p + s->nbr, 0, (n - s->nbr) * sizeof(*p));
+		s->br = p;
+		s->nbr = n;
+	}
+	s->br[br.cpu].valid = 1;
+	s->br[br.cpu].br = br;
+	return 0;
+}
+
+/* Attaches the pending branch context of @pt's CPU if it is @pt's. */
+static void attach_branches(struct rpt_src *s, const struct wult_point *pt)
+{
+	double cpu = pt->v[WULT_M_CPU].num, ltime = pt->v[WULT_M_LTIME].num;
+	struct pending_br *p;
+
+	s->br_last = NULL;
+	if (isnan(cpu) || cpu < 0 || cpu >= s->nbr)
+		return;
+	p = &s->br[(unsigned int)cpu];
+	if (p->valid && (double)p->br.ltime == ltime) {
+		p->valid = 0;
+		s->br_last = &p->br;
+		s->br_matched++;
+	}
+}
+
+const struct wult_branches *rpt_src_branches(const struct rpt_src *s)
+{
+	return s->br_last;
+}
+
 static int next_pd(struct rpt_src *s, struct wult_point *pt)
 {
 	struct wult_pd_event ev;
@@ -309,7 +388,10 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt)
 		if (is < 0)
 			is = wult_dpdec_is_wult(s->dp, &ev.sample);
 		if (!is) {
-			s->other++;
+			if (!is_branches_attr(s, ev.sample.attr))
+				s->other++;
+			else if (keep_branches(s, &ev.sample))
+				return -ENOMEM;
 			continue;
 		}
 		if (!wult_dpdec_is_wult(s->dp, &ev.sample) ||
@@ -319,6 +401,7 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt)
 		}
 		if (s->cpu < 0 && pt->v[WULT_M_CPU].num >= 0)
 			s->cpu = (int)pt->v[WULT_M_CPU].num;
+		attach_branches(s, pt);
 		s->read++;
 		return 1;
 	}
@@ -382,6 +465,19 @@ static void add_line(char **desc, const char *fmt, ...)
 	free(line);
 }
 
+/* Branch addresses are symbolized with this machine's symbols by default. */
+static void describe_symbols(const struct rpt_src *s, struct rpt_file *f, const char *os)
+{
+	struct utsname u;
+
+	if (!s->o->branches || !s->br_read || s->o->kallsyms || s->o->vmlinux)
+		return;
+	if (os && !uname(&u) && strcmp(os, u.release))
+		add_line(&f->desc, "warning: recorded on kernel %s, branch addresses are "
+			 "symbolized with this machine's (%s): give the recording "
+			 "machine's --kallsyms", os, u.release);
+}
+
 void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f)
 {
 	const char *host, *os, *cmd, *v;
@@ -415,12 +511,20 @@ void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f)
 			add_line(&f->desc, "wult:datapoint format: %s", s->fmt_desc);
 		if (s->fmt_warn[0])
 			add_line(&f->desc, "warning: %s", s->fmt_warn);
+		if (s->br_read || s->br_bad)
+			add_line(&f->desc, "branch contexts: %llu, %llu attached to datapoints%s",
+				 (unsigned long long)s->br_read,
+				 (unsigned long long)s->br_matched,
+				 s->br_bad ? ", some undecodable" : "");
+		describe_symbols(s, f, os);
 	}
 	f->read = s->read;
 	f->undecodable = s->undecodable;
 	f->lost = s->lost;
 	f->lost_records = s->lost_records;
 	f->other = s->other;
+	f->br_read = s->br_read;
+	f->br_matched = s->br_matched;
 }
 
 void rpt_src_close(struct rpt_src *s)
@@ -432,6 +536,7 @@ void rpt_src_close(struct rpt_src *s)
 	if (s->csvf)
 		fclose(s->csvf);
 	wult_dpdec_free(s->dp);
+	free(s->br);
 	if (s->pd)
 		wult_pd_close(s->pd);
 	free(s);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <wult/sym.h>
+
 #include "report.h"
 
 enum {
@@ -513,4 +515,101 @@ int rpt_state_cmp(const char *a, const char *b)
 	if (na != nb)
 		return na < nb ? -1 : 1;
 	return strcmp(ea, eb);
+}
+
+/* ---- branch contexts (--branches) ---- */
+
+/* --vmlinux, then kallsyms (this machine's unless --kallsyms); NULL if none. */
+static struct wult_sym *load_symbols(FILE *out, const struct rpt_opts *o)
+{
+	const char *ks = o->kallsyms ? o->kallsyms : "/proc/kallsyms";
+	struct wult_sym *s;
+	char err[512];
+	int have = 0;
+
+	if (wult_sym_new(&s))
+		return NULL;
+	if (o->vmlinux) {
+		if (wult_sym_add_elf(s, o->vmlinux, 0, NULL, err, sizeof(err)))
+			fprintf(out, "  warning: --vmlinux: %s\n", err);
+		else
+			have = 1;
+	}
+	if (wult_sym_add_kallsyms(s, ks, err, sizeof(err))) {
+		fprintf(out, "  warning: %s%s\n", o->kallsyms ? "--kallsyms: " : "", err);
+	} else {
+		have = 1;
+	}
+	if (!have) {
+		wult_sym_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void print_branch_group(FILE *out, const struct rpt_opts *o, const struct rpt_group *g,
+			       struct wult_sym *sym)
+{
+	struct wult_br_tally *t = g->br;
+	uint64_t total = t ? wult_br_tally_total(t) : 0, shown = 0, cnt, rest;
+	unsigned int i, k, nr, nctx = t ? wult_br_tally_nr(t) : 0;
+	const uint64_t *from, *to;
+	char line[512];
+
+	fprintf(out, "\n  %s: %llu of %llu kept datapoints have one", g->name,
+		(unsigned long long)total, (unsigned long long)g->kept);
+	if (t && wult_br_tally_empty(t))
+		fprintf(out, ", %llu of them empty (LBR was not recording)",
+			(unsigned long long)wult_br_tally_empty(t));
+	fprintf(out, "; %u distinct\n", nctx);
+	if (!nctx)
+		return;
+	fprintf(out, "  %10s %7s  %s\n", "count", "share", "branches, youngest first (from -> to)");
+	for (i = 0; i < nctx && i < o->branches; i++) {
+		cnt = wult_br_tally_get(t, i, &from, &to, &nr);
+		shown += cnt;
+		for (k = 0; k < nr; k++) {
+			struct perf_branch_entry e = { .from = from[k], .to = to[k] };
+
+			wult_sym_branch_str(sym, &e, line, sizeof(line));
+			if (!k)
+				fprintf(out, "  %10llu %6.1f%%  %s\n", (unsigned long long)cnt,
+					100.0 * cnt / total, line);
+			else
+				fprintf(out, "  %10s %7s  %s\n", "", "", line);
+		}
+	}
+	rest = total - wult_br_tally_empty(t) - wult_br_tally_other(t) - shown;
+	if (nctx > o->branches)
+		fprintf(out, "  %10llu %6.1f%%  (%u less frequent contexts)\n",
+			(unsigned long long)rest, 100.0 * rest / total, nctx - o->branches);
+	if (wult_br_tally_other(t))
+		fprintf(out, "  %10llu %6.1f%%  (contexts past the first %u distinct ones)\n",
+			(unsigned long long)wult_br_tally_other(t),
+			100.0 * wult_br_tally_other(t) / total, nctx);
+}
+
+void rpt_print_branches(FILE *out, const struct rpt_opts *o, const struct rpt_file *f)
+{
+	struct wult_sym *sym;
+	unsigned int i;
+
+	fprintf(out, "\nBranch context at the wake (LBR), per requested state: the "
+		"youngest %u branches\n", o->br_depth);
+	if (!f->br_read) {
+		fprintf(out, "  none in this file: record with wult record on a CPU whose LBR "
+			"wult.ko can read (wult/branches/ event)\n");
+		return;
+	}
+	sym = load_symbols(out, o);
+	if (!sym) {
+		fprintf(out, "  warning: no symbols: addresses are shown raw\n");
+		if (wult_sym_new(&sym))
+			return;
+	}
+	for (i = 0; i < f->ngroups; i++)
+		print_branch_group(out, o, f->groups[i], sym);
+	if (f->ngroups > 1)
+		print_branch_group(out, o, &f->all, sym);
+	wult_sym_free(sym);
 }

@@ -38,6 +38,7 @@ enum wult_kind {
 	WULT_KIND_DATAPOINTS = 0,	/* one count (and sample) per datapoint */
 	WULT_KIND_WAKE_SUM = 1,		/* counting only: + TAI - LTime, ns */
 	WULT_KIND_INTR_SUM = 2,		/* counting only: + TIntr - LTime, ns */
+	WULT_KIND_BRANCHES = 3,		/* one wult:wake_branches record per datapoint */
 	WULT_KIND_MAX,
 };
 
@@ -76,6 +77,32 @@ struct wult_dp {
 	 */
 	__u64 wake_latency;	/* ns: TAI - LTime (WakeLatencyRaw) */
 	__u64 intr_latency;	/* ns: TIntr - LTime (IntrLatencyRaw) */
+};
+
+/*
+ * Branch context of a wake (events of kind WULT_KIND_BRANCHES and the
+ * wult:wake_branches tracepoint): the last-branch records (LBR) as they were at
+ * the first code wult ran after the wake, in the timer interrupt handler
+ * (IntrOff = 0) or in the idle exit probe (IntrOff = 1). Delivered once per
+ * datapoint, just before it, with the datapoint's cpu and seq. Like
+ * datapoints, each record starts with the 8-byte common header.
+ */
+#define WULT_BR_MAX		32	/* entries in wult_branches.from/to */
+
+/* wult_branches.flags */
+#define WULT_BRF_INTR		0x1U /* taken in the timer interrupt handler */
+#define WULT_BRF_ARCH		0x2U /* architectural LBR (else model-specific) */
+#define WULT_BRF_FAKE		0x4U /* synthetic, module parameter lbr=fake */
+#define WULT_BRF_OFF		0x8U /* LBR was not recording: nr is 0 */
+
+struct wult_branches {
+	__u64 ltime;		/* ns: the datapoint's LTime */
+	__u32 cpu;		/* the datapoint's CPU */
+	__u32 seq;		/* the datapoint's seq */
+	__u32 nr;		/* valid entries in from/to, youngest first */
+	__u32 flags;		/* WULT_BRF_* */
+	__u64 from[WULT_BR_MAX];	/* branch source addresses */
+	__u64 to[WULT_BR_MAX];		/* branch target addresses */
 };
 
 #endif /* _UAPI_LINUX_WULT_H */

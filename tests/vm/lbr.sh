@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Branch context (LBR) at the wake. TCG has no LBR: the default module says
+# so and wult record goes on without; with lbr=fake the module fills each
+# context with known addresses (ktime_get+4(i+1) -> wult_lbr_read+4i), which
+# exercises the whole path: capture, PMU samples and tracepoint, wult record,
+# the pairing with datapoints and the symbolized report.
+. "$WULT_SRC/tests/lib.sh"
+cd "$OUT" || exit 1
+pmu=/sys/bus/event_source/devices/wult
+dbg=/sys/kernel/debug/wult
+
+# ---- no LBR ----
+t_check "insmod (lbr=auto)" insmod "$WULT_KO"
+t_eq "no LBR reader under TCG" none "$(cat $dbg/lbr)"
+t_check "no branches event alias without LBR" test ! -e $pmu/events/branches
+perf stat -x, -e wult/kind=3/ -C 1 -- sleep 0.2 2> nolbr-stat.err
+t_check "a branches event is not supported" grep -q 'not supported' nolbr-stat.err
+wult record -C 1 -c 50 -o nolbr.data 2> nolbr-rec.err
+t_eq "wult record without LBR: exit 0" 0 $?
+t_eq "it says once there is no LBR" 1 "$(grep -c 'no LBR' nolbr-rec.err)"
+t_check "and records every datapoint" grep -q '50 datapoints .* 0 branch contexts' nolbr-rec.err
+wult report --branches nolbr.data > nolbr.rpt 2>&1
+t_check "report: the file has no branch contexts" grep -q 'none in this file' nolbr.rpt
+t_check "rmmod" rmmod wult
+insmod "$WULT_KO" lbr=bogus 2> /dev/null
+t_check "insmod lbr=bogus refused" test $? -ne 0
+t_check "and the kernel log says why" sh -c "dmesg | grep -q \"unknown lbr mode 'bogus'\""
+
+# ---- fake LBR ----
+t_check "insmod lbr=fake" insmod "$WULT_KO" lbr=fake
+t_eq "fake reader" fake "$(cat $dbg/lbr)"
+t_check "branches event alias" grep -q 'kind=0x3\|kind=3' $pmu/events/branches
+
+wult record -C 1 -c 300 -o w.data 2> rec.err
+t_eq "wult record: exit 0" 0 $?
+t_check "300 datapoints, 300 branch contexts" \
+	grep -q '300 datapoints .* 300 branch contexts' rec.err
+t_check "the branches member is in the group" grep -q 'with wult/branches' rec.err
+perf report -i w.data --header-only > /dev/null 2> hdr.err
+t_eq "stock perf reads the header" 0 $?
+wult report --branches w.data > w.rpt 2> w.err
+t_eq "wult report --branches: exit 0" 0 $?
+t_check "every context pairs with its datapoint" \
+	grep -q 'branch contexts: 300, 300 attached to datapoints' w.rpt
+t_check "per state: 300 of 300 have one, all the same" \
+	grep -Eq '^  [A-Za-z0-9]+: 300 of 300 kept datapoints have one; 1 distinct' w.rpt
+t_check "youngest branch, symbolized, 100%" \
+	grep -Eq '^ +300 +100\.0%  ktime_get\+0x4 -> wult_lbr_read\+0 \[wult\]$' w.rpt
+i=1
+for exp in "ktime_get+0x8 -> wult_lbr_read+0x4 [wult]" \
+	   "ktime_get+0xc -> wult_lbr_read+0x8 [wult]" \
+	   "ktime_get+0x10 -> wult_lbr_read+0xc [wult]"; do
+	t_check "entry $i: $exp" grep -qF "  $exp" w.rpt
+	i=$((i + 1))
+done
+wult report --branches --branch-depth 2 w.data > d2.rpt
+t_eq "--branch-depth 2: two lines per context" 2 "$(grep -c 'ktime_get+0x' d2.rpt)"
+
+# --kallsyms: symbols from another table (ktime_get renamed).
+grep -E ' [Tt] (ktime_get|wult_lbr_read)([[:space:]]|$)' /proc/kallsyms |
+	sed 's/ ktime_get$/ other_fn/' > ks.txt
+wult report --branches --kallsyms ks.txt w.data > ks.rpt
+t_check "--kallsyms: its names are used" grep -qF 'other_fn+0x4 -> wult_lbr_read+0 [wult]' ks.rpt
+wult report --branches --kallsyms nothere w.data > nk.rpt 2>&1
+t_eq "--kallsyms missing file: still a report" 0 $?
+t_check "--kallsyms missing file: warns, raw addresses" \
+	sh -c 'grep -q "warning: --kallsyms: nothere" nk.rpt && grep -Eq "0xf+[0-9a-f]+ -> 0xf+[0-9a-f]+" nk.rpt'
+wult report --branches w.data w.data > /dev/null 2> two.err
+t_eq "--branches with two files: usage error" 2 $?
+wult report --branches=0 w.data > /dev/null 2> zero.err
+t_eq "--branches=0: usage error" 2 $?
+
+# Plain perf: a group with the branches member, and the tracepoint.
+perf record -q -R -e '{wult/datapoints/,wult/branches/}' -C 1 -o g.data -- sleep 2
+wult report --branches g.data > g.rpt
+n=$(awk '/datapoints: [0-9]+ read/ { print $2 }' g.rpt)
+t_check "perf record group: $n datapoints" test "${n:-0}" -ge 50
+t_check "perf record group: every datapoint has its context" \
+	grep -q "branch contexts: $n, $n attached" g.rpt
+perf record -q -e wult/datapoints/ -e wult:wake_branches -e wult:datapoint -C 1 \
+	-o t.data -- sleep 2
+perf script -i t.data -F event,trace 2> /dev/null > t.txt
+# Each wake_branches record comes right before the datapoint of its seq.
+awk '/wult:wake_branches:/ { for (i = 1; i <= NF; i++) if ($i ~ /^seq=/) s = $i; next }
+     /wult:datapoint:/ { for (i = 1; i <= NF; i++) if ($i ~ /^seq=/) { n++; if ($i == s) ok++ } }
+     END { print n + 0, ok + 0 }' t.txt > pairs.txt
+read -r ndp npair < pairs.txt
+t_check "tracepoints: $ndp datapoints" test "$ndp" -ge 50
+t_eq "tracepoints: each follows its branch context" "$ndp" "$npair"
+t_check "tracepoint fields: nr=4, taken in the interrupt, fake" \
+	grep -q 'wult:wake_branches: cpu=1 seq=[0-9]* nr=4 flags=0x5' t.txt
+wult report --branches t.data > t.rpt
+t_check "wult report pairs tracepoint records too" \
+	grep -q "branch contexts: $ndp, $ndp attached" t.rpt
+
+perf stat -x, -e wult/datapoints/,wult/branches/ -C 1 -- sleep 2 2> stat.txt
+a=$(awk -F, '$3 ~ /wult\/datapoints/ { print $1 }' stat.txt)
+b=$(awk -F, '$3 ~ /wult\/branches/ { print $1 }' stat.txt)
+t_check "perf stat: datapoints counted ($a)" test "${a:-0}" -gt 0
+t_eq "perf stat: one branch context per datapoint" "$a" "$b"
+
+t_eq "debugfs: a context for every datapoint" "$(wult_cnt 1 emitted)" "$(wult_cnt 1 branches)"
+t_eq "debugfs: none with LBR off" 0 "$(wult_cnt 1 branches_off)"
+wult record -C 1 -c 50 --no-branches -o nb.data 2> nb.err
+t_check "--no-branches: none recorded" grep -q '50 datapoints .* 0 branch contexts' nb.err
+t_check "rmmod" rmmod wult
+t_done
