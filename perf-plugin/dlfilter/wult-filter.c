@@ -162,6 +162,10 @@ int filter_event(void *data, const struct perf_dlfilter_sample *sample, void *ct
 	(void)ctx;
 	if (!sample->event || strncmp(sample->event, "wult", 4))
 		return 0;
+	/* Branch contexts (wult/branches/, wult:wake_branches) pass as they
+	 * are: their datapoint, which follows, is not known yet. */
+	if (strstr(sample->event, "branches"))
+		return 0;
 	if (!sample->raw_data ||
 	    wult_dpdec_decode_raw(d->dec, sample->raw_data, sample->raw_size, &pt)) {
 		d->undecodable++;

@@ -19,11 +19,17 @@ DP_FIELDS = ("ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2",
              "tsc_khz", "seq", "wake_latency", "intr_latency")
 REC_SIZE = HDR.size + DP.size
 TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
+# A branch context (struct wult_branches, WULT_BR_MAX = 32 entries): the
+# payload of wult/branches/ samples, which perf script may hand over with
+# the attr of another group member.
+BR_REC_SIZE = HDR.size + 24 + 2 * 8 * 32
+KIND_DATAPOINTS = 0
+PERF_TYPE_MAX = 6                       # dynamic PMUs (wult) are above
 
 
 def from_raw(raw):
     """struct wult_dp fields of a PMU raw payload, or None if it is none."""
-    if not raw or len(raw) < REC_SIZE:
+    if not raw or len(raw) < REC_SIZE or len(raw) == BR_REC_SIZE:
         return None
     return dict(zip(DP_FIELDS, DP.unpack_from(raw, HDR.size)))
 
@@ -60,6 +66,10 @@ def is_sampler(param_dict):
     attr = param_dict.get("attr")
     if not attr or len(attr) < 48:
         return True
+    ptype, config = struct.unpack_from("<I4xQ", attr, 0)
+    # A wult event of another kind (e.g. a branches member) is not it.
+    if ptype >= PERF_TYPE_MAX and (config >> 32) & 0xff != KIND_DATAPOINTS:
+        return False
     period = struct.unpack_from("<Q", attr, 16)[0]
     freq = struct.unpack_from("<Q", attr, 40)[0] & (1 << 10)
     return period != 0 or freq != 0

@@ -21,10 +21,10 @@ rm -f /tmp/wult-help.$$
 for d in kernel lib perf-plugin scripts tests Documentation; do
 	t_check "$d/ has a README" test -s "$top/$d/README.md"
 done
-for f in stats source events; do
+for f in stats source events lbr; do
 	t_check "debugfs file $f documented" grep -q "$f" "$top/Documentation/kernel.md"
 done
-for a in datapoints wake_latency_sum intr_latency_sum; do
+for a in datapoints wake_latency_sum intr_latency_sum branches wake_branches; do
 	t_check "event alias $a documented" grep -q "$a" "$top/Documentation/kernel.md"
 done
 t_done

@@ -9,6 +9,7 @@
 cd "$OUT" || exit 1
 pmu=/sys/bus/event_source/devices/wult
 dbg=/sys/kernel/debug/wult
+dec=$WULT_SRC/scripts/perf/wult-decode.py
 
 # ---- no LBR ----
 t_check "insmod (lbr=auto)" insmod "$WULT_KO"
@@ -54,6 +55,16 @@ for exp in "ktime_get+0x8 -> wult_lbr_read+0x4 [wult]" \
 	t_check "entry $i: $exp" grep -qF "  $exp" w.rpt
 	i=$((i + 1))
 done
+# perf script: stock perf reads it; the python decoder takes neither the
+# branch samples nor their group-read copies for datapoints.
+perf script -i w.data > /dev/null 2> ps.err
+t_eq "perf script reads the file without complaint" "" "$(cat ps.err)"
+n=$(perf script -i w.data -s "$dec" 2> /dev/null | awk '$1 == "raw"' | wc -l)
+t_eq "python decoder: exactly the 300 datapoints" 300 "$n"
+n=$(perf script -i w.data --dlfilter "$WULT_PLUGINS/dlfilter/wult-filter.so" \
+	--dlarg 'WakeLatency >= 0' -s "$dec" 2> /dev/null | awk '$1 == "raw"' | wc -l)
+t_eq "dlfilter passes branch samples, keeps the 300 datapoints" 300 "$n"
+
 wult report --branches --branch-depth 2 w.data > d2.rpt
 t_eq "--branch-depth 2: two lines per context" 2 "$(grep -c 'ktime_get+0x' d2.rpt)"
 
@@ -78,6 +89,8 @@ n=$(awk '/datapoints: [0-9]+ read/ { print $2 }' g.rpt)
 t_check "perf record group: $n datapoints" test "${n:-0}" -ge 50
 t_check "perf record group: every datapoint has its context" \
 	grep -q "branch contexts: $n, $n attached" g.rpt
+m=$(perf script -i g.data -s "$dec" 2> /dev/null | awk '$1 == "raw"' | wc -l)
+t_eq "perf record group: python decoder agrees ($n)" "$n" "$m"
 perf record -q -e wult/datapoints/ -e wult:wake_branches -e wult:datapoint -C 1 \
 	-o t.data -- sleep 2
 perf script -i t.data -F event,trace 2> /dev/null > t.txt
