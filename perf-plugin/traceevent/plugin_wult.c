@@ -3,7 +3,8 @@
  * libtraceevent plugin for wult:datapoint: prints each datapoint as
  * latencies in microseconds with nanosecond precision, the requested idle
  * state by name and the flags decoded, instead of the raw nanosecond
- * timestamps of the kernel's own print format.
+ * timestamps of the kernel's own print format; and for wult:wake_branches,
+ * each branch context's entries symbolized.
  *
  * perf (which carries its own libtraceevent and exports its symbols) and
  * trace-cmd (which links libtraceevent.so) both load it, so it is built
@@ -130,14 +131,66 @@ static int wult_datapoint_handler(struct trace_seq *s, struct tep_record *record
 	return 0;
 }
 
+/* symbol+0xoff when the reader knows the kernel's functions, else hex. */
+static void print_addr(struct trace_seq *s, struct tep_handle *tep, uint64_t addr)
+{
+	const char *fn = tep_find_function(tep, addr);
+
+	if (fn)
+		trace_seq_printf(s, "%s+0x%llx", fn,
+				 (unsigned long long)(addr - tep_find_function_address(tep, addr)));
+	else
+		trace_seq_printf(s, "0x%llx", (unsigned long long)addr);
+}
+
+/* wult:wake_branches: the context's entries, youngest first, symbolized. */
+static int wult_branches_handler(struct trace_seq *s, struct tep_record *record,
+				 struct tep_event *event, void *context)
+{
+	struct tep_format_field *from = tep_find_field(event, "from");
+	struct tep_format_field *to = tep_find_field(event, "to");
+	unsigned int nr = field(event, record, "nr");
+	unsigned int flags = field(event, record, "flags");
+	const uint8_t *data = record->data;
+	unsigned int i;
+	uint64_t f, t;
+
+	(void)context;
+	trace_seq_printf(s, "cpu=%llu seq=%llu nr=%u in=%s%s%s%s",
+			 field(event, record, "cpu"), field(event, record, "seq"), nr,
+			 flags & WULT_BRF_INTR ? "intr" : "exit",
+			 flags & WULT_BRF_ARCH ? " arch" : "",
+			 flags & WULT_BRF_FAKE ? " fake" : "",
+			 flags & WULT_BRF_OFF ? " lbr-off" : "");
+	/* Entries past what the record holds are not printed. */
+	if (!from || !to || from->offset + from->size > record->size ||
+	    to->offset + to->size > record->size)
+		return 0;
+	for (i = 0; i < nr && 8 * (i + 1) <= (unsigned int)from->size &&
+	     8 * (i + 1) <= (unsigned int)to->size; i++) {
+		memcpy(&f, data + from->offset + 8 * i, 8);
+		memcpy(&t, data + to->offset + 8 * i, 8);
+		trace_seq_puts(s, " ");
+		print_addr(s, event->tep, f);
+		trace_seq_puts(s, "->");
+		print_addr(s, event->tep, t);
+	}
+	return 0;
+}
+
 int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 {
-	return tep_register_event_handler(tep, -1, "wult", "datapoint",
-					  wult_datapoint_handler, NULL) < 0 ? -1 : 0;
+	if (tep_register_event_handler(tep, -1, "wult", "datapoint",
+				       wult_datapoint_handler, NULL) < 0)
+		return -1;
+	return tep_register_event_handler(tep, -1, "wult", "wake_branches",
+					  wult_branches_handler, NULL) < 0 ? -1 : 0;
 }
 
 void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 {
 	tep_unregister_event_handler(tep, -1, "wult", "datapoint",
 				     wult_datapoint_handler, NULL);
+	tep_unregister_event_handler(tep, -1, "wult", "wake_branches",
+				     wult_branches_handler, NULL);
 }

@@ -137,7 +137,7 @@ open_fails() {
 }
 open_fails "ldist_min > ldist_max: EINVAL" 22 wult/ldist_min=200,ldist_max=100/ -C 1
 open_fails "ldist_max = 60000 us: EINVAL" 22 wult/ldist_max=60000/ -C 1
-open_fails "unknown kind: EINVAL" 22 wult/kind=3/ -C 1
+open_fails "unknown kind: EINVAL" 22 wult/kind=4/ -C 1
 open_fails "a latency sum cannot sample: EINVAL" 22 wult/wake_latency_sum/ -C 1
 open_fails "unknown config bits: EINVAL" 22 wult/config=0x10000000000/ -C 1
 open_fails "config1 set: EINVAL" 22 wult/config1=1/ -C 1

@@ -93,7 +93,7 @@ m=$(perf script -i g.data -s "$dec" 2> /dev/null | awk '$1 == "raw"' | wc -l)
 t_eq "perf record group: python decoder agrees ($n)" "$n" "$m"
 perf record -q -e wult/datapoints/ -e wult:wake_branches -e wult:datapoint -C 1 \
 	-o t.data -- sleep 2
-perf script -i t.data -F event,trace 2> /dev/null > t.txt
+perf script -i t.data 2> /dev/null > t.txt
 # Each wake_branches record comes right before the datapoint of its seq.
 awk '/wult:wake_branches:/ { for (i = 1; i <= NF; i++) if ($i ~ /^seq=/) s = $i; next }
      /wult:datapoint:/ { for (i = 1; i <= NF; i++) if ($i ~ /^seq=/) { n++; if ($i == s) ok++ } }
@@ -101,11 +101,30 @@ awk '/wult:wake_branches:/ { for (i = 1; i <= NF; i++) if ($i ~ /^seq=/) s = $i;
 read -r ndp npair < pairs.txt
 t_check "tracepoints: $ndp datapoints" test "$ndp" -ge 50
 t_eq "tracepoints: each follows its branch context" "$ndp" "$npair"
-t_check "tracepoint fields: nr=4, taken in the interrupt, fake" \
-	grep -q 'wult:wake_branches: cpu=1 seq=[0-9]* nr=4 flags=0x5' t.txt
+ctx='ktime_get+0x4->wult_lbr_read+0x0 ktime_get+0x8->wult_lbr_read+0x4 ktime_get+0xc->wult_lbr_read+0x8 ktime_get+0x10->wult_lbr_read+0xc'
+t_eq "plugin: every context printed symbolized, taken in the interrupt" "$ndp" \
+	"$(grep 'wult:wake_branches: cpu=1 seq=' t.txt | grep -cF "nr=4 in=intr fake $ctx")"
+TRACEEVENT_PLUGIN_DIR=/nonexistent perf script -i t.data 2> /dev/null > tn.txt
+t_check "without the plugin: the kernel's format (nr=4, flags intr|fake)" \
+	grep -q 'wult:wake_branches: cpu=1 seq=[0-9]* nr=4 flags=0x5$' tn.txt
 wult report --branches t.data > t.rpt
 t_check "wult report pairs tracepoint records too" \
 	grep -q "branch contexts: $ndp, $ndp attached" t.rpt
+
+# So far every datapoint had a branches event or the tracepoint beside it.
+t_eq "debugfs: a context for every datapoint" "$(wult_cnt 1 emitted)" "$(wult_cnt 1 branches)"
+t_eq "debugfs: none with LBR off" 0 "$(wult_cnt 1 branches_off)"
+
+# trace-cmd (ftrace) with the plugin, while a counting event measures.
+perf stat -e wult/datapoints/ -C 1 -- sleep 8 > /dev/null 2>&1 &
+stat=$!
+wult_wait_change 1 emitted 50
+trace-cmd record -q -e wult:wake_branches -o tc.dat sleep 2 > /dev/null 2>&1
+trace-cmd report -i tc.dat 2> /dev/null | grep ' wake_branches:' > tc.txt
+m=$(wc -l < tc.txt)
+t_check "trace-cmd: contexts recorded ($m)" test "$m" -ge 10
+t_eq "trace-cmd: each symbolized by the plugin" "$m" "$(grep -cF "nr=4 in=intr fake $ctx" tc.txt)"
+wait $stat
 
 perf stat -x, -e wult/datapoints/,wult/branches/ -C 1 -- sleep 2 2> stat.txt
 a=$(awk -F, '$3 ~ /wult\/datapoints/ { print $1 }' stat.txt)
@@ -113,8 +132,6 @@ b=$(awk -F, '$3 ~ /wult\/branches/ { print $1 }' stat.txt)
 t_check "perf stat: datapoints counted ($a)" test "${a:-0}" -gt 0
 t_eq "perf stat: one branch context per datapoint" "$a" "$b"
 
-t_eq "debugfs: a context for every datapoint" "$(wult_cnt 1 emitted)" "$(wult_cnt 1 branches)"
-t_eq "debugfs: none with LBR off" 0 "$(wult_cnt 1 branches_off)"
 wult record -C 1 -c 50 --no-branches -o nb.data 2> nb.err
 t_check "--no-branches: none recorded" grep -q '50 datapoints .* 0 branch contexts' nb.err
 t_check "rmmod" rmmod wult
