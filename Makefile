@@ -46,7 +46,6 @@ WULT_SAN := $(BUILD)/san/wult
 
 # The three Debian kernels every kernel test runs on.
 KTAGS   := 6.1 6.12 6.12-rt
-kdir     = $(shell scripts/kdir $(1))
 KMODS   := $(foreach t,$(KTAGS),$(BUILD)/kernel/$(t)/wult.ko)
 KSRCS   := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile kernel/uapi/linux/*.h)
 
@@ -137,9 +136,9 @@ user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TEP_PLUGINS) $(DLFILTERS)
 
 # ---- kernel module, once per test kernel --------------------------------
 $(BUILD)/kernel/%/wult.ko: $(KSRCS) $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	cp -a kernel/. $(dir $@)
-	$(MAKE) -s -C $(dir $@) KDIR=$(call kdir,$*) W=1 KCFLAGS=-Werror
+	@kdir=$$(scripts/kdir $*) && mkdir -p $(dir $@) && cp -a kernel/. $(dir $@) && \
+	echo "  MODULE  $@ (KDIR=$$kdir)" && \
+	$(MAKE) -s -C $(dir $@) KDIR=$$kdir W=1 $(if $(filter host,$*),,KCFLAGS=-Werror)
 
 modules: $(KMODS)
 

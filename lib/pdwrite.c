@@ -244,8 +244,14 @@ int wult_pdw_set_tracing(struct wult_pdw *w, const char *system, const char *for
 
 int wult_pdw_add_pmu(struct wult_pdw *w, uint32_t type, const char *name)
 {
-	struct pdw_pmu *p = realloc(w->pmu, (w->nr_pmu + 1) * sizeof(*p));
+	struct pdw_pmu *p;
+	unsigned int i;
 
+	/* Several events of one PMU: one mapping. */
+	for (i = 0; i < w->nr_pmu; i++)
+		if (w->pmu[i].type == type)
+			return 0;
+	p = realloc(w->pmu, (w->nr_pmu + 1) * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	w->pmu = p;

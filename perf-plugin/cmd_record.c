@@ -766,9 +766,8 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 			fprintf(stderr, "%s%s", i == 1 ? " with " : ", ", ev[i].name);
 		fprintf(stderr, "\n");
 	}
-	for (i = 0; i < st.nr_ev; i++)
-		if (ev[i].branches)
-			keep_lbr_on(&st, cpus);
+	if (st.nr_ev > 1 && ev[1].branches)	/* add_branches() puts it there */
+		keep_lbr_on(&st, cpus);
 	t0 = now_s();
 	perf_evlist__enable(evlist);
 	for (;;) {

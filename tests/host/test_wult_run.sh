@@ -27,4 +27,17 @@ t_check "perf.data kept" test -s "$tmp/o/wult.data"
 t_check "--datapoints 0 fails" test $? -ne 0
 "$top/scripts/wult-run" --bogus > /dev/null 2>&1
 t_eq "unknown option exits 2" 2 $?
+
+# --host builds wult.ko for the running kernel with the Makefile's rule:
+# without its headers that fails at once, naming the package to install.
+if [ ! -d "/lib/modules/$(uname -r)/build" ]; then
+	"$top/scripts/wult-run" --host --build "$tmp/hb" > /dev/null 2> "$tmp/host.err"
+	t_eq "--host without kernel headers: exit 1" 1 $?
+	t_check "--host names the headers package" \
+		grep -q "install linux-headers-$(uname -r)" "$tmp/host.err"
+	t_check "--host built nothing" test ! -e "$tmp/hb/kernel/host/wult.ko"
+else
+	t_eq "kdir host: the running kernel's headers" \
+		"/lib/modules/$(uname -r)/build" "$("$top/scripts/kdir" host)"
+fi
 t_done

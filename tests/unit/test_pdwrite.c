@@ -72,6 +72,7 @@ static int write_file(const char *path)
 	WT_EQ(wult_pdw_set_cmdline(w, 4, argv), 0);
 	WT_EQ(wult_pdw_set_nrcpus(w, 2, 4), 0);
 	WT_EQ(wult_pdw_add_pmu(w, LEADER_TYPE, "wult"), 0);
+	WT_EQ(wult_pdw_add_pmu(w, LEADER_TYPE, "wult"), 0);	/* mapped once */
 	WT_EQ(wult_pdw_set_tracing(w, "wult", wult_synth_format()), 0);
 	WT_EQ(wult_pdw_add_cstate(w, 1, 0, "POLL"), 0);
 	WT_EQ(wult_pdw_add_cstate(w, 1, 1, "C1E"), 0);
@@ -167,6 +168,9 @@ int main(void)
 
 		snprintf(cmd, sizeof(cmd), "perf report -i %s --header-only 2>&1 | "
 			 "grep -q 'hostname : testhost'", path);
+		WT_EQ(system(cmd), 0);
+		snprintf(cmd, sizeof(cmd), "perf report -i %s --header-only 2>&1 | "
+			 "grep 'pmu mappings' | grep -o 'wult = ' | wc -l | grep -qx 1", path);
 		WT_EQ(system(cmd), 0);
 		snprintf(cmd, sizeof(cmd), "perf script -i %s 2>/dev/null | "
 			 "grep -c ' wult/datapoints/:' | grep -qx %d", path, NSAMPLES);

@@ -48,7 +48,8 @@ int wult_pdw_set_cmdline(struct wult_pdw *w, int argc, char *const *argv);
 int wult_pdw_set_nrcpus(struct wult_pdw *w, uint32_t online, uint32_t avail);
 /* TRACING_DATA carrying one event format of @system (e.g. wult:datapoint). */
 int wult_pdw_set_tracing(struct wult_pdw *w, const char *system, const char *format);
-/* PMU_MAPPINGS: PMU @type is called @name. */
+/* PMU_MAPPINGS: PMU @type is called @name (a type already mapped keeps its
+ * first name). */
 int wult_pdw_add_pmu(struct wult_pdw *w, uint32_t type, const char *name);
 
 /*
