@@ -255,7 +255,8 @@ int wult_sym_lookup(struct wult_sym *s, uint64_t addr, const char **name,
 		return -ENOENT;
 	sym = &s->v[lo - 1];
 	if (sym->size ? addr >= sym->addr + sym->size :
-	    (lo < s->n && addr >= s->v[lo].addr))
+	    (lo < s->n && addr >= s->v[lo].addr) ||
+	    addr - sym->addr >= WULT_SYM_MAX_EXTENT)
 		return -ENOENT;
 	if (name)
 		*name = sym->name;

@@ -83,6 +83,9 @@ static void report_usage(FILE *f)
 		"      --kallsyms FILE   symbols for branch addresses (default /proc/kallsyms;\n"
 		"                        run as root, or kptr_restrict hides them)\n"
 		"      --vmlinux FILE    also the symbols of this vmlinux (ELF)\n"
+		"      --module KO[@ADDR]  also the symbols of this module ELF, its .text\n"
+		"                        at ADDR (default: /sys/module/NAME/sections/.text);\n"
+		"                        repeatable\n"
 		"  -h, --help            this text\n\n"
 		"Filter expressions compare metrics (WakeLatency, IntrLatency, SilentTime,\n"
 		"LDist, ReqCState, IntrOff, CC0%%, CPUFreq, SMICnt, CPU, ...) with numbers,\n"
@@ -595,7 +598,7 @@ static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 int wult_cmd_report(int argc, char **argv)
 {
 	enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
-	       O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX };
+	       O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE };
 	static const struct option lopts[] = {
 		{ "include", required_argument, NULL, 'i' },
 		{ "exclude", required_argument, NULL, 'x' },
@@ -612,6 +615,7 @@ int wult_cmd_report(int argc, char **argv)
 		{ "branch-depth", required_argument, NULL, O_BR_DEPTH },
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "vmlinux", required_argument, NULL, O_VMLINUX },
+		{ "module", required_argument, NULL, O_MODULE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -691,6 +695,15 @@ int wult_cmd_report(int argc, char **argv)
 			break;
 		case O_VMLINUX:
 			o.vmlinux = optarg;
+			break;
+		case O_MODULE:
+			if (o.nmodules == RPT_MAX_MODULES) {
+				fprintf(stderr, "wult report: more than %d --module\n",
+					RPT_MAX_MODULES);
+				ret = -EINVAL;
+				break;
+			}
+			o.modules[o.nmodules++] = optarg;
 			break;
 		case 'h':
 			report_usage(stdout);

@@ -27,6 +27,7 @@
 #define RPT_MAX_STATES	256		/* distinct ReqCState values per input */
 #define RPT_MAX_FILTERS	16		/* --include / --exclude each */
 #define RPT_MAX_FILES	64		/* inputs of a diff */
+#define RPT_MAX_MODULES	64		/* --module */
 #define RPT_NCTR	12		/* counter metrics, see rpt_ctr_metrics */
 #define RPT_ALL		"all"		/* the group of every state */
 
@@ -52,6 +53,8 @@ struct rpt_opts {
 	unsigned int branches;			/* contexts shown per state, 0: none */
 	unsigned int br_depth;			/* entries per context */
 	const char *kallsyms, *vmlinux;		/* symbols for branch addresses */
+	const char *modules[RPT_MAX_MODULES];	/* --module FILE[@ADDR] */
+	unsigned int nmodules;
 };
 
 /* Counter metrics reported as means (wult_point indexes). */

@@ -519,12 +519,64 @@ int rpt_state_cmp(const char *a, const char *b)
 
 /* ---- branch contexts (--branches) ---- */
 
-/* --vmlinux, then kallsyms (this machine's unless --kallsyms); NULL if none. */
+/*
+ * --module KO[@ADDR]: the module's name is the file's, without ".ko" and
+ * with '-' as '_' (as the kernel names it); its .text address is ADDR or
+ * the loaded module's. 0, or -errno with @err.
+ */
+static int add_module(struct wult_sym *s, const char *arg, char *err, size_t len)
+{
+	char path[1024], name[128], sysfs[256], buf[64], why[512], *at, *end;
+	unsigned long long base = 0;
+	const char *file;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s", arg);
+	at = strrchr(path, '@');
+	if (at) {
+		*at++ = '\0';
+		errno = 0;
+		base = strtoull(at, &end, 0);
+		if (errno || end == at || *end || !base) {
+			snprintf(err, len, "--module %.400s: '%.64s' is not an address", arg, at);
+			return -EINVAL;
+		}
+	}
+	file = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	n = strcspn(file, ".");
+	snprintf(name, sizeof(name), "%.*s", (int)n, file);
+	for (n = 0; name[n]; n++)
+		if (name[n] == '-')
+			name[n] = '_';
+	if (!at) {
+		snprintf(sysfs, sizeof(sysfs), "/sys/module/%s/sections/.text", name);
+		f = fopen(sysfs, "r");
+		if (f && fgets(buf, sizeof(buf), f))
+			base = strtoull(buf, NULL, 16);
+		if (f)
+			fclose(f);
+		if (!base) {
+			snprintf(err, len, "--module %.200s: no load address in %s (module not "
+				 "loaded, or not root): give %.200s@ADDR", arg, sysfs, path);
+			return -ENOENT;
+		}
+	}
+	if (wult_sym_add_elf(s, path, base, name, why, sizeof(why))) {
+		snprintf(err, len, "--module: %s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ELF files (--vmlinux, --module), then kallsyms (this machine's unless
+ * --kallsyms) as the fallback; NULL if none could be read. */
 static struct wult_sym *load_symbols(FILE *out, const struct rpt_opts *o)
 {
 	const char *ks = o->kallsyms ? o->kallsyms : "/proc/kallsyms";
 	struct wult_sym *s;
-	char err[512];
+	char err[1024];
+	unsigned int i;
 	int have = 0;
 
 	if (wult_sym_new(&s))
@@ -532,6 +584,12 @@ static struct wult_sym *load_symbols(FILE *out, const struct rpt_opts *o)
 	if (o->vmlinux) {
 		if (wult_sym_add_elf(s, o->vmlinux, 0, NULL, err, sizeof(err)))
 			fprintf(out, "  warning: --vmlinux: %s\n", err);
+		else
+			have = 1;
+	}
+	for (i = 0; i < o->nmodules; i++) {
+		if (add_module(s, o->modules[i], err, sizeof(err)))
+			fprintf(out, "  warning: %s\n", err);
 		else
 			have = 1;
 	}

@@ -132,6 +132,14 @@ static void test_kallsyms(void)
 	WT_EQ(wult_sym_lookup(s, 0xffffffffc0001004ULL, &name, &mod, &off), 0);
 	WT_CHECK(!strcmp(name, "wult_probe") && mod && !strcmp(mod, "wult"), "module sym");
 	WT_EQ(wult_sym_lookup(s, 0xffffffff80000000ULL, &name, NULL, &off), -ENOENT);
+	/* A size-less symbol does not cover a far gap (text end to modules)
+	 * nor everything after the last one. */
+	WT_EQ(wult_sym_lookup(s, 0xffffffff81000200ULL + WULT_SYM_MAX_EXTENT - 1, &name, NULL,
+			      &off), 0);
+	WT_EQ(wult_sym_lookup(s, 0xffffffff81000200ULL + WULT_SYM_MAX_EXTENT, &name, NULL, &off),
+	      -ENOENT);
+	WT_EQ(wult_sym_lookup(s, 0xffffffffc0001000ULL + WULT_SYM_MAX_EXTENT, &name, NULL, &off),
+	      -ENOENT);
 	wult_sym_free(s);
 
 	f = fopen(path, "w");

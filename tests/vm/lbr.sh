@@ -73,6 +73,22 @@ grep -E ' [Tt] (ktime_get|wult_lbr_read)([[:space:]]|$)' /proc/kallsyms |
 	sed 's/ ktime_get$/ other_fn/' > ks.txt
 wult report --branches --kallsyms ks.txt w.data > ks.rpt
 t_check "--kallsyms: its names are used" grep -qF 'other_fn+0x4 -> wult_lbr_read+0 [wult]' ks.rpt
+# --module: the module's own ELF symbols, where kallsyms has none of it.
+grep -E ' [Tt] ktime_get$' /proc/kallsyms > ks-core.txt
+wult report --branches --kallsyms ks-core.txt w.data > nomod.rpt
+t_check "kallsyms without wult's symbols: raw module addresses" \
+	grep -Eq 'ktime_get\+0x4 -> 0xf+[0-9a-f]+$' nomod.rpt
+wult report --branches --kallsyms ks-core.txt --module "$WULT_KO" w.data > mod.rpt
+t_check "--module KO: symbols from the module ELF at its loaded .text" \
+	grep -qF 'ktime_get+0x4 -> wult_lbr_read+0 [wult]' mod.rpt
+text=$(cat /sys/module/wult/sections/.text)
+wult report --branches --kallsyms ks-core.txt --module "$WULT_KO@$text" w.data > moda.rpt
+t_check "--module KO@ADDR: the same" grep -qF 'ktime_get+0x4 -> wult_lbr_read+0 [wult]' moda.rpt
+wult report --branches --kallsyms ks-core.txt --module /nonexistent/foo.ko w.data > modn.rpt
+t_check "--module of a module not loaded: says to give @ADDR" \
+	grep -q 'warning: --module /nonexistent/foo.ko: no load address in /sys/module/foo/sections/.text' modn.rpt
+wult report --branches --module "$WULT_KO@zz" w.data > modz.rpt
+t_check "--module KO@bad: not an address" grep -q "'zz' is not an address" modz.rpt
 wult report --branches --kallsyms nothere w.data > nk.rpt 2>&1
 t_eq "--kallsyms missing file: still a report" 0 $?
 t_check "--kallsyms missing file: warns, raw addresses" \

@@ -6,7 +6,9 @@
  * addresses are as linked, or a module .ko, whose .text is placed at the
  * address the kernel loaded it to, /sys/module/NAME/sections/.text) and,
  * as a fallback, from a kallsyms table (/proc/kallsyms format), which has
- * no symbol sizes: a symbol then extends to the next one.
+ * no symbol sizes: a symbol then extends to the next one, but never more
+ * than WULT_SYM_MAX_EXTENT bytes (no kernel function is that large; the
+ * gap to the module area, or past the last symbol, stays unknown).
  */
 #ifndef WULT_SYM_H
 #define WULT_SYM_H
@@ -16,6 +18,8 @@
 #include <linux/perf_event.h>
 
 struct wult_sym;
+
+#define WULT_SYM_MAX_EXTENT	0x10000ULL	/* bytes, size-less symbols */
 
 int wult_sym_new(struct wult_sym **out);
 void wult_sym_free(struct wult_sym *s);
