@@ -17,6 +17,10 @@
  * take the interrupt inside the idle state, before the exit probe
  * (IntrOff = 0). WakeLatency = TAI - LTime, IntrLatency = TIntr - LTime.
  *
+ * While branch contexts are wanted (a branches event on the CPU, or the
+ * wult:wake_branches tracepoint), the LBR is read by the first of the two
+ * after the wake and emitted just before the datapoint it belongs to.
+ *
  * A datapoint is dropped, and counted, when it cannot be trusted: the event
  * fired while the CPU was busy (not_idle), another interrupt woke the CPU
  * before ours (stale_tai) or the times are out of order (invalid). An idle

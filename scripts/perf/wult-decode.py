@@ -19,6 +19,9 @@
 # delayed the later of the two (see Documentation/kernel.md); count is the
 # event's count read with the sample (PERF_SAMPLE_READ, e.g. with the :S
 # group modifier) or "-". A final "# samples" line gives per-source totals.
+# Branch contexts (wult/branches/ samples, wult:wake_branches records) are
+# lines "br src cpu seq ltime nr flags from->to..." (addresses in hex,
+# youngest first).
 
 import os
 import sys
@@ -39,6 +42,14 @@ def emit(src, ev, dp, count):
     counts[src] = counts.get(src, 0) + 1
 
 
+def emit_br(src, br):
+    n = min(br["nr"], wult_perf.BR_MAX)
+    print("br %s %d %d %d %d %#x %s" %
+          (src, br["cpu"], br["seq"], br["ltime"], br["nr"], br["flags"],
+           " ".join("%x->%x" % (br["frm"][i], br["to"][i]) for i in range(n))))
+    counts["br-" + src] = counts.get("br-" + src, 0) + 1
+
+
 def trace_begin():
     print("# src ev cpu seq ltime tbi tai tintr ldist req_cstate intr_off "
           "WakeLatency IntrLatency WakeLatencyC IntrLatencyC count")
@@ -52,6 +63,10 @@ def sample_count(param_dict):
 # Samples of non-tracepoint events: the wult PMU's raw payload.
 def process_event(param_dict):
     ev = param_dict.get("ev_name", "?")
+    br = wult_perf.branches_from_raw(param_dict)
+    if br is not None:
+        emit_br("raw", br)
+        return
     dp = wult_perf.from_raw(param_dict.get("raw_buf"))
     if dp is None or not ev.startswith("wult") or not wult_perf.is_sampler(param_dict):
         return
@@ -63,6 +78,8 @@ def process_event(param_dict):
 def trace_unhandled(event_name, context, fields, perf_sample_dict):
     if event_name == wult_perf.TP_NAME:
         emit("tp", "wult:datapoint", wult_perf.from_fields(fields), "-")
+    elif event_name == wult_perf.BR_TP_NAME:
+        emit_br("tp", wult_perf.branches_from_fields(fields))
 
 
 def trace_end():

@@ -22,16 +22,59 @@ TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
 # A branch context (struct wult_branches, WULT_BR_MAX = 32 entries): the
 # payload of wult/branches/ samples, which perf script may hand over with
 # the attr of another group member.
-BR_REC_SIZE = HDR.size + 24 + 2 * 8 * 32
+BR_MAX = 32
+BR = struct.Struct("<Q4I%dQ%dQ" % (BR_MAX, BR_MAX))  # struct wult_branches
+BR_REC_SIZE = HDR.size + BR.size
+BR_TP_NAME = "wult__wake_branches"
 KIND_DATAPOINTS = 0
+KIND_BRANCHES = 3
 PERF_TYPE_MAX = 6                       # dynamic PMUs (wult) are above
+
+
+def is_branches_raw(raw):
+    """Is this raw payload a branch context? perf pads raw data to 8 bytes
+    with its 4-byte size, and raw_buf keeps the padding."""
+    return raw is not None and BR_REC_SIZE <= len(raw) < BR_REC_SIZE + 8
 
 
 def from_raw(raw):
     """struct wult_dp fields of a PMU raw payload, or None if it is none."""
-    if not raw or len(raw) < REC_SIZE or len(raw) == BR_REC_SIZE:
+    if not raw or len(raw) < REC_SIZE or is_branches_raw(raw):
         return None
     return dict(zip(DP_FIELDS, DP.unpack_from(raw, HDR.size)))
+
+
+def attr_kind(param_dict):
+    """The wult kind of the sample's attr, or None for other PMUs."""
+    attr = param_dict.get("attr")
+    if not attr or len(attr) < 16:
+        return None
+    ptype, config = struct.unpack_from("<I4xQ", attr, 0)
+    return (config >> 32) & 0xff if ptype >= PERF_TYPE_MAX else None
+
+
+def branches_from_raw(param_dict):
+    """A branch context (dict: ltime, cpu, seq, nr, flags, frm, to) of a
+    wult/branches/ sample, or None. perf script hands group-read copies of
+    other samples over with this attr too: only branch payloads count."""
+    raw = param_dict.get("raw_buf")
+    if attr_kind(param_dict) != KIND_BRANCHES or not is_branches_raw(raw):
+        return None
+    v = BR.unpack_from(raw, HDR.size)
+    return {"ltime": v[0], "cpu": v[1], "seq": v[2], "nr": v[3], "flags": v[4],
+            "frm": list(v[5:5 + BR_MAX]), "to": list(v[5 + BR_MAX:])}
+
+
+def branches_from_fields(fields):
+    """The same from a wult:wake_branches tracepoint record."""
+    def arr(v):
+        if isinstance(v, (bytes, bytearray)):
+            return list(struct.unpack_from("<%dQ" % BR_MAX, v))
+        return [int(x) for x in v]
+    br = {f: int(fields[f]) for f in ("ltime", "cpu", "seq", "nr", "flags")}
+    br["frm"] = arr(fields["from"])
+    br["to"] = arr(fields["to"])
+    return br
 
 
 def from_fields(fields):

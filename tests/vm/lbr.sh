@@ -65,6 +65,19 @@ n=$(perf script -i w.data --dlfilter "$WULT_PLUGINS/dlfilter/wult-filter.so" \
 	--dlarg 'WakeLatency >= 0' -s "$dec" 2> /dev/null | awk '$1 == "raw"' | wc -l)
 t_eq "dlfilter passes branch samples, keeps the 300 datapoints" 300 "$n"
 
+# The python decoder, independently: one context per datapoint, same
+# seqs, and the addresses are kallsyms' ktime_get+4(i+1) -> wult_lbr_read+4i.
+kt=$(awk '$3 == "ktime_get" { print $1; exit }' /proc/kallsyms)
+lr=$(awk '$3 == "wult_lbr_read" { print $1; exit }' /proc/kallsyms)
+want=$(for i in 0 1 2 3; do printf '%x->%x ' $((0x$kt + 4 * (i + 1))) $((0x$lr + 4 * i)); done)
+perf script -i w.data -s "$dec" 2> /dev/null > py.txt
+t_eq "python decoder: 300 branch contexts" 300 "$(awk '$1 == "br" && $2 == "raw"' py.txt | wc -l)"
+t_eq "python decoder: each is the fake one, nr=4, in the interrupt" 300 \
+	"$(awk '$1 == "br"' py.txt | grep -cF "4 0x5 ${want% }")"
+awk '$1 == "br" { print $4 }' py.txt | sort -n > br-seq.txt
+awk '$1 == "raw" { print $4 }' py.txt | sort -n > dp-seq.txt
+t_check "python decoder: the contexts' seqs are the datapoints'" cmp -s br-seq.txt dp-seq.txt
+
 wult report --branches --branch-depth 2 w.data > d2.rpt
 t_eq "--branch-depth 2: two lines per context" 2 "$(grep -c 'ktime_get+0x' d2.rpt)"
 
@@ -126,6 +139,9 @@ t_check "without the plugin: the kernel's format (nr=4, flags intr|fake)" \
 wult report --branches t.data > t.rpt
 t_check "wult report pairs tracepoint records too" \
 	grep -q "branch contexts: $ndp, $ndp attached" t.rpt
+t_eq "python decoder: tracepoint contexts decoded ($ndp)" "$ndp" \
+	"$(perf script -i t.data -s "$dec" 2> /dev/null | awk '$1 == "br" && $2 == "tp"' |
+	   grep -cF "4 0x5 ${want% }")"
 
 # So far every datapoint had a branches event or the tracepoint beside it.
 t_eq "debugfs: a context for every datapoint" "$(wult_cnt 1 emitted)" "$(wult_cnt 1 branches)"
