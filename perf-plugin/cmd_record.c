@@ -504,7 +504,8 @@ static void describe(struct rec_state *st, int argc, char **argv)
  * The branches member, where wult.ko can read the LBR: its samples are the
  * datapoints' branch contexts. 1 if added to @ev, 0 if not (said why).
  */
-static int add_branches(const struct rec_opts *o, int cpu, struct ev *ev)
+static int add_branches(const struct rec_opts *o, int cpu, const struct ev *leader,
+			struct ev *ev)
 {
 	struct perf_event_attr attr;
 	char str[160], err[256];
@@ -523,7 +524,7 @@ static int add_branches(const struct rec_opts *o, int cpu, struct ev *ev)
 		attr.sample_type = SAMPLE_TYPE;
 		attr.read_format = READ_FORMAT;
 		attr.sample_id_all = 1;
-		ret = -probe_member(&ev[-1].attr, &attr, cpu);
+		ret = -probe_member(&leader->attr, &attr, cpu);
 		snprintf(err, sizeof(err), "%s", strerror(-ret));
 	}
 	if (ret) {
@@ -606,7 +607,7 @@ static int build_events(const struct rec_opts *o, int first_cpu, struct ev *ev,
 	ev[n].attr = attr;
 	snprintf(ev[n++].name, sizeof(ev[0].name), "%s", str);
 	if (!o->no_branches)
-		n += add_branches(o, first_cpu, &ev[n]);
+		n += add_branches(o, first_cpu, &ev[0], &ev[n]);
 
 	for (i = 0; i < NR_DISCOVERED + o->nr_user_ev; i++) {
 		int user = i >= NR_DISCOVERED;
