@@ -266,6 +266,30 @@ static int setup_decoder(struct rpt_src *s)
 	return load_cstate_names(s);
 }
 
+#define KIND_OTHER_PMU	(-1)
+#define KIND_UNKNOWN	(-2)
+
+/*
+ * The wult kind (enum wult_kind) of a non-tracepoint attr of the "wult"
+ * PMU, told by its PMU mapping or else its event name; KIND_OTHER_PMU for
+ * other events; KIND_UNKNOWN for a dynamic PMU with neither.
+ */
+static int pmu_kind(const struct rpt_src *s, const struct wult_pd_attr *a)
+{
+	const char *pmu = wult_pd_pmu_name(s->pd, a->attr.type);
+	int is_wult;
+
+	if (pmu)
+		is_wult = !strcmp(pmu, "wult");
+	else if (a->name)
+		is_wult = !strncmp(a->name, "wult/", 5);
+	else
+		return a->attr.type >= PERF_TYPE_MAX ? KIND_UNKNOWN : KIND_OTHER_PMU;
+	if (!is_wult)
+		return KIND_OTHER_PMU;
+	return (a->attr.config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK;
+}
+
 /*
  * 1 if samples of @a are wult datapoints, 0 if not, -1 when only the payload
  * can tell (no event name, no PMU mapping): a tracepoint's config is its id,
@@ -273,7 +297,7 @@ static int setup_decoder(struct rpt_src *s)
  */
 static int classify_attr(const struct rpt_src *s, const struct wult_pd_attr *a)
 {
-	const char *pmu;
+	int kind;
 
 	if (!(a->attr.sample_type & PERF_SAMPLE_RAW))
 		return 0;
@@ -284,30 +308,18 @@ static int classify_attr(const struct rpt_src *s, const struct wult_pd_attr *a)
 			return !strcmp(a->name, "wult:datapoint");
 		return -1;
 	}
-	pmu = wult_pd_pmu_name(s->pd, a->attr.type);
-	if (pmu)
-		return !strcmp(pmu, "wult") &&
-		       ((a->attr.config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK) ==
-		       WULT_KIND_DATAPOINTS;
-	if (a->name)
-		return !strncmp(a->name, "wult/", 5);
-	return a->attr.type >= PERF_TYPE_MAX ? -1 : 0;
+	kind = pmu_kind(s, a);
+	return kind == KIND_UNKNOWN ? -1 : kind == WULT_KIND_DATAPOINTS;
 }
 
 /* Are samples of @a branch contexts: wult/branches/ or wult:wake_branches? */
 static int is_branches_attr(const struct rpt_src *s, const struct wult_pd_attr *a)
 {
-	const char *pmu;
-
 	if (!(a->attr.sample_type & PERF_SAMPLE_RAW))
 		return 0;
 	if (a->attr.type == PERF_TYPE_TRACEPOINT)
 		return a->name && !strcmp(a->name, "wult:wake_branches");
-	pmu = wult_pd_pmu_name(s->pd, a->attr.type);
-	if (!pmu || strcmp(pmu, "wult"))
-		return 0;
-	return ((a->attr.config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK) ==
-	       WULT_KIND_BRANCHES;
+	return pmu_kind(s, a) == WULT_KIND_BRANCHES;
 }
 
 /* Keeps a branch context until its datapoint, which follows on its CPU. */
