@@ -179,13 +179,14 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 					 struct pt_regs *regs)
 {
 	u64 cfg = event->attr.config;
+	bool branches = wult_cfg_kind(cfg) == WULT_KIND_BRANCHES;
 	struct hlist_head head;
 	int rctx;
 
 	if (rec->dp.ldist < wult_cfg_ldist_min(cfg) ||
 	    rec->dp.ldist > wult_cfg_ldist_max(cfg))
 		return 0;
-	if (wult_cfg_kind(cfg) == WULT_KIND_BRANCHES && !brrec)
+	if (branches && !brrec)
 		return 0;
 	rctx = perf_swevent_get_recursion_context();
 	if (rctx < 0)
@@ -193,7 +194,7 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 	/* A one-event list: perf_tp_event() delivers to it and puts rctx. */
 	INIT_HLIST_HEAD(&head);
 	hlist_add_head(&event->hlist_entry, &head);
-	if (wult_cfg_kind(cfg) == WULT_KIND_BRANCHES)
+	if (branches)
 		perf_tp_event(wult_br_type, 1, brrec, sizeof(*brrec), regs,
 			      &head, rctx, NULL);
 	else

@@ -500,6 +500,15 @@ static void describe(struct rec_state *st, int argc, char **argv)
 			"tracefs mounted?); `wult report` will need --format\n");
 }
 
+/* What every event of the group records; @period 0 only counts. */
+static void group_attr(struct perf_event_attr *attr, uint64_t period)
+{
+	attr->sample_period = period;
+	attr->sample_type = SAMPLE_TYPE;
+	attr->read_format = READ_FORMAT;
+	attr->sample_id_all = 1;
+}
+
 /*
  * The branches member, where wult.ko can read the LBR: its samples are the
  * datapoints' branch contexts. 1 if added to @ev, 0 if not (said why).
@@ -520,10 +529,7 @@ static int add_branches(const struct rec_opts *o, int cpu, const struct ev *lead
 		 o->ldist_min, o->ldist_max);
 	ret = wult_ev_parse(str, NULL, &attr, err, sizeof(err));
 	if (!ret) {
-		attr.sample_period = 1;
-		attr.sample_type = SAMPLE_TYPE;
-		attr.read_format = READ_FORMAT;
-		attr.sample_id_all = 1;
+		group_attr(&attr, 1);
 		ret = -probe_member(&leader->attr, &attr, cpu);
 		snprintf(err, sizeof(err), "%s", strerror(-ret));
 	}
@@ -599,10 +605,7 @@ static int build_events(const struct rec_opts *o, int first_cpu, struct ev *ev,
 				"(or modprobe wult)\n");
 		return 1;
 	}
-	attr.sample_period = 1;		/* every datapoint is a sample */
-	attr.sample_type = SAMPLE_TYPE;
-	attr.read_format = READ_FORMAT;
-	attr.sample_id_all = 1;
+	group_attr(&attr, 1);		/* every datapoint is a sample */
 	attr.disabled = 1;
 	ev[n].attr = attr;
 	snprintf(ev[n++].name, sizeof(ev[0].name), "%s", str);
@@ -621,10 +624,7 @@ static int build_events(const struct rec_opts *o, int first_cpu, struct ev *ev,
 			return 2;
 		}
 		if (!ret) {
-			attr.sample_type = SAMPLE_TYPE;
-			attr.read_format = READ_FORMAT;
-			attr.sample_id_all = 1;
-			attr.sample_period = 0;
+			group_attr(&attr, 0);
 			ret = -probe_member(&ev[0].attr, &attr, first_cpu);
 			if (ret)
 				snprintf(err, sizeof(err), "cannot join the group: %s",

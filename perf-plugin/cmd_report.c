@@ -464,7 +464,6 @@ static void data_err(const char *path, const char *why)
 		fprintf(stderr, "wult report: %s: %s\n", path, why);
 }
 
-/* Reads one input into @out. 0, or an exit status with the cause printed. */
 static int tally_add(const struct rpt_opts *o, struct wult_br_tally **t,
 		     const struct wult_branches *br)
 {
@@ -486,6 +485,7 @@ static int count_branches(const struct rpt_opts *o, struct rpt_file *f, struct r
 	return 0;
 }
 
+/* Reads one input into @out. 0, or an exit status with the cause printed. */
 static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file **out)
 {
 	struct rpt_file *f;

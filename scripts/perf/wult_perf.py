@@ -109,9 +109,8 @@ def is_sampler(param_dict):
     attr = param_dict.get("attr")
     if not attr or len(attr) < 48:
         return True
-    ptype, config = struct.unpack_from("<I4xQ", attr, 0)
     # A wult event of another kind (e.g. a branches member) is not it.
-    if ptype >= PERF_TYPE_MAX and (config >> 32) & 0xff != KIND_DATAPOINTS:
+    if attr_kind(param_dict) not in (None, KIND_DATAPOINTS):
         return False
     period = struct.unpack_from("<Q", attr, 16)[0]
     freq = struct.unpack_from("<Q", attr, 40)[0] & (1 << 10)
