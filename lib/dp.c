@@ -64,6 +64,8 @@ struct wult_dpdec {
 	/* previous group-read values per CPU and counter, for deltas */
 	uint64_t *prev;
 	uint8_t *have_prev;
+	/* previous time_enabled/time_running per CPU: the group's own */
+	struct { uint64_t en, run; } *prev_t;
 };
 
 int wult_dpdec_new(struct wult_dpdec **out)
@@ -99,6 +101,7 @@ void wult_dpdec_free(struct wult_dpdec *dp)
 		free(dp->cstates[i]);
 	free(dp->prev);
 	free(dp->have_prev);
+	free(dp->prev_t);
 	free(dp);
 }
 
@@ -277,11 +280,21 @@ int wult_dpdec_add_counter(struct wult_dpdec *dp, uint64_t id, const char *name)
 	c->id = id;
 	c->kind = kind;
 	c->metric = metric;
-	free(dp->prev);
-	free(dp->have_prev);
+	if (dp->prev)
+		return 0;
 	dp->prev = calloc((size_t)MAX_CPUS * MAX_COUNTERS, sizeof(*dp->prev));
 	dp->have_prev = calloc((size_t)MAX_CPUS * MAX_COUNTERS, 1);
-	return dp->prev && dp->have_prev ? 0 : -ENOMEM;
+	dp->prev_t = calloc(MAX_CPUS, sizeof(*dp->prev_t));
+	if (dp->prev && dp->have_prev && dp->prev_t)
+		return 0;
+	dp->nctrs--;
+	free(dp->prev);
+	free(dp->have_prev);
+	free(dp->prev_t);
+	dp->prev = NULL;
+	dp->have_prev = NULL;
+	dp->prev_t = NULL;
+	return -ENOMEM;
 }
 
 int wult_dpdec_load_pd(struct wult_dpdec *dp, const struct wult_pd *pd, char *err, size_t errlen)
@@ -537,26 +550,54 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 	return 0;
 }
 
+/*
+ * The factor that turns this sample's counter deltas into full-time
+ * values: while multiplexed, a counter counts only for part of the time
+ * since the previous sample, delta-running of delta-enabled. The
+ * cumulative times would apply the whole run's average to each delta,
+ * wrong as soon as the share changes. NaN: the group did not run at all
+ * since the previous sample, so its deltas say nothing.
+ */
+static double mux_scale(struct wult_dpdec *dp, const struct wult_pd_sample *s,
+			unsigned int cpu, struct wult_point *pt)
+{
+	const struct perf_event_attr *at = &s->attr->attr;
+	uint64_t den, drun, want = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	double scale = 1;
+
+	pt->v[WULT_M_SCALED].num = 0;
+	if ((at->read_format & want) != want)
+		return 1;
+	den = s->read.time_enabled - dp->prev_t[cpu].en;
+	drun = s->read.time_running - dp->prev_t[cpu].run;
+	dp->prev_t[cpu].en = s->read.time_enabled;
+	dp->prev_t[cpu].run = s->read.time_running;
+	if (drun > den || !den)
+		return 1;	/* not multiplexed (or clocks disagree) */
+	if (!drun) {
+		pt->v[WULT_M_SCALED].num = 1;
+		return NAN;
+	}
+	if (drun < den) {
+		scale = (double)den / (double)drun;
+		pt->v[WULT_M_SCALED].num = 1.0 / scale < WULT_DP_SCALE_THRESHOLD;
+	}
+	return scale;
+}
+
 /* Group-read counters: deltas since the previous datapoint of the CPU. */
 static void decode_counters(struct wult_dpdec *dp, const struct wult_pd_sample *s,
 			    struct wult_point *pt)
 {
-	double d[4] = { NAN, NAN, NAN, NAN }, res[WULT_M_NR], scale = 1;
+	double d[4] = { NAN, NAN, NAN, NAN }, res[WULT_M_NR], scale;
 	unsigned int cpu = (unsigned int)pt->v[WULT_M_CPU].num, i, k;
 	int have_res = 0;
 
 	if (!dp->nctrs || isnan(pt->v[WULT_M_CPU].num) || cpu >= MAX_CPUS ||
 	    !(s->attr->attr.sample_type & PERF_SAMPLE_READ))
 		return;
-	if ((s->attr->attr.read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) &&
-	    (s->attr->attr.read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) &&
-	    s->read.time_running && s->read.time_running < s->read.time_enabled) {
-		/* Multiplexed: final = raw * enabled / running. */
-		scale = (double)s->read.time_enabled / s->read.time_running;
-		pt->v[WULT_M_SCALED].num = 1.0 / scale < WULT_DP_SCALE_THRESHOLD;
-	} else {
-		pt->v[WULT_M_SCALED].num = 0;
-	}
+	scale = mux_scale(dp, s, cpu, pt);
 	for (i = 0; i < s->read.nr; i++) {
 		const struct wult_pd_read_value *rv = &s->read.values[i];
 
@@ -583,9 +624,8 @@ static void decode_counters(struct wult_dpdec *dp, const struct wult_pd_sample *
 	/* MPERF ticks at the TSC rate, APERF at the actual one. */
 	if (d[C_APERF] >= 0 && d[C_MPERF] > 0 && dp->khz > 0)
 		pt->v[WULT_M_CPU_FREQ].num = dp->khz / 1e3 * d[C_APERF] / d[C_MPERF];
-	for (i = 0; i < WULT_M_NR; i++) {
-		if (!have_res || !(i >= WULT_M_CC1 && i <= WULT_M_PC7) ||
-		    isnan(pt->v[i].num))
+	for (i = WULT_M_CC1; i <= WULT_M_PC7; i++) {
+		if (!have_res || isnan(pt->v[i].num))
 			continue;
 		pt->v[i].num = d[C_TSC] > 0 ? fmin(100.0, res[i] / d[C_TSC] * 100) : NAN;
 	}

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <wult/dp.h>
+#include <wult/pdwrite.h>
 #include <wult/synth.h>
 #include "wt.h"
 #include "wt_data.h"
@@ -184,14 +185,125 @@ static void counters(void)
 		 pt.v[WULT_M_CPU_FREQ].num);
 	WT_CHECK(fabs(pt.v[WULT_M_CC6].num - 80) < 1e-6, "cc6 %f", pt.v[WULT_M_CC6].num);
 	WT_EQ(pt.v[WULT_M_SCALED].num, 0);
-	/* Half the time running: values scale by 2, and are flagged. */
+	/* Half the time running since the last sample: flagged. */
 	s.read.time_enabled = 200;
+	s.read.time_running = 150;
 	vals[0].value += 10000;
 	vals[3].value += 2000;
 	wult_dpdec_decode(dp, &s, &pt);
 	WT_EQ(pt.v[WULT_M_SCALED].num, 1);
 	WT_CHECK(fabs(pt.v[WULT_M_CC6].num - 20) < 1e-6, "scaled cc6 %f", pt.v[WULT_M_CC6].num);
+	/* Not running at all since then: no value rather than a guess. */
+	s.read.time_enabled = 300;
+	wult_dpdec_decode(dp, &s, &pt);
+	WT_EQ(pt.v[WULT_M_SCALED].num, 1);
+	WT_CHECK(isnan(pt.v[WULT_M_CC6].num), "cc6 %f", pt.v[WULT_M_CC6].num);
 	wult_dpdec_free(dp);
+}
+
+/*
+ * A perf.data whose counters are multiplexed at a share that changes over
+ * time: each datapoint is judged by the share since the previous one (the
+ * running totals would flag the later, fully counted datapoints too).
+ */
+struct mux_rec {
+	struct perf_event_header h;
+	uint64_t id, time;
+	uint32_t cpu, res;
+	uint64_t nr, en, run;
+	struct { uint64_t value, id; } v[2];
+	uint32_t raw_size;
+	uint8_t raw[WULT_DP_HDR_SIZE + sizeof(struct wult_dp)];
+	uint8_t pad[4];
+} __attribute__((packed));
+
+static void mux_file(const char *path)
+{
+	/* cumulative enabled, running; the share since the last sample */
+	static const uint64_t t[][2] = {
+		{ 1000, 1000 },		/* 1.0 */
+		{ 2000, 1500 },		/* 0.5 */
+		{ 3000, 2500 },		/* 1.0, 0.83 cumulative */
+		{ 4000, 3250 },		/* 0.75 */
+		{ 5000, 4250 },		/* 1.0 */
+	};
+	struct perf_event_attr a = { .size = sizeof(a), .type = 77, .sample_period = 1 };
+	struct wult_pdw *w;
+	struct mux_rec r;
+	struct wult_dp d = { .tai = 10, .tintr = 20, .tsc_khz = 2000000 };
+	uint64_t tsc = 0, c6 = 0;
+	char err[256];
+	size_t i;
+
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_READ | PERF_SAMPLE_RAW;
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+			PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	WT_EQ(wult_pdw_open(path, &w, err, sizeof(err)), 0);
+	WT_EQ(wult_pdw_add_attr(w, &a, "wult/datapoints/"), 0);
+	a.type = 78;		/* msr, cstate_core: PMUs of their own */
+	WT_EQ(wult_pdw_add_attr(w, &a, "msr/tsc/"), 1);
+	WT_EQ(wult_pdw_add_attr(w, &a, "cstate_core/c6-residency/"), 2);
+	wult_pdw_add_id(w, 0, 10);
+	wult_pdw_add_id(w, 1, 11);
+	wult_pdw_add_id(w, 2, 14);
+	wult_pdw_set_tracing(w, "wult", wult_synth_format());
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint64_t run = t[i][1] - (i ? t[i - 1][1] : 0);
+
+		/* Counting for @run of every 1000 ns: 40% of it in C6. */
+		tsc += run * 10;
+		c6 += run * 4;
+		memset(&r, 0, sizeof(r));
+		r.h.type = PERF_RECORD_SAMPLE;
+		r.h.size = sizeof(r);
+		r.id = 10;
+		r.time = i + 1;
+		r.nr = 2;
+		r.en = t[i][0];
+		r.run = t[i][1];
+		r.v[0].value = tsc;
+		r.v[0].id = 11;
+		r.v[1].value = c6;
+		r.v[1].id = 14;
+		r.raw_size = sizeof(r.raw) + sizeof(r.pad);
+		d.ltime = i;
+		payload(&d, r.raw);
+		WT_EQ(wult_pdw_write(w, &r, sizeof(r)), 0);
+	}
+	WT_EQ(wult_pdw_close(w, err, sizeof(err)), 0);
+}
+
+static void mux_changing(void)
+{
+	static const int scaled[] = { 0, 1, 0, 1, 0 };
+	char path[] = "/tmp/wult-test-mux-XXXXXX", err[256];
+	struct wult_pd_event ev;
+	struct wult_dpdec *dp;
+	struct wult_point pt;
+	struct wult_pd *pd;
+	int fd = mkstemp(path), n = 0;
+
+	WT_CHECK(sizeof(struct mux_rec) % 8 == 0, "record size %zu", sizeof(struct mux_rec));
+	close(fd);
+	mux_file(path);
+	WT_EQ(wult_pd_open(path, 0, &pd, err, sizeof(err)), 0);
+	wult_dpdec_new(&dp);
+	WT_EQ(wult_dpdec_load_pd(dp, pd, err, sizeof(err)), 0);
+	while (wult_pd_next(pd, &ev) > 0) {
+		if (ev.type != PERF_RECORD_SAMPLE || !wult_dpdec_is_wult(dp, &ev.sample))
+			continue;
+		WT_EQ(wult_dpdec_decode(dp, &ev.sample, &pt), 0);
+		WT_EQ(pt.v[WULT_M_SCALED].num, scaled[n]);
+		if (n)
+			WT_CHECK(fabs(pt.v[WULT_M_CC6].num - 40) < 1e-9, "datapoint %d: CC6%% %f",
+				 n, pt.v[WULT_M_CC6].num);
+		n++;
+	}
+	WT_EQ(n, 5);
+	wult_dpdec_free(dp);
+	wult_pd_close(pd);
+	unlink(path);
 }
 
 /* Other events' samples are not taken for datapoints. */
@@ -243,6 +355,7 @@ int main(void)
 	bad_formats();
 	synth_roundtrip();
 	counters();
+	mux_changing();
 	not_wult();
 	return wt_done();
 }
