@@ -19,7 +19,12 @@
  * for n values spread over a range of R ns; e.g. values over 0..4 ms take at
  * most ~4 MiB + 40 KiB + 16 MiB whatever n is, plus the batch: 32 KiB, or
  * 1 MiB for values spread over more than a millisecond.
- * A count per ns value is exact up to 2^32 - 1 identical values.
+ * Counts are 64-bit: each is a u32 in the mapping plus, for the rare
+ * value seen 2^32 times or more, a high word in a second mapping made when
+ * the first count carries (see count_carry()).
+ *
+ * Every allocation failure is kept (st->err): from then on every query
+ * returns it, as the histogram lacks values.
  *
  * Values are batched and a wide batch is radix-sorted before it is counted,
  * so the increments walk memory in order (see flush()). Queries flush the
@@ -55,6 +60,8 @@ struct mid {
 	uint64_t total;
 	uint64_t sum[MID_N];	/* total count of each leaf */
 	uint32_t *counts;	/* MID_SPAN counts, mmap'ed: leaves are its pages */
+	uint32_t *hi;		/* their high words, NULL until one carries */
+	uint8_t leaf_hi[MID_N];	/* the leaf has a non-zero high word */
 };
 
 struct wult_stats {
@@ -109,12 +116,25 @@ void wult_stats_free(struct wult_stats *st)
 		if (!m)
 			continue;
 		munmap(m->counts, MID_SPAN * sizeof(uint32_t));
+		if (m->hi)
+			munmap(m->hi, MID_SPAN * sizeof(uint32_t));
 		free(m);
 	}
 	free(st->top);
 	free(st->buf);
 	free(st->tmp);
 	free(st);
+}
+
+static uint32_t *map_counts(void)
+{
+	/* Untouched pages of the mapping cost no memory: a leaf's page is
+	 * backed when its first value is counted.
+	 */
+	void *p = mmap(NULL, MID_SPAN * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 static struct mid *get_mid(struct wult_stats *st, uint32_t ti)
@@ -126,12 +146,8 @@ static struct mid *get_mid(struct wult_stats *st, uint32_t ti)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
-	/* Untouched pages of the mapping cost no memory: a leaf's page is
-	 * backed when its first value is counted.
-	 */
-	m->counts = mmap(NULL, MID_SPAN * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m->counts == MAP_FAILED) {
+	m->counts = map_counts();
+	if (!m->counts) {
 		free(m);
 		return NULL;
 	}
@@ -144,17 +160,48 @@ static struct mid *get_mid(struct wult_stats *st, uint32_t ti)
 	return m;
 }
 
+/* Adds @carry to the high word of count @i (its low word wrapped). */
+static int count_carry(struct wult_stats *st, struct mid *m, size_t i, uint64_t carry)
+{
+	if (!m->hi) {
+		m->hi = map_counts();
+		if (!m->hi)
+			return -ENOMEM;
+	}
+	if (!m->leaf_hi[i / LEAF_N])
+		st->mem += LEAF_N * sizeof(uint32_t);
+	m->leaf_hi[i / LEAF_N] = 1;
+	m->hi[i] += (uint32_t)carry;
+	return 0;
+}
+
+static inline uint64_t count_at(const struct mid *m, size_t i)
+{
+	uint64_t c = m->counts[i];
+
+	return m->leaf_hi[i / LEAF_N] ? c | (uint64_t)m->hi[i] << 32 : c;
+}
+
 static int hist_add(struct wult_stats *st, uint64_t u, uint64_t cnt)
 {
 	uint32_t ti = u >> (LEAF_BITS + MID_BITS);
 	uint32_t mi = (u >> LEAF_BITS) & (MID_N - 1);
+	size_t i = u & (MID_SPAN - 1);
 	struct mid *m = get_mid(st, ti);
+	uint64_t lo;
+	int ret;
 
 	if (!m)
 		return -ENOMEM;
+	lo = (uint64_t)m->counts[i] + (uint32_t)cnt;
+	if ((lo >> 32) + (cnt >> 32)) {
+		ret = count_carry(st, m, i, (lo >> 32) + (cnt >> 32));
+		if (ret)
+			return ret;
+	}
 	if (!m->sum[mi])
 		st->mem += LEAF_N * sizeof(uint32_t);
-	m->counts[u & (MID_SPAN - 1)] += cnt;
+	m->counts[i] = (uint32_t)lo;
 	m->sum[mi] += cnt;
 	m->total += cnt;
 	return 0;
@@ -254,6 +301,22 @@ static void batch_exact(struct wult_stats *st, unsigned int from, unsigned int n
 	st->s2 += s2;
 }
 
+/* A wide batch: a bigger one, sorted in @tmp. -ENOMEM is kept (st->err). */
+static int grow_batch(struct wult_stats *st)
+{
+	uint64_t *nb = realloc(st->buf, BATCH_MAX * sizeof(*nb));
+
+	if (!nb)
+		return st->err = -ENOMEM;
+	st->buf = nb;
+	st->tmp = malloc(BATCH_MAX * sizeof(*st->tmp));
+	if (!st->tmp)
+		return st->err = -ENOMEM;
+	st->mem += (2 * BATCH_MAX - st->cap) * sizeof(*nb);
+	st->cap = BATCH_MAX;
+	return 0;
+}
+
 static int flush(struct wult_stats *st, int all)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -273,19 +336,10 @@ static int flush(struct wult_stats *st, int all)
 	st->nexact = n;
 	st->blo = lo;
 	st->bhi = hi;
-	if (hi - lo >= SORT_SPAN && st->cap < BATCH_MAX) {
-		uint64_t *nb = realloc(st->buf, BATCH_MAX * sizeof(*nb));
-
-		if (nb) {
-			st->buf = nb;
-			st->tmp = malloc(BATCH_MAX * sizeof(*st->tmp));
-			if (st->tmp) {
-				st->mem += (2 * BATCH_MAX - st->cap) * sizeof(*nb);
-				st->cap = BATCH_MAX;
-				if (!all)
-					return 0;	/* fill the bigger batch */
-			}
-		}
+	if (hi - lo >= SORT_SPAN && st->cap < BATCH_MAX && !st->err) {
+		ret = grow_batch(st);
+		if (!ret && !all)
+			return 0;	/* fill the bigger batch */
 	}
 	if (hi - lo >= SORT_SPAN && st->tmp) {
 		for (i = 0; i < n; i++)
@@ -311,20 +365,27 @@ static int flush(struct wult_stats *st, int all)
 		mi = (u >> LEAF_BITS) & (MID_N - 1);
 		if (!m->sum[mi])
 			st->mem += LEAF_N * sizeof(uint32_t);
-		m->counts[u & (MID_SPAN - 1)]++;
+		if (!++m->counts[u & (MID_SPAN - 1)] &&
+		    count_carry(st, m, u & (MID_SPAN - 1), 1)) {
+			m->counts[u & (MID_SPAN - 1)]--;	/* keep the 2^32 - 1 */
+			ret = -ENOMEM;
+			continue;
+		}
 		m->sum[mi]++;
 		m->total++;
 	}
 	st->nbuf = st->nexact = 0;
-	if (ret)
+	if (ret && !st->err)
 		st->err = ret;
-	return ret;
+	return st->err;
 }
 
-/* Queries see every value: flush first (the struct is logically const). */
-static void sync_hist(const struct wult_stats *st)
+/* Queries see every value: flush first (the struct is logically const).
+ * 0, or the allocation failure that left values out of the histogram.
+ */
+static int sync_hist(const struct wult_stats *st)
 {
-	flush((struct wult_stats *)st, 1);
+	return flush((struct wult_stats *)st, 1);
 }
 
 static void add_exact(struct wult_stats *st, int64_t v, uint64_t cnt)
@@ -360,25 +421,38 @@ static uint64_t bias(struct wult_stats *st, int64_t v, uint64_t cnt)
 
 int wult_stats_add(struct wult_stats *st, int64_t val)
 {
-	/* Raw now; moments, clamping and counting happen per batch. */
+	/* Raw now; moments, clamping and counting happen per batch. One at
+	 * a time, n cannot reach WULT_STATS_MAX_COUNT in any real run (2^62
+	 * values at 10^9 a second take 146 years).
+	 */
 	st->buf[st->nbuf++] = (uint64_t)val;
 	if (st->nbuf == st->cap)
 		return flush(st, 0);
 	return 0;
 }
 
-static int add_n(struct wult_stats *st, int64_t v, uint64_t cnt)
+int wult_stats_add_n(struct wult_stats *st, int64_t val, uint64_t cnt)
 {
-	int ret = hist_add(st, bias(st, v, cnt), cnt);
+	int ret = flush(st, 1);
+	uint64_t u;
 
-	if (!ret)
-		add_exact(st, v, cnt);
-	return ret;
+	if (ret || !cnt)
+		return ret;
+	if (cnt > WULT_STATS_MAX_COUNT - st->n)
+		return -EOVERFLOW;
+	u = bias(st, val, 0);
+	ret = hist_add(st, u, cnt);
+	if (ret)
+		return st->err = ret;
+	if (u != (uint64_t)val - (uint64_t)WULT_STATS_MIN)
+		st->clamped += cnt;
+	add_exact(st, val, cnt);
+	return 0;
 }
 
 static int merge_one(int64_t val, uint64_t cnt, void *ctx)
 {
-	return add_n(ctx, val, cnt);
+	return wult_stats_add_n(ctx, val, cnt);
 }
 
 int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
@@ -387,10 +461,12 @@ int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
 	int ret;
 
 	/* The histogram holds clamped values: restore the exact extremes. */
-	sync_hist(src);
+	ret = sync_hist(src);
 	smin = src->min;
 	smax = src->max;
-	ret = flush(dst, 1);
+	ret = ret ?: flush(dst, 1);
+	if (!ret && src->n > WULT_STATS_MAX_COUNT - dst->n)
+		ret = -EOVERFLOW;
 	ret = ret ?: wult_stats_foreach(src, merge_one, dst);
 	if (ret || !src->n)
 		return ret;
@@ -399,6 +475,11 @@ int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
 	if (smax > dst->max)
 		dst->max = smax;
 	return 0;
+}
+
+int wult_stats_error(const struct wult_stats *st)
+{
+	return st->err;
 }
 
 uint64_t wult_stats_count(const struct wult_stats *st)
@@ -426,20 +507,20 @@ static int64_t at_rank(const struct wult_stats *st, uint64_t k)
 			continue;
 		}
 		for (mi = 0; mi < MID_N; mi++) {
-			const uint32_t *leaf = m->counts + (size_t)mi * LEAF_N;
-
 			if (k >= m->sum[mi]) {
 				k -= m->sum[mi];
 				continue;
 			}
 			for (li = 0; li < LEAF_N; li++) {
-				if (k < leaf[li]) {
+				uint64_t c = count_at(m, (size_t)mi * LEAF_N + li);
+
+				if (k < c) {
 					uint64_t u = ((uint64_t)ti << (LEAF_BITS + MID_BITS)) |
 						     ((uint64_t)mi << LEAF_BITS) | li;
 
 					return (int64_t)(u + (uint64_t)WULT_STATS_MIN);
 				}
-				k -= leaf[li];
+				k -= c;
 			}
 		}
 	}
@@ -452,8 +533,7 @@ double wult_stats_percentile(const struct wult_stats *st, double pct)
 	uint64_t lo;
 	int64_t a, b;
 
-	sync_hist(st);
-	if (!st->n || isnan(pct))
+	if (sync_hist(st) || !st->n || isnan(pct))
 		return NAN;
 	if (pct < 0)
 		pct = 0;
@@ -472,25 +552,27 @@ double wult_stats_percentile(const struct wult_stats *st, double pct)
 	return (double)a + frac * (double)(b - a);
 }
 
-void wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *sum)
+int wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *sum)
 {
 	long double n, s1, s2, var;
+	int ret = sync_hist(st);
 
-	sync_hist(st);
 	n = st->n;
 	s1 = st->s1;
 	s2 = st->s2;
 	memset(sum, 0, sizeof(*sum));
 	sum->count = st->n;
 	sum->clamped = st->clamped;
-	if (!st->n) {
+	if (st->n) {
+		sum->min = st->min;
+		sum->max = st->max;
+	}
+	if (!st->n || ret) {
 		sum->mean = sum->stddev = NAN;
 		sum->median = sum->p90 = sum->p99 = NAN;
 		sum->p99_9 = sum->p99_99 = sum->p99_999 = NAN;
-		return;
+		return ret;
 	}
-	sum->min = st->min;
-	sum->max = st->max;
 	sum->mean = (double)(st->shift + s1 / n);
 	if (st->n > 1) {
 		var = (s2 - s1 * s1 / n) / (n - 1);
@@ -502,34 +584,33 @@ void wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *
 	sum->p99_9 = wult_stats_percentile(st, 99.9);
 	sum->p99_99 = wult_stats_percentile(st, 99.99);
 	sum->p99_999 = wult_stats_percentile(st, 99.999);
+	return 0;
 }
 
 int wult_stats_foreach(const struct wult_stats *st,
 		       int (*fn)(int64_t val, uint64_t cnt, void *ctx), void *ctx)
 {
 	uint32_t ti, mi, li;
-	int ret;
+	int ret = sync_hist(st);
 
-	sync_hist(st);
+	if (ret)
+		return ret;
 	for (ti = st->ti_lo; ti < st->ti_end; ti++) {
 		const struct mid *m = st->top[ti];
 
 		if (!m)
 			continue;
 		for (mi = 0; mi < MID_N; mi++) {
-			const uint32_t *leaf = m->counts + (size_t)mi * LEAF_N;
-
 			if (!m->sum[mi])
 				continue;
 			for (li = 0; li < LEAF_N; li++) {
-				uint64_t u;
+				uint64_t u, c = count_at(m, (size_t)mi * LEAF_N + li);
 
-				if (!leaf[li])
+				if (!c)
 					continue;
 				u = ((uint64_t)ti << (LEAF_BITS + MID_BITS)) |
 				    ((uint64_t)mi << LEAF_BITS) | li;
-				ret = fn((int64_t)(u + (uint64_t)WULT_STATS_MIN),
-					 leaf[li], ctx);
+				ret = fn((int64_t)(u + (uint64_t)WULT_STATS_MIN), c, ctx);
 				if (ret)
 					return ret;
 			}

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Streaming statistics against a sorted reference. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <wult/stats.h>
 #include "wt.h"
@@ -131,6 +135,97 @@ static void interleaved(void)
 	wult_stats_free(st);
 }
 
+/*
+ * The histogram's mappings come from mmap(): this definition takes the
+ * place of libc's for the statically linked libwult, so a test can make
+ * them fail.
+ */
+static int fail_mmap;
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (fail_mmap) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+/* Counts past 2^32 of one value, and of the whole, stay exact. */
+static void big_counts(void)
+{
+	struct wult_stats *st = wult_stats_new(), *st2 = wult_stats_new();
+	struct wult_stats_summary s;
+	uint64_t c = 0;
+	int i;
+
+	WT_EQ(wult_stats_add_n(st, 7, 3000000000ULL), 0);
+	WT_EQ(wult_stats_add_n(st, 7, 3000000000ULL), 0);
+	WT_EQ(wult_stats_add_n(st, 9, 1), 0);
+	for (i = 0; i < 10; i++)
+		wult_stats_add(st, 5);
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	WT_EQ(s.count, 6000000011ULL);
+	WT_EQ(s.min, 5);
+	WT_EQ(s.max, 9);
+	WT_CHECK(wult_stats_percentile(st, 0) == 5, "p0 %f", wult_stats_percentile(st, 0));
+	WT_CHECK(s.median == 7, "median %f", s.median);
+	WT_CHECK(wult_stats_percentile(st, 100) == 9, "p100");
+	WT_CHECK(fabs(s.mean - (7.0 * 6e9 + 9 + 50) / 6000000011.0) < 1e-9, "mean %f", s.mean);
+	wult_stats_foreach(st, count_cb, &c);
+	WT_EQ(c, 6000000011ULL);
+	/* A merge carries the big count over; then the cap. */
+	WT_EQ(wult_stats_merge(st2, st), 0);
+	WT_EQ(wult_stats_count(st2), 6000000011ULL);
+	WT_CHECK(wult_stats_percentile(st2, 50) == 7, "merged median");
+	WT_EQ(wult_stats_add_n(st2, 1, WULT_STATS_MAX_COUNT), -EOVERFLOW);
+	WT_EQ(wult_stats_count(st2), 6000000011ULL);
+	wult_stats_free(st);
+	wult_stats_free(st2);
+	/* One more single add wraps a count's low word. */
+	st = wult_stats_new();
+	WT_EQ(wult_stats_add_n(st, 3, 0xffffffffULL), 0);
+	wult_stats_add(st, 3);
+	wult_stats_add(st, 4);
+	c = 0;
+	WT_EQ(wult_stats_foreach(st, count_cb, &c), 0);
+	WT_EQ(c, 0x100000001ULL);
+	WT_CHECK(wult_stats_percentile(st, 100) == 4 && wult_stats_percentile(st, 99) == 3,
+		 "after the carry");
+	wult_stats_free(st);
+}
+
+/* An allocation failure shows in every query, never as a short result. */
+static void alloc_failure(void)
+{
+	struct wult_stats *st = wult_stats_new(), *st2 = wult_stats_new();
+	struct wult_stats_summary s;
+	uint64_t c = 0;
+	int i, ret = 0;
+
+	for (i = 0; i < 1000; i++)
+		wult_stats_add(st, i);
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	fail_mmap = 1;
+	/* Values beyond the first mid's millisecond need a new mapping. */
+	for (i = 0; i < 100000; i++)
+		ret = ret ?: wult_stats_add(st, 5000000 + i);
+	ret = ret ?: wult_stats_summary(st, &s);
+	fail_mmap = 0;
+	WT_EQ(ret, -ENOMEM);
+	WT_EQ(wult_stats_error(st), -ENOMEM);
+	WT_EQ(wult_stats_summary(st, &s), -ENOMEM);
+	WT_CHECK(isnan(s.median) && isnan(s.mean), "median %f mean %f", s.median, s.mean);
+	WT_EQ(s.min, 0);
+	WT_CHECK(isnan(wult_stats_percentile(st, 50)), "percentile after a failure");
+	WT_EQ(wult_stats_foreach(st, count_cb, &c), -ENOMEM);
+	WT_EQ(c, 0);
+	WT_EQ(wult_stats_merge(st2, st), -ENOMEM);
+	WT_EQ(wult_stats_add_n(st, 1, 1), -ENOMEM);
+	wult_stats_free(st);
+	wult_stats_free(st2);
+}
+
 int main(void)
 {
 	struct wult_stats *st, *st2;
@@ -144,6 +239,8 @@ int main(void)
 	check_dist("tail", g_tail, 300000);
 	check_dist("one", g_uniform, 1);
 	interleaved();
+	big_counts();
+	alloc_failure();
 
 	/* Empty. */
 	st = wult_stats_new();

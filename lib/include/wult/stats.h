@@ -33,21 +33,38 @@ struct wult_stats_summary {
 	double p99_9, p99_99, p99_999;
 };
 
+/* Counts are exact up to this many values (each value's count too). */
+#define WULT_STATS_MAX_COUNT	(1ULL << 62)
+
+/*
+ * Errors: an allocation failure (-ENOMEM) leaves values out of the
+ * histogram; it is kept, and every later call that returns an int returns
+ * it (percentiles are then NaN), so a result is never silently short.
+ */
 struct wult_stats *wult_stats_new(void);
 void wult_stats_free(struct wult_stats *st);
-/* Returns 0 or -ENOMEM (the value is then not counted anywhere). */
+/* Returns 0 or -ENOMEM (values may be batched: the failure may show at a
+ * later add or at the first query).
+ */
 int wult_stats_add(struct wult_stats *st, int64_t val);
-/* Adds every value of @src to @dst; 0 or -ENOMEM. */
+/* Adds @val @cnt times: 0, -ENOMEM, or -EOVERFLOW past WULT_STATS_MAX_COUNT. */
+int wult_stats_add_n(struct wult_stats *st, int64_t val, uint64_t cnt);
+/* Adds every value of @src to @dst; 0, -ENOMEM (of either) or -EOVERFLOW. */
 int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src);
+/* 0, or the kept allocation failure. */
+int wult_stats_error(const struct wult_stats *st);
 uint64_t wult_stats_count(const struct wult_stats *st);
-/* @pct in [0, 100]; NaN when empty. */
+/* @pct in [0, 100]; NaN when empty or after an error. */
 double wult_stats_percentile(const struct wult_stats *st, double pct);
-/* Fills @sum; fields are 0 (percentiles NaN) when empty. */
-void wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *sum);
+/* Fills @sum; fields are 0 (percentiles NaN) when empty. 0, or the kept
+ * error (count and extremes filled, the rest NaN).
+ */
+int wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *sum);
 /* Bytes of heap the histogram holds now. */
 size_t wult_stats_mem(const struct wult_stats *st);
 /* Calls @fn for each distinct value in ascending order with its count;
- * a non-zero return stops the walk and is returned.
+ * a non-zero return stops the walk and is returned (as is a kept error,
+ * before any call).
  */
 int wult_stats_foreach(const struct wult_stats *st,
 		       int (*fn)(int64_t val, uint64_t cnt, void *ctx), void *ctx);
