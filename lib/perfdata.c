@@ -31,6 +31,10 @@
 #define MAX_FEAT_STR		(1U << 20)
 #define MAX_FORMATS		4096
 #define MAX_FORMAT_SIZE		(1U << 20)
+/* A TRACING_DATA section: what is not kept (kallsyms, printk formats,
+ * saved cmdlines) is skipped, but a larger one is not perf's.
+ */
+#define MAX_TRACING_DATA	(1ULL << 30)
 #define MAX_DECOMP		(64U << 20)	/* one COMPRESSED record's output */
 #define MAX_QUEUE		(256U << 20)	/* ordered mode: bytes held */
 #define INBUF_SIZE		(256U << 10)
@@ -126,6 +130,13 @@ struct wult_pd {
 	unsigned int nformats;
 	uint64_t counts[128];
 
+	/* kept metadata, in bytes: all of it, and per feature (0: attrs and
+	 * ids), so a repeated feature gives its old share back
+	 */
+	uint64_t meta;
+	uint64_t feat_meta[FEAT_BITS];
+	unsigned int charging;		/* the feature being parsed, or 0 */
+
 	/* ordered mode: records of the rounds not yet flushed */
 	uint8_t *qbuf;
 	size_t qlen, qcap;
@@ -146,6 +157,24 @@ static int fail(struct wult_pd *pd, int err, const char *fmt, ...)
 	vsnprintf(pd->err, sizeof(pd->err), fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+/* ---- the metadata budget ---- */
+
+/* Charges @n kept bytes to the budget and to the feature being parsed. */
+static int meta_charge(struct wult_pd *pd, uint64_t n, const char *what)
+{
+	if (n > WULT_PD_META_BUDGET - pd->meta)
+		return fail(pd, -EFBIG, "%s: the file's metadata (event formats, features, PMU "
+			    "mappings, event ids) needs more than the reader's budget of %u %s "
+			    "(%llu bytes kept, %llu more wanted)", what,
+			    WULT_PD_META_BUDGET >= (1U << 20) ? WULT_PD_META_BUDGET >> 20 :
+			    WULT_PD_META_BUDGET >> 10,
+			    WULT_PD_META_BUDGET >= (1U << 20) ? "MiB" : "KiB",
+			    (unsigned long long)pd->meta, (unsigned long long)n);
+	pd->meta += n;
+	pd->feat_meta[pd->charging] += n;
+	return 0;
 }
 
 /* ---- raw input ---- */
@@ -260,7 +289,11 @@ static int rd_read(struct rd *r, void *dst, uint64_t n)
 	if (r->mem)
 		memcpy(dst, r->mem + r->off, n);
 	else if (r->stream)
-		ret = in_read(r->pd, dst, n, r->what);
+		/* In pieces: the stream buffer is smaller than a format may be. */
+		for (uint64_t done = 0, k; !ret && done < n; done += k) {
+			k = n - done > INBUF_SIZE / 2 ? INBUF_SIZE / 2 : n - done;
+			ret = in_read(r->pd, (uint8_t *)dst + done, k, r->what);
+		}
 	else
 		ret = pread_full(r->pd, dst, n, r->off);
 	if (ret)
@@ -381,8 +414,12 @@ static int idmap_put(struct wult_pd *pd, uint64_t id, int attr)
 
 	if ((pd->nids + 1) * 2 > pd->idcap) {
 		size_t ncap = pd->idcap ? pd->idcap * 2 : 64, j;
-		struct id_slot *nm = malloc(ncap * sizeof(*nm));
+		struct id_slot *nm;
+		int ret = meta_charge(pd, (ncap - pd->idcap) * sizeof(*nm), "event ids");
 
+		if (ret)
+			return ret;
+		nm = malloc(ncap * sizeof(*nm));
 		if (!nm)
 			return -ENOMEM;
 		for (j = 0; j < ncap; j++)
@@ -446,6 +483,9 @@ static int add_attr(struct wult_pd *pd, const void *raw, uint32_t size,
 	if (nids > MAX_IDS || pd->nids + nids > MAX_IDS)
 		return fail(pd, -EINVAL, "absurd number of event ids (%llu)",
 			    (unsigned long long)nids);
+	ret = meta_charge(pd, sizeof(*na) + nids * sizeof(*ids), "event attrs");
+	if (ret)
+		return ret;
 	na = realloc(pd->attrs, (pd->nattrs + 1) * sizeof(*na));
 	if (!na)
 		return -ENOMEM;
@@ -546,6 +586,9 @@ static int parse_tracing_data(struct wult_pd *pd, struct rd *r)
 					   r->what, (unsigned long long)sz, pd->nformats);
 				break;
 			}
+			ret = meta_charge(pd, sz + 1 + strlen(sys) + 1 + sizeof(*nf), r->what);
+			if (ret)
+				break;
 			text = malloc(sz + 1);
 			nf = realloc(pd->formats, (pd->nformats + 1) * sizeof(*nf));
 			if (nf)
@@ -625,124 +668,230 @@ static int parse_event_desc(struct wult_pd *pd, struct rd *r)
 		}
 		/* Names attach to the attrs through their ids. */
 		a = nids ? idmap_get(pd, ids[0]) : (i < pd->nattrs ? (int)i : -1);
+		free(ids);
 		if (a >= 0 && !pd->attrs[a].name) {
+			ret = meta_charge(pd, strlen(name) + 1, r->what);
+			if (ret) {
+				free(name);
+				return ret;
+			}
 			pd->attrs[a].name = name;
 			pd->attrs[a].pub.name = name;
 		} else {
 			free(name);
 		}
-		free(ids);
 	}
 	return 0;
 }
 
-static int parse_feature(struct wult_pd *pd, unsigned int feat, struct rd *r)
+/* A string feature kept as it is (HOSTNAME, OSRELEASE). */
+static int parse_str_feature(struct wult_pd *pd, struct rd *r, char **out)
 {
+	int ret = rd_hstr(r, out);
+
+	if (ret)
+		return ret;
+	ret = meta_charge(pd, strlen(*out) + 1, r->what);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+/* CMDLINE: u32 nr, then nr strings, kept joined by spaces. */
+static int parse_cmdline(struct wult_pd *pd, struct rd *r)
+{
+	size_t len = 0;
 	uint32_t nr, i;
-	int ret = 0;
+	char *s, *n;
+	int ret;
+
+	ret = rd_u32(r, &nr);
+	if (ret)
+		return ret;
+	if (nr > r->left / 4)
+		return fail(pd, -EINVAL, "%s: %u strings past the section end", r->what, nr);
+	pd->cmdline = calloc(1, 1);
+	if (!pd->cmdline)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		ret = rd_hstr(r, &s);
+		if (ret)
+			return ret;
+		ret = meta_charge(pd, strlen(s) + 1, r->what);
+		n = ret ? NULL : realloc(pd->cmdline, len + strlen(s) + 2);
+		if (!n) {
+			free(s);
+			return ret ?: -ENOMEM;
+		}
+		pd->cmdline = n;
+		len += sprintf(n + len, "%s%s", i ? " " : "", s);
+		free(s);
+	}
+	return 0;
+}
+
+/* PMU_MAPPINGS: u32 nr, then { u32 type; perf_header_string name; }. */
+static int parse_pmu_mappings(struct wult_pd *pd, struct rd *r)
+{
+	struct pmu_map *np;
+	uint32_t nr, i, type;
+	char *name;
+	int ret;
+
+	ret = rd_u32(r, &nr);
+	if (ret)
+		return ret;
+	if (nr > r->left / 8)
+		return fail(pd, -EINVAL, "%s: %u PMUs past the section end", r->what, nr);
+	for (i = 0; i < nr; i++) {
+		ret = rd_u32(r, &type);
+		ret = ret ?: rd_hstr(r, &name);
+		if (ret)
+			return ret;
+		ret = meta_charge(pd, sizeof(*np) + strlen(name) + 1, r->what);
+		np = ret ? NULL : realloc(pd->pmus, (pd->npmus + 1) * sizeof(*np));
+		if (!np) {
+			free(name);
+			return ret ?: -ENOMEM;
+		}
+		pd->pmus = np;
+		np[pd->npmus].type = type;
+		np[pd->npmus].name = name;
+		pd->npmus++;
+	}
+	return 0;
+}
+
+/* WULT_CSTATES: u32 nr, then { u32 cpu; u32 index; perf_header_string name; }. */
+static int parse_cstates(struct wult_pd *pd, struct rd *r)
+{
+	struct cstate_name *nc;
+	uint32_t nr, i, cpu, idx;
+	char *name;
+	int ret;
+
+	ret = rd_u32(r, &nr);
+	if (ret)
+		return ret;
+	if (nr > r->left / 12)
+		return fail(pd, -EINVAL, "%s: %u names past the section end", r->what, nr);
+	for (i = 0; i < nr; i++) {
+		ret = rd_u32(r, &cpu);
+		ret = ret ?: rd_u32(r, &idx);
+		ret = ret ?: rd_hstr(r, &name);
+		if (ret)
+			return ret;
+		ret = meta_charge(pd, sizeof(*nc) + strlen(name) + 1, r->what);
+		nc = ret ? NULL : realloc(pd->cstates, (pd->ncstates + 1) * sizeof(*nc));
+		if (!nc) {
+			free(name);
+			return ret ?: -ENOMEM;
+		}
+		pd->cstates = nc;
+		nc[pd->ncstates].cpu = cpu;
+		nc[pd->ncstates].idx = idx;
+		nc[pd->ncstates].name = name;
+		pd->ncstates++;
+	}
+	return 0;
+}
+
+/* Forgets what feature @feat said, and gives its bytes back. */
+static void drop_feature(struct wult_pd *pd, unsigned int feat)
+{
+	unsigned int i;
+
+	switch (feat) {
+	case FEAT_TRACING_DATA:
+		for (i = 0; i < pd->nformats; i++) {
+			free(pd->formats[i].system);
+			free(pd->formats[i].text);
+		}
+		free(pd->formats);
+		pd->formats = NULL;
+		pd->nformats = 0;
+		break;
+	case FEAT_HOSTNAME:
+		free(pd->hostname);
+		pd->hostname = NULL;
+		break;
+	case FEAT_OSRELEASE:
+		free(pd->osrelease);
+		pd->osrelease = NULL;
+		break;
+	case FEAT_CMDLINE:
+		free(pd->cmdline);
+		pd->cmdline = NULL;
+		break;
+	case FEAT_EVENT_DESC:
+		for (i = 0; i < pd->nattrs; i++) {
+			free(pd->attrs[i].name);
+			pd->attrs[i].name = NULL;
+			pd->attrs[i].pub.name = NULL;
+		}
+		break;
+	case FEAT_PMU_MAPPINGS:
+		for (i = 0; i < pd->npmus; i++)
+			free(pd->pmus[i].name);
+		free(pd->pmus);
+		pd->pmus = NULL;
+		pd->npmus = 0;
+		break;
+	case FEAT_WULT_CSTATES:
+		for (i = 0; i < pd->ncstates; i++)
+			free(pd->cstates[i].name);
+		free(pd->cstates);
+		pd->cstates = NULL;
+		pd->ncstates = 0;
+		break;
+	}
+	pd->meta -= pd->feat_meta[feat];
+	pd->feat_meta[feat] = 0;
+}
+
+static int parse_feature_body(struct wult_pd *pd, unsigned int feat, struct rd *r)
+{
+	int ret;
 
 	switch (feat) {
 	case FEAT_TRACING_DATA:
 		return parse_tracing_data(pd, r);
 	case FEAT_HOSTNAME:
-		free(pd->hostname);
-		pd->hostname = NULL;
-		return rd_hstr(r, &pd->hostname);
+		return parse_str_feature(pd, r, &pd->hostname);
 	case FEAT_OSRELEASE:
-		free(pd->osrelease);
-		pd->osrelease = NULL;
-		return rd_hstr(r, &pd->osrelease);
+		return parse_str_feature(pd, r, &pd->osrelease);
 	case FEAT_NRCPUS:
 		ret = rd_u32(r, &pd->cpus_avail);
 		return ret ?: rd_u32(r, &pd->cpus_online);
-	case FEAT_CMDLINE: {
-		size_t len = 0;
-		char *s, *n;
-
-		ret = rd_u32(r, &nr);
-		if (ret)
-			return ret;
-		if (nr > r->left / 4)
-			return fail(pd, -EINVAL, "%s: %u strings past the section end",
-				    r->what, nr);
-		free(pd->cmdline);
-		pd->cmdline = calloc(1, 1);
-		if (!pd->cmdline)
-			return -ENOMEM;
-		for (i = 0; i < nr; i++) {
-			ret = rd_hstr(r, &s);
-			if (ret)
-				return ret;
-			n = realloc(pd->cmdline, len + strlen(s) + 2);
-			if (!n) {
-				free(s);
-				return -ENOMEM;
-			}
-			pd->cmdline = n;
-			len += sprintf(n + len, "%s%s", i ? " " : "", s);
-			free(s);
-		}
-		return 0;
-	}
+	case FEAT_CMDLINE:
+		return parse_cmdline(pd, r);
 	case FEAT_EVENT_DESC:
 		return parse_event_desc(pd, r);
 	case FEAT_PMU_MAPPINGS:
-		ret = rd_u32(r, &nr);
-		if (ret)
-			return ret;
-		if (nr > r->left / 8)
-			return fail(pd, -EINVAL, "%s: %u PMUs past the section end", r->what, nr);
-		for (i = 0; i < nr; i++) {
-			struct pmu_map *np;
-			uint32_t type;
-			char *name;
-
-			ret = rd_u32(r, &type);
-			ret = ret ?: rd_hstr(r, &name);
-			if (ret)
-				return ret;
-			np = realloc(pd->pmus, (pd->npmus + 1) * sizeof(*np));
-			if (!np) {
-				free(name);
-				return -ENOMEM;
-			}
-			pd->pmus = np;
-			np[pd->npmus].type = type;
-			np[pd->npmus].name = name;
-			pd->npmus++;
-		}
-		return 0;
+		return parse_pmu_mappings(pd, r);
 	case FEAT_WULT_CSTATES:
-		ret = rd_u32(r, &nr);
-		if (ret)
-			return ret;
-		if (nr > r->left / 12)
-			return fail(pd, -EINVAL, "%s: %u names past the section end", r->what, nr);
-		for (i = 0; i < nr; i++) {
-			struct cstate_name *nc;
-			uint32_t cpu, idx;
-			char *name;
-
-			ret = rd_u32(r, &cpu);
-			ret = ret ?: rd_u32(r, &idx);
-			ret = ret ?: rd_hstr(r, &name);
-			if (ret)
-				return ret;
-			nc = realloc(pd->cstates, (pd->ncstates + 1) * sizeof(*nc));
-			if (!nc) {
-				free(name);
-				return -ENOMEM;
-			}
-			pd->cstates = nc;
-			nc[pd->ncstates].cpu = cpu;
-			nc[pd->ncstates].idx = idx;
-			nc[pd->ncstates].name = name;
-			pd->ncstates++;
-		}
-		return 0;
+		return parse_cstates(pd, r);
 	default:
 		return 0;	/* other features: not needed by wult */
 	}
+}
+
+/*
+ * A feature seen again (pipe mode can repeat HEADER_FEATURE records)
+ * replaces what the previous one said instead of adding to it, so kept
+ * memory follows the largest copy, not the number of copies.
+ */
+static int parse_feature(struct wult_pd *pd, unsigned int feat, struct rd *r)
+{
+	int ret;
+
+	drop_feature(pd, feat);
+	pd->charging = feat;
+	ret = parse_feature_body(pd, feat, r);
+	pd->charging = 0;
+	return ret;
 }
 
 static const char *feat_name(unsigned int feat)
@@ -843,6 +992,10 @@ static int read_file_header(struct wult_pd *pd, const struct file_header *h)
 			return ret;
 		r.off = fs.offset;
 		r.left = fs.size;
+		if (feat == FEAT_TRACING_DATA && fs.size > MAX_TRACING_DATA)
+			return fail(pd, -EINVAL, "TRACING_DATA section of %llu bytes, more than "
+				    "the %llu MiB perf writes", (unsigned long long)fs.size,
+				    MAX_TRACING_DATA >> 20);
 		ret = parse_feature(pd, feat, &r);
 		if (ret)
 			return ret;
@@ -1282,9 +1435,15 @@ static int handle_meta(struct wult_pd *pd, const struct perf_event_header *h)
 			return fail(pd, -EINVAL, "offset %llu: bad tracing data record",
 				    (unsigned long long)pd->rec_off);
 		memcpy(&sz, rec + 8, 4);
-		/* The data follows the record, padded to 8 bytes. */
-		r.left = sz + (8 - sz % 8) % 8;
-		return parse_tracing_data(pd, &r);
+		/* The data follows the record, padded to 8 bytes (in 64 bits:
+		 * a u32 size near 4 GiB would wrap to nothing).
+		 */
+		r.left = (uint64_t)sz + (8 - sz % 8) % 8;
+		if (r.left > MAX_TRACING_DATA)
+			return fail(pd, -EINVAL, "offset %llu: tracing data of %llu bytes, more "
+				    "than the %llu MiB perf writes", (unsigned long long)pd->rec_off,
+				    (unsigned long long)r.left, MAX_TRACING_DATA >> 20);
+		return parse_feature(pd, FEAT_TRACING_DATA, &r);
 	}
 	case PERF_RECORD_AUXTRACE:
 		if (h->size < 16 || pd->rec_inner)

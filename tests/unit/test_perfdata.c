@@ -563,6 +563,155 @@ static void ordered(void)
 	wult_pd_close(pd);
 }
 
+/* ---- kept metadata: budget, repeated features, 64-bit sizes ---- */
+
+struct dbuf {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static void dput(struct dbuf *d, const void *p, size_t n)
+{
+	if (d->n + n > d->cap) {
+		d->cap = (d->n + n) * 2;
+		d->b = realloc(d->b, d->cap);
+	}
+	memcpy(d->b + d->n, p, n);
+	d->n += n;
+}
+
+static void d32(struct dbuf *d, uint32_t v) { dput(d, &v, 4); }
+static void d64(struct dbuf *d, uint64_t v) { dput(d, &v, 8); }
+
+static void dhdr(struct dbuf *d, uint32_t type, size_t size)
+{
+	struct perf_event_header h = { type, 0, size };
+
+	dput(d, &h, 8);
+}
+
+/* A HEADER_FEATURE record of PMU_MAPPINGS: @n PMUs, types from @type0. */
+static void pmu_feature(struct dbuf *d, uint32_t type0, unsigned int n)
+{
+	unsigned int i;
+
+	dhdr(d, PERF_RECORD_HEADER_FEATURE, 16 + 4 + n * (4 + 4 + 8));
+	d64(d, 16);			/* HEADER_PMU_MAPPINGS */
+	d32(d, n);
+	for (i = 0; i < n; i++) {
+		d32(d, type0 + i);
+		d32(d, 8);
+		dput(d, i & 1 ? "pmu_odd\0" : "pmu_evn\0", 8);
+	}
+}
+
+/* A HEADER_TRACING_DATA record and its data: @n formats of @size bytes. */
+static void tracing_record(struct dbuf *d, unsigned int n, size_t size, char fill)
+{
+	static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	char *text = malloc(size);
+	size_t start;
+	uint32_t len;
+	unsigned int i;
+
+	memset(text, fill, size);
+	dhdr(d, PERF_RECORD_HEADER_TRACING_DATA, 16);
+	start = d->n;
+	d64(d, 0);			/* size, padding: set below */
+	dput(d, magic, sizeof(magic));
+	dput(d, "0.6\0\0\x08", 6);	/* version, little endian, long size */
+	d32(d, 4096);
+	dput(d, "header_page\0", 12);
+	d64(d, 0);
+	dput(d, "header_event\0", 13);
+	d64(d, 0);
+	d32(d, 0);			/* ftrace formats */
+	d32(d, 1);			/* systems */
+	dput(d, "sys\0", 4);
+	d32(d, n);
+	for (i = 0; i < n; i++) {
+		d64(d, size);
+		dput(d, text, size);
+	}
+	d32(d, 0);			/* kallsyms */
+	d32(d, 0);			/* printk formats */
+	while ((d->n - start - 8) % 8)
+		dput(d, "", 1);
+	len = d->n - start - 8;
+	memcpy(d->b + start, &len, 4);
+	free(text);
+}
+
+static struct wult_pd *open_dbuf(const struct dbuf *d, char *err, size_t errlen, int *ret)
+{
+	struct wult_pd_event ev;
+	struct wult_pd *pd;
+	int fd = memfd_create("t", 0);
+
+	if (write(fd, d->b, d->n) != (ssize_t)d->n)
+		return NULL;
+	lseek(fd, 0, SEEK_SET);
+	*ret = wult_pd_open_fd(fd, 0, &pd, err, errlen);
+	if (*ret)
+		return NULL;
+	while ((*ret = wult_pd_next(pd, &ev)) > 0)
+		;
+	if (*ret < 0)
+		snprintf(err, errlen, "%s", wult_pd_error(pd));
+	return pd;
+}
+
+static void meta_limits(void)
+{
+	struct dbuf d = { 0 };
+	struct wult_pd *pd;
+	const char *sys, *text;
+	size_t len;
+	char err[512];
+	int i, ret;
+
+	/* A feature sent again replaces the old one, however often. */
+	d64(&d, 0x32454c4946524550ULL);
+	d64(&d, 16);
+	pmu_feature(&d, 100, 3);
+	for (i = 0; i < 20000; i++)
+		pmu_feature(&d, 200, 2);
+	/* 2 x 20 MiB of formats: over the budget if they added up */
+	tracing_record(&d, 20, 1 << 20, 'a');
+	tracing_record(&d, 20, 1 << 20, 'b');
+	pd = open_dbuf(&d, err, sizeof(err), &ret);
+	WT_CHECK(pd && !ret, "repeated features: %s", err);
+	if (pd) {
+		WT_CHECK(!wult_pd_pmu_name(pd, 100), "the first PMU_MAPPINGS is gone");
+		WT_CHECK(wult_pd_pmu_name(pd, 201) && !strcmp(wult_pd_pmu_name(pd, 201),
+			 "pmu_odd"), "the last PMU_MAPPINGS is kept");
+		WT_EQ(wult_pd_nr_formats(pd), 20);
+		WT_EQ(wult_pd_format(pd, 19, &sys, &text, &len), 0);
+		WT_CHECK(len == 1 << 20 && text[0] == 'b' && !strcmp(sys, "sys"),
+			 "the second TRACING_DATA's formats");
+		wult_pd_close(pd);
+	}
+	/* 40 MiB at once is over the budget: a clear error, no crash. */
+	d.n = 16;
+	tracing_record(&d, 40, 1 << 20, 'c');
+	pd = open_dbuf(&d, err, sizeof(err), &ret);
+	WT_EQ(ret, -EFBIG);
+	WT_CHECK(strstr(err, "budget of 32 MiB") && strstr(err, "TRACING_DATA"), "%s", err);
+	printf("  %-22s -> %s\n", "metadata budget", err);
+	wult_pd_close(pd);
+	/* A u32 size near 4 GiB: in 32 bits, size + padding wraps to 0. */
+	d.n = 16;
+	dhdr(&d, PERF_RECORD_HEADER_TRACING_DATA, 16);
+	d64(&d, 0xfffffff9U);
+	d64(&d, 0);
+	pd = open_dbuf(&d, err, sizeof(err), &ret);
+	WT_EQ(ret, -EINVAL);
+	WT_CHECK(strstr(err, "tracing data of 4294967296 bytes"), "%s", err);
+	printf("  %-22s -> %s\n", "tracing data size", err);
+	wult_pd_close(pd);
+	free(d.b);
+}
+
 int main(void)
 {
 	size_t i;
@@ -574,5 +723,6 @@ int main(void)
 	bad_inputs();
 	all_bits();
 	ordered();
+	meta_limits();
 	return wt_done();
 }

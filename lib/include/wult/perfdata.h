@@ -11,8 +11,11 @@
  *
  * One record is decoded at a time into buffers the reader owns; pointers in
  * an event stay valid until the next wult_pd_next(). Memory does not grow
- * with the file: only attrs, ids and event formats are kept (and, in
- * ordered mode, the records of two FINISHED_ROUND rounds).
+ * with the file: only attrs, ids, event formats and feature values are
+ * kept, within WULT_PD_META_BUDGET (and, in ordered mode, the records of
+ * two FINISHED_ROUND rounds). A feature that comes again (pipe mode)
+ * replaces the previous one: pointers to feature values (names, formats)
+ * stay valid until then or until wult_pd_close().
  */
 #ifndef WULT_PERFDATA_H
 #define WULT_PERFDATA_H
@@ -25,6 +28,14 @@ struct wult_pd;
 
 /* wult_pd_open() flags */
 #define WULT_PD_ORDERED	(1U << 0)	/* sort samples by time per FINISHED_ROUND, as perf */
+
+/* Bytes of metadata a reader keeps at most: event formats, feature values,
+ * PMU mappings, attrs and their ids. A file needing more is refused with
+ * -EFBIG (real ones need well under a MiB).
+ */
+#ifndef WULT_PD_META_BUDGET	/* the fuzz target shrinks it */
+#define WULT_PD_META_BUDGET	(32U << 20)
+#endif
 
 /* Group entries beyond this are corrupt input, not a real group. */
 #define WULT_PD_MAX_GROUP	1024
