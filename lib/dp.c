@@ -631,6 +631,53 @@ static void decode_counters(struct wult_dpdec *dp, const struct wult_pd_sample *
 	}
 }
 
+/* The metrics decode_counters() fills with the registered counters. */
+static uint64_t counter_metrics(const struct wult_dpdec *dp)
+{
+	unsigned int have = 0, k;
+	uint64_t bits = 0;
+
+	if (!dp->nctrs || !HAVE(F_CPU))
+		return 0;
+	for (k = 0; k < dp->nctrs; k++)
+		have |= 1U << dp->ctrs[k].kind;
+	for (k = 0; k < dp->nctrs; k++)
+		if (dp->ctrs[k].kind == C_RES && (have & (1U << C_TSC)))
+			bits |= WULT_METRIC_BIT(dp->ctrs[k].metric);
+	if ((have & (1U << C_APERF)) && (have & (1U << C_MPERF)) && HAVE(F_TSC_KHZ))
+		bits |= WULT_METRIC_BIT(WULT_M_CPU_FREQ);
+	return bits | WULT_METRIC_BIT(WULT_M_SCALED);
+}
+
+uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters)
+{
+	static const struct { int metric, fld, flag_fld; } opt[] = {
+		{ WULT_M_LDIST, F_LDIST, F_LDIST },
+		{ WULT_M_REQ_CSTATE, F_REQ_CSTATE, F_REQ_CSTATE },
+		{ WULT_M_INTR_OFF, F_INTR_OFF, F_INTR_OFF },
+		{ WULT_M_CPU, F_CPU, F_CPU },
+		{ WULT_M_CC0, F_MPERF_DELTA, F_TSC_DELTA },
+		{ WULT_M_SMI_CNT, F_SMI_CNT, F_FLAGS },
+		{ WULT_M_NMI_CNT, F_NMI_CNT, F_FLAGS },
+	};
+	uint64_t bits;
+	size_t i;
+
+	if (!dp->ev)
+		return 0;
+	/* From the required fields. */
+	bits = WULT_METRIC_BIT(WULT_M_WAKE_LATENCY) | WULT_METRIC_BIT(WULT_M_WAKE_LATENCY_RAW) |
+	       WULT_METRIC_BIT(WULT_M_INTR_LATENCY) | WULT_METRIC_BIT(WULT_M_INTR_LATENCY_RAW) |
+	       WULT_METRIC_BIT(WULT_M_SILENT_TIME) | WULT_METRIC_BIT(WULT_M_LTIME) |
+	       WULT_METRIC_BIT(WULT_M_TBI) | WULT_METRIC_BIT(WULT_M_TAI) |
+	       WULT_METRIC_BIT(WULT_M_TINTR);
+	for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+		if (HAVE(opt[i].fld) && HAVE(opt[i].flag_fld) &&
+		    (opt[i].metric != WULT_M_CC0 || HAVE(F_FLAGS)))
+			bits |= WULT_METRIC_BIT(opt[i].metric);
+	return with_counters ? bits | counter_metrics(dp) : bits;
+}
+
 int wult_dpdec_decode(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct wult_point *pt)
 {
 	int ret;

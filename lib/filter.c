@@ -210,7 +210,7 @@ static int parse_atom(struct parser *ps)
 {
 	struct wult_filter_metric m;
 	const char *start;
-	int idx;
+	int idx, ret;
 
 	skip_ws(ps);
 	start = ps->p;
@@ -243,8 +243,14 @@ static int parse_atom(struct parser *ps)
 
 		while (is_ident(*q))
 			q++;
-		if (ps->resolve(ps->ctx, start, q - start, &m))
-			return perr(ps, start, "unknown metric '%.*s'", (int)(q - start), start);
+		m.avail = NULL;
+		ret = ps->resolve(ps->ctx, start, q - start, &m);
+		if (ret)
+			return perr(ps, start, "%s '%.*s'%s%s%s",
+				    ret == -ENODATA ? "this input does not provide metric" :
+				    "unknown metric", (int)(q - start), start,
+				    m.avail ? " (available: " : "", m.avail ? m.avail : "",
+				    m.avail ? ")" : "");
 		idx = new_node(ps, N_METRIC);
 		if (idx < 0)
 			return -1;
@@ -448,6 +454,16 @@ int wult_filter_compile(const char *expr, wult_filter_resolve_fn resolve, void *
 unsigned int wult_filter_nvals(const struct wult_filter *f)
 {
 	return f->nvals;
+}
+
+int wult_filter_reads(const struct wult_filter *f, unsigned int index)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->nodes[i].kind == N_METRIC && f->nodes[i].index == index)
+			return 1;
+	return 0;
 }
 
 static const struct wult_val *operand(const struct node *n, const struct wult_val *vals,

@@ -2,6 +2,7 @@
 /* The metric table: names and units as intel wult's defs/wult/wult.yml. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <wult/metrics.h>
@@ -56,14 +57,38 @@ int wult_metric_lookup(const char *name, size_t len)
 	return -1;
 }
 
+_Static_assert(WULT_M_NR <= 64, "metric sets are 64-bit masks");
+
+void wult_metric_set_init(struct wult_metric_set *set, uint64_t bits)
+{
+	size_t n = 0;
+	int i;
+
+	set->bits = bits & WULT_METRICS_ALL;
+	set->names[0] = '\0';
+	for (i = 0; i < WULT_M_NR; i++)
+		if (set->bits & WULT_METRIC_BIT(i))
+			n += snprintf(set->names + n, sizeof(set->names) - n, "%s%s",
+				      n ? ", " : "", descs[i].name);
+}
+
 int wult_metrics_resolve(void *ctx, const char *name, size_t len,
 			 struct wult_filter_metric *m)
 {
+	/* Built once; every caller would build the same text. */
+	static struct wult_metric_set all;
+	const struct wult_metric_set *set = ctx;
 	int i = wult_metric_lookup(name, len);
 
-	(void)ctx;
-	if (i < 0)
-		return -ENOENT;
+	if (!set) {
+		if (!all.bits)
+			wult_metric_set_init(&all, WULT_METRICS_ALL);
+		set = &all;
+	}
+	if (i < 0 || !(set->bits & WULT_METRIC_BIT(i))) {
+		m->avail = set->names;
+		return i < 0 ? -ENOENT : -ENODATA;
+	}
 	m->index = i;
 	m->type = descs[i].type;
 	m->is_time = descs[i].is_time;

@@ -217,7 +217,48 @@ static int load_cstate_names(struct rpt_src *s)
 	return 0;
 }
 
+/*
+ * What this input is asked for (filters, --metrics, --hist) must be metrics
+ * its decoder fills: any other is NaN on every datapoint, and a filter on
+ * it would drop everything without a word.
+ */
+static int check_metrics(struct rpt_src *s, uint64_t bits)
+{
+	const struct rpt_opts *o = s->o;
+	struct wult_metric_set set;
+	const char *why;
+	unsigned int i, m;
+
+	for (m = 0; m < WULT_M_NR; m++) {
+		if (bits & WULT_METRIC_BIT(m))
+			continue;
+		why = o->hist && o->hist_metric == m ? "--hist" : NULL;
+		for (i = 0; i < o->ntime && !why; i++)
+			why = o->time[i] == m ? "--metrics" : NULL;
+		for (i = 0; i < o->ninc && !why; i++)
+			why = wult_filter_reads(o->inc[i], m) ? "--include" : NULL;
+		for (i = 0; i < o->nexc && !why; i++)
+			why = wult_filter_reads(o->exc[i], m) ? "--exclude" : NULL;
+		if (!why)
+			continue;
+		wult_metric_set_init(&set, bits);
+		src_err(s, "%s uses %s, which this input does not provide (available: %s)", why,
+			wult_metric_desc(m)->name, set.names);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_decoder(struct rpt_src *s);
+
 static int setup_decoder(struct rpt_src *s)
+{
+	int ret = load_decoder(s);
+
+	return ret ?: check_metrics(s, wult_dpdec_metrics(s->dp, 1));
+}
+
+static int load_decoder(struct rpt_src *s)
 {
 	char err[512];
 	const char *fmt;

@@ -94,8 +94,9 @@ static int load_format(struct wult_dlf *d, const char *path)
 int start(void **data, void *ctx)
 {
 	const char *format = NULL;
+	struct wult_metric_set avail;
 	struct wult_dlf *d;
-	char err[256], *expr;
+	char err[1024], *expr;
 	char **argv = NULL;
 	int argc = 0;
 
@@ -121,7 +122,12 @@ int start(void **data, void *ctx)
 		goto fail;
 	/* State names of this machine, where it has cpuidle. */
 	wult_dpdec_load_cstate_names_sysfs(d->dec, 0);
-	if (wult_filter_compile(expr, wult_metrics_resolve, NULL, &d->filter,
+	/* Only what the payload gives: perf hands a dlfilter no group reads,
+	 * so counter metrics (CPUFreq, CCn%, ...) would be NaN and a filter on
+	 * them would drop every datapoint.
+	 */
+	wult_metric_set_init(&avail, wult_dpdec_metrics(d->dec, 0));
+	if (wult_filter_compile(expr, wult_metrics_resolve, &avail, &d->filter,
 				err, sizeof(err))) {
 		fprintf(stderr, "wult-filter: bad expression '%s': %s\n", expr, err);
 		goto fail;

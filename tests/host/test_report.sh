@@ -350,13 +350,15 @@ for o in opts:
 data = d[d_off:d_off + d_sz]
 if 'counters' in opts:
     new, off, n = bytearray(), 0, 0
+    enabled = running = 0       # running totals, as perf reads them
     while off < len(data):
         t, m, sz = struct.unpack_from('<IHH', data, off)
         r = data[off:off + sz]
         if t == 9:
             n += 1
-            run = 500 if n % 10 == 0 else 1000
-            blk = struct.pack('<QQQ', len(ctrs), 1000, run)
+            enabled += 1000
+            running += 500 if n % 10 == 0 else 1000
+            blk = struct.pack('<QQQ', len(ctrs), enabled, running)
             blk += b''.join(struct.pack('<QQ', n * step, 11 + k)
                             for k, (_, _, step) in enumerate(ctrs))
             r = struct.pack('<IHH', t, m, sz + len(blk)) + r[8:48] + blk + r[48:]

@@ -193,6 +193,14 @@ static void counters(void)
 	wult_dpdec_decode(dp, &s, &pt);
 	WT_EQ(pt.v[WULT_M_SCALED].num, 1);
 	WT_CHECK(fabs(pt.v[WULT_M_CC6].num - 20) < 1e-6, "scaled cc6 %f", pt.v[WULT_M_CC6].num);
+	/* What the decoder fills: the format's, then the counters' metrics. */
+	WT_CHECK(wult_dpdec_metrics(dp, 0) & WULT_METRIC_BIT(WULT_M_LDIST), "LDist");
+	WT_CHECK(wult_dpdec_metrics(dp, 0) & WULT_METRIC_BIT(WULT_M_CC0), "CC0%%");
+	WT_EQ(wult_dpdec_metrics(dp, 0) & (WULT_METRIC_BIT(WULT_M_CPU_FREQ) |
+	      WULT_METRIC_BIT(WULT_M_CC6) | WULT_METRIC_BIT(WULT_M_SCALED)), 0);
+	WT_EQ(wult_dpdec_metrics(dp, 1) & ~wult_dpdec_metrics(dp, 0),
+	      WULT_METRIC_BIT(WULT_M_CPU_FREQ) | WULT_METRIC_BIT(WULT_M_CC6) |
+	      WULT_METRIC_BIT(WULT_M_SCALED));
 	/* Not running at all since then: no value rather than a guess. */
 	s.read.time_enabled = 300;
 	wult_dpdec_decode(dp, &s, &pt);
@@ -272,6 +280,28 @@ static void mux_file(const char *path)
 		WT_EQ(wult_pdw_write(w, &r, sizeof(r)), 0);
 	}
 	WT_EQ(wult_pdw_close(w, err, sizeof(err)), 0);
+}
+
+/* A format without optional fields: their metrics are not offered. */
+static void format_metrics(void)
+{
+	const char *full = wult_synth_format(), *ld = strstr(full, "\tfield:u64 ldist;");
+	const char *nl = ld ? strchr(ld, '\n') : NULL;
+	struct wult_dpdec *dp;
+	char fmt[8192], err[256];
+	uint64_t bits;
+
+	WT_CHECK(nl && strlen(full) < sizeof(fmt), "ldist field in the synth format");
+	if (!nl)
+		return;
+	snprintf(fmt, sizeof(fmt), "%.*s%s", (int)(ld - full), full, nl + 1);
+	wult_dpdec_new(&dp);
+	WT_EQ(wult_dpdec_metrics(dp, 1), 0);
+	WT_EQ(wult_dpdec_load_format(dp, fmt, strlen(fmt), err, sizeof(err)), 0);
+	bits = wult_dpdec_metrics(dp, 1);
+	WT_CHECK(!(bits & WULT_METRIC_BIT(WULT_M_LDIST)), "no LDist without its field");
+	WT_CHECK(bits & WULT_METRIC_BIT(WULT_M_WAKE_LATENCY), "WakeLatency");
+	wult_dpdec_free(dp);
 }
 
 static void mux_changing(void)
@@ -356,6 +386,7 @@ int main(void)
 	synth_roundtrip();
 	counters();
 	mux_changing();
+	format_metrics();
 	not_wult();
 	return wt_done();
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <wult/filter.h>
+#include <wult/metrics.h>
 #include "wt.h"
 
 enum { M_WAKE, M_INTR, M_STATE, M_SMI, M_CC0, M_N };
@@ -69,6 +70,41 @@ static void bad(const char *expr, const char *want)
 	ret = wult_filter_compile(expr, resolve, NULL, &f, err, sizeof(err));
 	WT_CHECK(ret == -EINVAL && !f, "'%s' accepted", expr);
 	WT_CHECK(strstr(err, want), "'%s': error '%s' lacks '%s'", expr, err, want);
+}
+
+/* wult's resolver over a set: unknown and unavailable metrics are told
+ * apart, and the error lists what the set has.
+ */
+static void metric_sets(void)
+{
+	struct wult_metric_set set;
+	struct wult_filter *f;
+	char err[1024];
+
+	wult_metric_set_init(&set, WULT_METRIC_BIT(WULT_M_WAKE_LATENCY) |
+			     WULT_METRIC_BIT(WULT_M_REQ_CSTATE) | WULT_METRIC_BIT(WULT_M_CC0));
+	WT_EQ(strcmp(set.names, "WakeLatency, ReqCState, CC0%"), 0);
+	WT_EQ(wult_filter_compile("CPUFreq > 1000 || WakeLatency > 1us", wult_metrics_resolve,
+				  &set, &f, err, sizeof(err)), -EINVAL);
+	WT_EQ(strcmp(err, "col 1: this input does not provide metric 'CPUFreq' (available: "
+		     "WakeLatency, ReqCState, CC0%)"), 0);
+	WT_EQ(wult_filter_compile("Bogus", wult_metrics_resolve, &set, &f, err, sizeof(err)),
+	      -EINVAL);
+	WT_CHECK(strstr(err, "unknown metric 'Bogus' (available: WakeLatency, ReqCState, CC0%)"),
+		 "%s", err);
+	WT_EQ(wult_filter_compile("ReqCState == \"C1\" && CC0% > 1", wult_metrics_resolve, &set,
+				  &f, err, sizeof(err)), 0);
+	WT_CHECK(wult_filter_reads(f, WULT_M_CC0) && wult_filter_reads(f, WULT_M_REQ_CSTATE) &&
+		 !wult_filter_reads(f, WULT_M_WAKE_LATENCY), "reads");
+	wult_filter_free(f);
+	/* No set: every metric resolves; an unknown one lists them all. */
+	WT_EQ(wult_filter_compile("Scaled && CPUFreq > 1", wult_metrics_resolve, NULL, &f,
+				  err, sizeof(err)), 0);
+	wult_filter_free(f);
+	WT_EQ(wult_filter_compile("Bogus", wult_metrics_resolve, NULL, &f, err, sizeof(err)),
+	      -EINVAL);
+	WT_CHECK(strstr(err, "(available: WakeLatency, WakeLatencyRaw,") && strstr(err, "Scaled)"),
+		 "%s", err);
 }
 
 int main(void)
@@ -151,5 +187,6 @@ int main(void)
 	WT_CHECK(!wult_filter_compile("CC0% > 1", resolve, NULL, &f, err, sizeof(err)), "nvals");
 	WT_EQ(wult_filter_nvals(f), M_CC0 + 1);
 	wult_filter_free(f);
+	metric_sets();
 	return wt_done();
 }

@@ -56,5 +56,12 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *raw, size_t size,
 		       struct wult_point *pt);
 /* Same for a sample, adding counter metrics from its group read. */
 int wult_dpdec_decode(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct wult_point *pt);
+/*
+ * The metrics (WULT_METRIC_BIT() set) the decoder fills: those of the
+ * loaded format's fields, plus, @with_counters (decoding samples with
+ * wult_dpdec_decode()), those of the registered counters. Others stay NaN
+ * on every datapoint, so a filter or report must not ask for them.
+ */
+uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters);
 
 #endif

@@ -35,10 +35,13 @@ struct wult_filter_metric {
 	unsigned int index;	/* into the array wult_filter_eval() gets */
 	enum wult_val_type type;
 	int is_time;		/* values in ns: bare and unit numbers both fit */
+	const char *avail;	/* on failure, optional: the names that resolve */
 };
 
 /* Resolves the metric @name (@len bytes, not NUL-terminated): 0 and fills
- * @m, or -ENOENT.
+ * @m, -ENOENT (no such metric) or -ENODATA (a metric this input does not
+ * provide). On failure the resolver may point m->avail at the names that
+ * would resolve; the compile error then lists them.
  */
 typedef int (*wult_filter_resolve_fn)(void *ctx, const char *name, size_t len,
 				      struct wult_filter_metric *m);
@@ -52,6 +55,8 @@ int wult_filter_compile(const char *expr, wult_filter_resolve_fn resolve, void *
 int wult_filter_eval(const struct wult_filter *f, const struct wult_val *vals);
 /* The largest metric index + 1 the filter reads (size @vals at least so). */
 unsigned int wult_filter_nvals(const struct wult_filter *f);
+/* Does the filter read metric @index? */
+int wult_filter_reads(const struct wult_filter *f, unsigned int index);
 void wult_filter_free(struct wult_filter *f);
 
 #endif

@@ -8,6 +8,7 @@
 #define WULT_METRICS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <wult/filter.h>
 
@@ -41,6 +42,16 @@ enum wult_metric {
 	WULT_M_NR,
 };
 
+/* Sets of metrics: bit m stands for metric m. */
+#define WULT_METRIC_BIT(m)	((uint64_t)1 << (m))
+#define WULT_METRICS_ALL	(WULT_METRIC_BIT(WULT_M_NR) - 1)
+
+/* The metrics an input provides, as wult_metrics_resolve()'s context. */
+struct wult_metric_set {
+	uint64_t bits;
+	char names[WULT_M_NR * 16];	/* theirs, ", "-separated, for errors */
+};
+
 struct wult_metric_desc {
 	const char *name;		/* intel wult's column name */
 	enum wult_val_type type;
@@ -60,7 +71,12 @@ struct wult_point {
 const struct wult_metric_desc *wult_metric_desc(enum wult_metric m);
 /* Index of the metric called @name (@len bytes), or -1. */
 int wult_metric_lookup(const char *name, size_t len);
-/* A wult_filter_resolve_fn over these metrics (ctx unused). */
+/* Fills @set with the metrics of @bits. */
+void wult_metric_set_init(struct wult_metric_set *set, uint64_t bits);
+/* A wult_filter_resolve_fn: @ctx is a struct wult_metric_set (NULL: every
+ * metric). An unknown name is -ENOENT, a metric outside the set -ENODATA,
+ * and m->avail then names the set's metrics.
+ */
 int wult_metrics_resolve(void *ctx, const char *name, size_t len,
 			 struct wult_filter_metric *m);
 /* Sets every value of @pt to "none". */
