@@ -563,6 +563,65 @@ static void ordered(void)
 	wult_pd_close(pd);
 }
 
+/* Fields valid in both (by sample_type bit) are equal. */
+static int same_sample(const struct wult_pd_sample *a, const struct wult_pd_sample *b)
+{
+	uint64_t st = a->attr->attr.sample_type;
+	uint64_t i;
+
+	if (((st & PERF_SAMPLE_TIME) && a->time != b->time) ||
+	    ((st & PERF_SAMPLE_CPU) && a->cpu != b->cpu) ||
+	    ((st & PERF_SAMPLE_IP) && a->ip != b->ip) ||
+	    ((st & PERF_SAMPLE_TID) && (a->pid != b->pid || a->tid != b->tid)) ||
+	    ((st & PERF_SAMPLE_CALLCHAIN) && a->callchain_nr != b->callchain_nr) ||
+	    ((st & PERF_SAMPLE_REGS_USER) && a->regs_user_nr != b->regs_user_nr) ||
+	    a->raw_size != b->raw_size || a->read.nr != b->read.nr)
+		return 0;
+	for (i = 0; i < a->read.nr; i++)
+		if (a->read.values[i].value != b->read.values[i].value ||
+		    a->read.values[i].id != b->read.values[i].id)
+			return 0;
+	return 1;
+}
+
+/* The public sample decoder (wult record's live path) agrees with the
+ * reader on every sample of real files, and says what is wrong with a
+ * short one.
+ */
+static void sample_parse(void)
+{
+	static const char *const names[] = { "group.data", "raw.data", "cpuclock.data" };
+	static struct wult_pd_read_value vals[WULT_PD_MAX_GROUP];
+	struct wult_pd_sample s2;
+	struct wult_pd_event ev;
+	struct wult_pd *pd;
+	char err[256];
+	unsigned int i, n = 0, same = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (wult_pd_open(path(names[i]), 0, &pd, err, sizeof(err)))
+			continue;
+		while (wult_pd_next(pd, &ev) > 0) {
+			const struct wult_pd_sample *s = &ev.sample;
+
+			if (ev.type != PERF_RECORD_SAMPLE)
+				continue;
+			n++;
+			if (wult_pd_sample_parse(s->attr, ev.raw, ev.size, &s2, vals, err,
+						 sizeof(err)))
+				continue;
+			same += same_sample(s, &s2);
+			if (n == 1) {
+				WT_EQ(wult_pd_sample_parse(s->attr, ev.raw, 16, &s2, vals, err,
+							   sizeof(err)), -EINVAL);
+				WT_CHECK(strstr(err, "needs 8 bytes, 0 left"), "%s", err);
+			}
+		}
+		wult_pd_close(pd);
+	}
+	WT_CHECK(n >= 13 && same == n, "%u of %u samples decode the same", same, n);
+}
+
 /* ---- kept metadata: budget, repeated features, 64-bit sizes ---- */
 
 struct dbuf {
@@ -724,5 +783,6 @@ int main(void)
 	all_bits();
 	ordered();
 	meta_limits();
+	sample_parse();
 	return wt_done();
 }

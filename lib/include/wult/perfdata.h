@@ -105,6 +105,17 @@ int wult_pd_next(struct wult_pd *pd, struct wult_pd_event *ev);
 const char *wult_pd_error(const struct wult_pd *pd);
 void wult_pd_close(struct wult_pd *pd);
 
+/*
+ * The sample decoder wult_pd_next() uses, for records that do not come from
+ * a file (e.g. wult record's ring buffer): decodes the PERF_RECORD_SAMPLE
+ * @rec (@size bytes, its header included) of the event @attr into @s, whose
+ * pointers then point into @rec and @vals (WULT_PD_MAX_GROUP entries, for
+ * PERF_SAMPLE_READ). 0, or -EINVAL with the reason in @err.
+ */
+int wult_pd_sample_parse(const struct wult_pd_attr *attr, const void *rec, size_t size,
+			 struct wult_pd_sample *s, struct wult_pd_read_value *vals,
+			 char *err, size_t errlen);
+
 int wult_pd_is_pipe(const struct wult_pd *pd);
 unsigned int wult_pd_nr_attrs(const struct wult_pd *pd);
 const struct wult_pd_attr *wult_pd_attr(const struct wult_pd *pd, unsigned int idx);
