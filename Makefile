@@ -150,9 +150,6 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIBPERF)/lib/libperf.a
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS)
 
-# The perf.data reader's metadata budget, shrunk to what fuzz inputs reach.
-$(BUILD)/fuzz/fuzz_perfdata: FUZZ_CFLAGS += -DWULT_PD_META_BUDGET='(16U << 10)'
-
 fuzzers: $(FUZZERS)
 
 # ---- top-level commands -------------------------------------------------

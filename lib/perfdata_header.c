@@ -17,13 +17,15 @@
 /* Charges @n kept bytes to the budget and to the feature being parsed. */
 static int meta_charge(struct wult_pd *pd, uint64_t n, const char *what)
 {
-	if (n > WULT_PD_META_BUDGET - pd->meta)
+	uint64_t budget = pd->flags & WULT_PD_SMALL_META ? WULT_PD_SMALL_META_BUDGET :
+			  WULT_PD_META_BUDGET;
+
+	if (n > budget - pd->meta)
 		return pd_fail(pd, -EFBIG, "%s: the file's metadata (event formats, features, PMU "
-			       "mappings, event ids) needs more than the reader's budget of %u %s "
+			       "mappings, event ids) needs more than the reader's budget of %llu %s "
 			       "(%llu bytes kept, %llu more wanted)", what,
-			       WULT_PD_META_BUDGET >= (1U << 20) ? WULT_PD_META_BUDGET >> 20 :
-			       WULT_PD_META_BUDGET >> 10,
-			       WULT_PD_META_BUDGET >= (1U << 20) ? "MiB" : "KiB",
+			       (unsigned long long)(budget >= (1U << 20) ? budget >> 20 : budget >> 10),
+			       budget >= (1U << 20) ? "MiB" : "KiB",
 			       (unsigned long long)pd->meta, (unsigned long long)n);
 	pd->meta += n;
 	pd->feat_meta[pd->charging] += n;

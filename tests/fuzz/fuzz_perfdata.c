@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (write(fd, data, size) == (ssize_t)size) {
 		lseek(fd, 0, SEEK_SET);
-		run(fd, size & 1 ? WULT_PD_ORDERED : 0);
+		run(fd, (size & 1 ? WULT_PD_ORDERED : 0) | WULT_PD_SMALL_META);
 	} else {
 		close(fd);
 	}
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size <= 60000 && !pipe(p)) {
 		if (write(p[1], data, size) == (ssize_t)size) {
 			close(p[1]);
-			run(p[0], 0);
+			run(p[0], size & 2 ? WULT_PD_SMALL_META : 0);
 		} else {
 			close(p[0]);
 			close(p[1]);

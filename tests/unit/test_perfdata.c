@@ -701,7 +701,8 @@ static void tracing_record(struct dbuf *d, unsigned int n, size_t size, char fil
 	free(text);
 }
 
-static struct wult_pd *open_dbuf(const struct dbuf *d, char *err, size_t errlen, int *ret)
+static struct wult_pd *open_dbuf(const struct dbuf *d, unsigned int flags, char *err,
+				 size_t errlen, int *ret)
 {
 	struct wult_pd_event ev;
 	struct wult_pd *pd;
@@ -710,7 +711,7 @@ static struct wult_pd *open_dbuf(const struct dbuf *d, char *err, size_t errlen,
 	if (write(fd, d->b, d->n) != (ssize_t)d->n)
 		return NULL;
 	lseek(fd, 0, SEEK_SET);
-	*ret = wult_pd_open_fd(fd, 0, &pd, err, errlen);
+	*ret = wult_pd_open_fd(fd, flags, &pd, err, errlen);
 	if (*ret)
 		return NULL;
 	while ((*ret = wult_pd_next(pd, &ev)) > 0)
@@ -738,7 +739,7 @@ static void meta_limits(void)
 	/* 2 x 20 MiB of formats: over the budget if they added up */
 	tracing_record(&d, 20, 1 << 20, 'a');
 	tracing_record(&d, 20, 1 << 20, 'b');
-	pd = open_dbuf(&d, err, sizeof(err), &ret);
+	pd = open_dbuf(&d, 0, err, sizeof(err), &ret);
 	WT_CHECK(pd && !ret, "repeated features: %s", err);
 	if (pd) {
 		WT_CHECK(!wult_pd_pmu_name(pd, 100), "the first PMU_MAPPINGS is gone");
@@ -753,17 +754,27 @@ static void meta_limits(void)
 	/* 40 MiB at once is over the budget: a clear error, no crash. */
 	d.n = 16;
 	tracing_record(&d, 40, 1 << 20, 'c');
-	pd = open_dbuf(&d, err, sizeof(err), &ret);
+	pd = open_dbuf(&d, 0, err, sizeof(err), &ret);
 	WT_EQ(ret, -EFBIG);
 	WT_CHECK(strstr(err, "budget of 32 MiB") && strstr(err, "TRACING_DATA"), "%s", err);
 	printf("  %-22s -> %s\n", "metadata budget", err);
+	wult_pd_close(pd);
+	/* The small budget (for fuzzing): 20 KB of formats exceed it. */
+	d.n = 16;
+	tracing_record(&d, 5, 4000, 'd');
+	pd = open_dbuf(&d, WULT_PD_SMALL_META, err, sizeof(err), &ret);
+	WT_EQ(ret, -EFBIG);
+	WT_CHECK(strstr(err, "budget of 16 KiB"), "%s", err);
+	wult_pd_close(pd);
+	pd = open_dbuf(&d, 0, err, sizeof(err), &ret);
+	WT_EQ(ret, 0);
 	wult_pd_close(pd);
 	/* A u32 size near 4 GiB: in 32 bits, size + padding wraps to 0. */
 	d.n = 16;
 	dhdr(&d, PERF_RECORD_HEADER_TRACING_DATA, 16);
 	d64(&d, 0xfffffff9U);
 	d64(&d, 0);
-	pd = open_dbuf(&d, err, sizeof(err), &ret);
+	pd = open_dbuf(&d, 0, err, sizeof(err), &ret);
 	WT_EQ(ret, -EINVAL);
 	WT_CHECK(strstr(err, "tracing data of 4294967296 bytes"), "%s", err);
 	printf("  %-22s -> %s\n", "tracing data size", err);

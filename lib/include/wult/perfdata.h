@@ -28,14 +28,14 @@ struct wult_pd;
 
 /* wult_pd_open() flags */
 #define WULT_PD_ORDERED	(1U << 0)	/* sort samples by time per FINISHED_ROUND, as perf */
+#define WULT_PD_SMALL_META (1U << 1)	/* WULT_PD_SMALL_META_BUDGET: fuzz-sized inputs reach it */
 
 /* Bytes of metadata a reader keeps at most: event formats, feature values,
  * PMU mappings, attrs and their ids. A file needing more is refused with
  * -EFBIG (real ones need well under a MiB).
  */
-#ifndef WULT_PD_META_BUDGET	/* the fuzz target shrinks it */
 #define WULT_PD_META_BUDGET	(32U << 20)
-#endif
+#define WULT_PD_SMALL_META_BUDGET (16U << 10)
 
 /* Group entries beyond this are corrupt input, not a real group. */
 #define WULT_PD_MAX_GROUP	1024
