@@ -2,8 +2,8 @@
 /*
  * libwult TSC conversion: build multiply-and-shift parameters from a rate
  * (calibrated here against CLOCK_MONOTONIC_RAW, or the kernel's tsc_khz) or
- * from perf's mmap page, and say how long they stay valid. Set-up code may
- * divide and use 128-bit arithmetic; wult_tsc_conv_ns() never does.
+ * from perf's mmap page, and say how long they stay valid and exact. Set-up
+ * code may divide; wult_tsc_conv_ns() is one 64 x 64 -> 128-bit multiply.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +27,13 @@
 
 typedef unsigned __int128 u128;
 
-/* Last ticks value for which zero + floor(ticks * mult / 2^shift) fits. */
+/* The ns per tick as a 64.64 fixed-point number. */
+static u128 full_mult(const struct wult_tsc_conv *c)
+{
+	return ((u128)c->whole << 64) | c->frac;
+}
+
+/* Last ticks value for which zero + floor(ticks * M / 2^64) fits in 64 bits. */
 static void set_limits(struct wult_tsc_conv *c)
 {
 	/*
@@ -35,40 +41,54 @@ static void set_limits(struct wult_tsc_conv *c)
 	 * from before boot); the kernel adds it modulo 2^64 and so do we. Only
 	 * a positive one eats into the room of the product.
 	 */
-	u128 pmax = (int64_t)c->zero >= 0 ? UINT64_MAX - c->zero : UINT64_MAX;
-	u128 t = (((pmax + 1) << c->shift) - 1) / c->mult;
+	uint64_t room = (int64_t)c->zero >= 0 ? UINT64_MAX - c->zero : UINT64_MAX;
+	/* floor(t * M / 2^64) <= room  <=>  t <= ((room + 1) * 2^64 - 1) / M */
+	u128 t = (((u128)room << 64) | UINT64_MAX) / full_mult(c);
 
 	c->max_ticks = t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+	c->slow = c->whole || c->zero;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
 }
 
 int wult_tsc_conv_from_hz(struct wult_tsc_conv *c, uint64_t hz, char *msg, size_t len)
 {
-	int s;
+	uint64_t rem, g;
+	u128 excess, last;
 
 	if (!c)
 		return wult_err_set(msg, len, -EINVAL, "NULL conversion");
 	if (!hz)
 		return wult_err_set(msg, len, -EINVAL, "zero TSC frequency");
+	memset(c, 0, sizeof(*c));
+	c->hz = hz;
+	c->whole = NSEC_PER_SEC / hz;
+	rem = NSEC_PER_SEC % hz;
+	/* Rounded up: below 2^64 because rem < hz <= 2^64 - 1. */
+	c->frac = (uint64_t)((((u128)rem << 64) + hz - 1) / hz);
 	/*
-	 * The largest shift keeps the most bits of the rate in mult; it is
-	 * bounded by the remainder product (2^shift - 1) * mult < 2^64.
+	 * With e = frac * hz - rem * 2^64 (0 <= e < hz) the result is
+	 * floor(x + t * e / (hz * 2^64)) for x = t * 1e9 / hz. The fraction of
+	 * x is at most 1 - g / hz (g = gcd(1e9, hz)), so it stays floor(x)
+	 * while t * e < g * 2^64.
 	 */
-	for (s = 63; s >= 0; s--) {
-		u128 m = (((u128)NSEC_PER_SEC << s) + hz / 2) / hz;
-
-		if (!m || m > UINT64_MAX)
-			continue;
-		if ((((u128)1 << s) - 1) * m > UINT64_MAX)
-			continue;
-		memset(c, 0, sizeof(*c));
-		c->mult = (uint64_t)m;
-		c->shift = (uint32_t)s;
-		c->rem_mask = ((uint64_t)1 << s) - 1;
-		c->hz = hz;
-		set_limits(c);
-		return 0;
-	}
-	return wult_err_set(msg, len, -ERANGE, "TSC frequency %" PRIu64 " Hz not representable", hz);
+	excess = (u128)c->frac * hz - ((u128)rem << 64);
+	g = gcd64(NSEC_PER_SEC, hz);
+	last = excess ? (((u128)g << 64) - 1) / excess : UINT64_MAX;
+	c->exact_ticks = last > UINT64_MAX ? UINT64_MAX : (uint64_t)last;
+	set_limits(c);
+	if (c->exact_ticks > c->max_ticks)
+		c->exact_ticks = c->max_ticks;
+	return 0;
 }
 
 int wult_tsc_conv_from_khz(struct wult_tsc_conv *c, uint64_t khz, char *msg, size_t len)
@@ -108,16 +128,18 @@ int wult_tsc_conv_from_perf(struct wult_tsc_conv *c,
 				     time, time_zero);
 	if (time_short)
 		return wult_err_set(msg, len, -EOPNOTSUPP, "perf page uses a short clock (cap_user_time_short)");
+	/* perf's own formula overflows its remainder product past this. */
 	if (!mult || shift > 63 || (((u128)1 << shift) - 1) * mult > UINT64_MAX)
 		return wult_err_set(msg, len, -ERANGE, "perf page time_mult %u time_shift %u unusable",
 				     mult, shift);
+	/* mult / 2^shift ns per tick: a binary fraction frac holds exactly. */
 	memset(c, 0, sizeof(*c));
-	c->mult = mult;
-	c->shift = shift;
-	c->rem_mask = ((uint64_t)1 << shift) - 1;
+	c->whole = (uint64_t)mult >> shift;
+	c->frac = shift ? (uint64_t)(mult & ((1ull << shift) - 1)) << (64 - shift) : 0;
 	c->zero = zero;
 	c->hz = (uint64_t)((((u128)NSEC_PER_SEC << shift) + mult / 2) / mult);
 	set_limits(c);
+	c->exact_ticks = c->max_ticks;
 	return 0;
 }
 

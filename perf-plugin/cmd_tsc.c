@@ -133,11 +133,12 @@ static const char *yes_no(int x)
 static void print_conv(const char *name, const struct wult_tsc_conv *c)
 {
 	double wrap = wult_tsc_conv_secs_to_wrap(c, wult_tsc_read());
+	double exact = (double)c->exact_ticks / (double)c->hz;
 
-	printf("%s: mult %" PRIu64 " shift %u (ns per 2^%u ticks), zero %" PRId64 " ns,\n"
-	       "    rate %" PRIu64 " Hz, wraps in %.0f s (%.1f years)\n",
-	       name, c->mult, c->shift, c->shift, (int64_t)c->zero, c->hz, wrap,
-	       wrap / SECS_PER_YEAR);
+	printf("%s: mult %" PRIu64 "/2^64 + %" PRIu64 " ns per tick, zero %" PRId64 " ns,\n"
+	       "    rate %" PRIu64 " Hz, exact floor up to %.3g s of ticks (1 ns at most beyond),\n"
+	       "    wraps in %.0f s (%.1f years)\n",
+	       name, c->frac, c->whole, (int64_t)c->zero, c->hz, exact, wrap, wrap / SECS_PER_YEAR);
 }
 
 static void print_shift(int64_t lo, int64_t hi)

@@ -33,119 +33,231 @@ static uint64_t rnd(void)
 	return rng * 0x2545f4914f6cdd1dull;
 }
 
-/* What the conversion stands for: zero + floor(ticks * mult / 2^shift) mod 2^64. */
-static uint64_t ref_ns(const struct wult_tsc_conv *c, uint64_t t)
-{
-	return c->zero + (uint64_t)(((u128)t * c->mult) >> c->shift);
-}
+#define NS_PER_S	1000000000ull
 
 static uint64_t absdiff(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : b - a;
 }
 
-/* Conversion within 1 ns of the reference over [0, max_ticks]; returns failures. */
-static unsigned long check_range(const struct wult_tsc_conv *c)
+/* Failures and floor + 1 results seen by check_point(). */
+struct tally {
+	unsigned long bad, plus1, points;
+};
+
+/*
+ * The documented contract against the 128-bit rational reference
+ * floor(t * 1e9 / hz): the result is that floor, or one more when t is past
+ * exact_ticks and t * 1e9 / hz is not an integer.
+ */
+static void check_point(const struct wult_tsc_conv *c, uint64_t t, struct tally *ty)
 {
-	uint64_t edges[64], t, m = c->max_ticks;
-	unsigned long bad = 0;
-	size_t n = 0, i;
+	u128 num = (u128)t * NS_PER_S, ref = num / c->hz;
+	uint64_t r;
+
+	if (t > c->max_ticks)
+		return;
+	ty->points++;
+	r = wult_tsc_conv_ns(c, t);
+	if (r == ref)
+		return;
+	if (r == ref + 1 && t > c->exact_ticks && num % c->hz) {
+		ty->plus1++;
+		return;
+	}
+	if (!ty->bad++)
+		printf("  hz %" PRIu64 " ticks %" PRIu64 ": %" PRIu64 ", floor %" PRIu64
+		       " (exact up to %" PRIu64 ")\n", c->hz, t, r, (uint64_t)ref, c->exact_ticks);
+}
+
+/* a^-1 mod m (gcd 1, m > 1), by the extended Euclidean algorithm. */
+static uint64_t modinv(uint64_t a, uint64_t m)
+{
+	__int128 t0 = 0, t1 = 1, r0 = m, r1 = a % m, q, x;
+
+	while (r1) {
+		q = r0 / r1;
+		x = r0 - q * r1;
+		r0 = r1;
+		r1 = x;
+		x = t0 - q * t1;
+		t0 = t1;
+		t1 = x;
+	}
+	return (uint64_t)(t0 < 0 ? t0 + m : t0);
+}
+
+/*
+ * The first ticks >= base where t * 1e9 / hz has the largest fraction below
+ * 1 (1 - gcd(1e9, hz) / hz), so the smallest rounding error shows as
+ * floor + 1; they recur every *period ticks. base when there is none (all
+ * results integers) or it would pass 2^64.
+ */
+static uint64_t hardest_from(uint64_t hz, uint64_t base, uint64_t *period)
+{
+	uint64_t g = NS_PER_S, h = hz, d, t0, t;
+
+	while (h) {
+		uint64_t r = g % h;
+
+		g = h;
+		h = r;
+	}
+	d = hz / g;
+	*period = d;
+	if (d < 2)
+		return base;
+	/* t * (1e9 / g) = -1 (mod d) */
+	t0 = d - modinv((NS_PER_S / g) % d, d);
+	t = base - base % d + t0;
+	if (t < base - base % d)
+		return base;
+	if (t < base)
+		t = t + d < t ? base : t + d;
+	return t;
+}
+
+static void check_points(const struct wult_tsc_conv *c, struct tally *ty)
+{
+	uint64_t m = c->max_ticks, pts[] = {
+		0, 1, 2, c->hz - 1, c->hz, c->hz + 1, m, m - 1, m / 2, m / 3,
+		c->exact_ticks, c->exact_ticks + 1, c->exact_ticks - 1,
+	};
+	uint64_t period;
+	size_t i;
 	int k;
 
-	edges[n++] = 0;
-	edges[n++] = 1;
-	edges[n++] = c->rem_mask;
-	edges[n++] = c->rem_mask + 1;
-	edges[n++] = c->rem_mask + 2;
-	edges[n++] = m;
-	edges[n++] = m - 1;
-	edges[n++] = m / 2;
-	/* Both sides of a few modulus boundaries, low and high in the range. */
-	for (k = 1; k <= 4 && n + 4 <= sizeof(edges) / sizeof(edges[0]); k++) {
-		t = (m >> c->shift) / (uint64_t)k << c->shift;
-		edges[n++] = t;
-		edges[n++] = t ? t - 1 : 0;
-		edges[n++] = ((uint64_t)k << c->shift) - 1;
-		edges[n++] = (uint64_t)k << c->shift;
-	}
-	for (i = 0; i < n; i++) {
-		if (edges[i] > m)
-			continue;
-		if (absdiff(wult_tsc_conv_ns(c, edges[i]), ref_ns(c, edges[i])) > 1) {
-			if (!bad++)
-				printf("  edge %" PRIu64 ": %" PRIu64 " vs %" PRIu64 "\n", edges[i],
-				       wult_tsc_conv_ns(c, edges[i]), ref_ns(c, edges[i]));
-		}
+	for (i = 0; i < sizeof(pts) / sizeof(pts[0]); i++)
+		check_point(c, pts[i], ty);
+	for (k = 0; k < 64; k++) {
+		uint64_t p = 1ull << k;
+
+		check_point(c, p - 1, ty);
+		check_point(c, p, ty);
+		check_point(c, p + 1, ty);
+		check_point(c, hardest_from(c->hz, p, &period), ty);
+		check_point(c, hardest_from(c->hz, m - (m >> (k % 8 + 1)), &period), ty);
 	}
 	for (i = 0; i < RANDOM_TICKS; i++) {
 		/* Half uniform, half log-uniform so small values get covered too. */
-		t = i & 1 ? rnd() % (m == UINT64_MAX ? m : m + 1) : rnd() >> (rnd() % 64);
-		if (t > m)
-			continue;
-		if (absdiff(wult_tsc_conv_ns(c, t), ref_ns(c, t)) > 1)
-			bad++;
+		uint64_t t = i & 1 ? rnd() : rnd() >> (rnd() % 64);
+
+		check_point(c, m == UINT64_MAX ? t : t % (m + 1), ty);
+	}
+}
+
+/*
+ * exact_ticks is where the proof says the rounding can first show: the
+ * hardest point past it must give floor + 1 and the one before it the floor.
+ * Returns 1 when the boundary could be checked (it lies in the range).
+ */
+static int check_boundary(const struct wult_tsc_conv *c)
+{
+	uint64_t d, t, fl;
+
+	if (c->exact_ticks >= c->max_ticks)
+		return 0;
+	t = hardest_from(c->hz, c->exact_ticks + 1, &d);
+	if (d < 2 || t <= c->exact_ticks || t > c->max_ticks)
+		return 0;
+	fl = (uint64_t)((u128)t * NS_PER_S / c->hz);
+	WT_CHECK(wult_tsc_conv_ns(c, t) == fl + 1, "hz %" PRIu64 ": ticks %" PRIu64
+		 " past exact_ticks %" PRIu64 " gives %" PRIu64 ", floor %" PRIu64,
+		 c->hz, t, c->exact_ticks, wult_tsc_conv_ns(c, t), fl);
+	if (t >= d) {
+		t -= d;
+		fl = (uint64_t)((u128)t * NS_PER_S / c->hz);
+		WT_CHECK(wult_tsc_conv_ns(c, t) == fl, "hz %" PRIu64 ": ticks %" PRIu64
+			 " before exact_ticks gives %" PRIu64 ", floor %" PRIu64,
+			 c->hz, t, wult_tsc_conv_ns(c, t), fl);
+	}
+	return 1;
+}
+
+/*
+ * Intervals up to exact_ticks long, anywhere in the range: the difference of
+ * two conversions is the exact interval's floor or one more.
+ */
+static unsigned long check_intervals(const struct wult_tsc_conv *c)
+{
+	unsigned long bad = 0;
+	int i;
+
+	for (i = 0; i < RANDOM_TICKS / 4; i++) {
+		uint64_t span = c->exact_ticks < 2 ? 1 : c->exact_ticks;
+		uint64_t d = i & 1 ? rnd() % span : (rnd() >> (rnd() % 64)) % span;
+		uint64_t t1 = rnd() % (c->max_ticks - d + (c->max_ticks - d < UINT64_MAX));
+		uint64_t got = wult_tsc_conv_ns(c, t1 + d) - wult_tsc_conv_ns(c, t1);
+		uint64_t fl = (uint64_t)((u128)d * NS_PER_S / c->hz);
+
+		if (got != fl && got != fl + 1 && !bad++)
+			printf("  hz %" PRIu64 " [%" PRIu64 ", +%" PRIu64 "]: %" PRIu64 " ns, floor %"
+			       PRIu64 "\n", c->hz, t1, d, got, fl);
 	}
 	return bad;
 }
 
 static void test_conv_from_hz(void)
 {
-	static const uint64_t rates[] = {
-		1, 1000, 1000000, 19200000, 999999999, 1000000000, 1000000001,
-		2596098021ull, 2596098000ull, 3000000007ull, 5000000000ull,
-		1000000000000ull, UINT64_MAX,
+	static const uint64_t fixed[] = {
+		1, 3, 1000, 1000000, 19200000, 999999999, 1000000000, 1000000001,
+		2596098021ull, 2596098000ull, 2596145842ull, 3000000007ull, 4294967296ull,
+		5000000000ull, 1000000000000ull, UINT64_MAX - 1, UINT64_MAX,
 	};
+	struct tally ty = { 0 };
 	struct wult_tsc_conv c;
+	unsigned long plus1_ghz = 0, bounds = 0;
 	char msg[128];
-	size_t i;
+	size_t i, n = sizeof(fixed) / sizeof(fixed[0]);
 
-	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
-		uint64_t hz = rates[i];
-		int ret = wult_tsc_conv_from_hz(&c, hz, msg, sizeof(msg));
+	for (i = 0; i < n + 16; i++) {
+		/* Then random rates, most of them in the GHz range TSCs have. */
+		uint64_t hz = i < n ? fixed[i] :
+			      i & 1 ? NS_PER_S + rnd() % 5000000000ull : rnd() >> (rnd() % 60);
+		unsigned long bad0 = ty.bad, plus0 = ty.plus1;
+		int ret;
 
+		hz = hz ? hz : 1;
+		ret = wult_tsc_conv_from_hz(&c, hz, msg, sizeof(msg));
 		WT_CHECK(!ret, "from_hz(%" PRIu64 "): %s", hz, msg);
 		if (ret)
 			continue;
-		/* Largest shift: one more would overflow the remainder product. */
-		WT_CHECK(((((u128)1 << c.shift) - 1) * c.mult) <= UINT64_MAX,
-			 "hz %" PRIu64 ": remainder product overflows", hz);
-		if (c.shift < 63) {
-			u128 m1 = (((u128)1000000000 << (c.shift + 1)) + hz / 2) / hz;
-
-			WT_CHECK(!m1 || m1 > UINT64_MAX ||
-				 (((u128)1 << (c.shift + 1)) - 1) * m1 > UINT64_MAX,
-				 "hz %" PRIu64 ": shift %u is not the largest", hz, c.shift);
-		}
-		WT_CHECK(c.rem_mask == (((uint64_t)1 << c.shift) - 1), "rem_mask");
-		WT_EQ(check_range(&c), 0);
+		WT_CHECK(c.whole == NS_PER_S / hz, "hz %" PRIu64 ": whole %" PRIu64, hz, c.whole);
+		WT_CHECK(c.slow == (hz <= NS_PER_S), "hz %" PRIu64 ": slow %d", hz, c.slow);
+		WT_CHECK(c.exact_ticks <= c.max_ticks, "hz %" PRIu64 ": exact_ticks past max_ticks", hz);
 		/* max_ticks is the last one: one more overflows the ns. */
 		if (c.max_ticks < UINT64_MAX)
-			WT_CHECK((((u128)(c.max_ticks + 1) * c.mult) >> c.shift) > UINT64_MAX,
+			WT_CHECK((u128)(c.max_ticks + 1) * c.whole +
+				 (((u128)(c.max_ticks + 1) * c.frac) >> 64) > UINT64_MAX,
 				 "hz %" PRIu64 ": max_ticks %" PRIu64 " not the limit", hz, c.max_ticks);
-		/* Against the exact rate: 1 ns plus the documented drift. */
-		if (hz >= 1000) {
-			unsigned long drift_bad = 0;
-			int j;
-
-			for (j = 0; j < 10000; j++) {
-				uint64_t t = rnd() % (c.max_ticks / 2 + 1);
-				uint64_t exact = (uint64_t)((u128)t * 1000000000u / hz);
-
-				if (absdiff(wult_tsc_conv_ns(&c, t), exact) >
-				    1 + (t >> (c.shift + 1)))
-					drift_bad++;
-			}
-			WT_CHECK(!drift_bad, "hz %" PRIu64 ": %lu points off the exact rate", hz, drift_bad);
-		}
+		else
+			WT_CHECK(hz >= NS_PER_S, "hz %" PRIu64 ": max_ticks UINT64_MAX", hz);
+		/* At least 2^64 / hz ticks (seconds of them) stay exact floors. */
+		if (hz > NS_PER_S)
+			WT_CHECK(c.exact_ticks >= UINT64_MAX / hz, "hz %" PRIu64 ": exact only to %" PRIu64,
+				 hz, c.exact_ticks);
+		check_points(&c, &ty);
+		WT_CHECK(ty.bad == bad0, "hz %" PRIu64 ": %lu points break the contract", hz, ty.bad - bad0);
+		if (hz > NS_PER_S)
+			plus1_ghz += ty.plus1 - plus0;
+		bounds += (unsigned long)check_boundary(&c);
+		WT_EQ(check_intervals(&c), 0);
 	}
+	printf("conversion: %lu points over %zu rates, %lu floor + 1 past exact_ticks (%lu at GHz rates), "
+	       "%lu exact_ticks boundaries checked\n", ty.points, n + 16, ty.plus1, plus1_ghz, bounds);
+	/* The hard points past exact_ticks must show the rounding: the checks bite. */
+	WT_CHECK(plus1_ghz > 0 && bounds >= 10, "rounding never seen: the hard points are not hard");
 
-	/* GHz TSC: the TSC itself wraps first, after ~225 years at 2.6 GHz. */
+	/* GHz TSC: one multiply, and the TSC itself wraps first (~225 years at 2.6 GHz). */
 	WT_CHECK(!wult_tsc_conv_from_hz(&c, 2596098021ull, msg, sizeof(msg)), "%s", msg);
-	WT_EQ(c.shift, 32);
+	WT_CHECK(!c.whole && !c.zero && !c.slow, "GHz conversion not on the one-multiply path");
 	WT_CHECK(c.max_ticks == UINT64_MAX, "max_ticks %" PRIu64, c.max_ticks);
 	WT_CHECK(wult_tsc_conv_secs_to_wrap(&c, 0) > 7.0e9 && wult_tsc_conv_secs_to_wrap(&c, 0) < 7.2e9,
 		 "secs to wrap %g", wult_tsc_conv_secs_to_wrap(&c, 0));
 	WT_CHECK(wult_tsc_conv_secs_to_wrap(&c, UINT64_MAX) == 0, "wrap at the end");
+	/* The old 32-bit multiplier drifted by ~1 us at an hour of uptime: none now. */
+	WT_CHECK(wult_tsc_conv_ns(&c, UINT64_MAX) - (uint64_t)((u128)UINT64_MAX * NS_PER_S / 2596098021ull) <= 1,
+		 "at 2^64 - 1 ticks: %" PRIu64, wult_tsc_conv_ns(&c, UINT64_MAX));
 	/* 1 MHz: the ns overflow first, at 2^64 ns (~584 years). */
 	WT_CHECK(!wult_tsc_conv_from_hz(&c, 1000000, msg, sizeof(msg)), "%s", msg);
 	WT_CHECK(wult_tsc_conv_secs_to_wrap(&c, 0) > 1.84e10 && wult_tsc_conv_secs_to_wrap(&c, 0) < 1.85e10,
@@ -153,8 +265,8 @@ static void test_conv_from_hz(void)
 
 	WT_CHECK(!wult_tsc_conv_from_khz(&c, 2596098, msg, sizeof(msg)), "%s", msg);
 	WT_EQ(c.hz, 2596098000ull);
-	WT_CHECK(absdiff(wult_tsc_conv_ns(&c, 2596098000ull), 1000000000) <= 1, "1 s of ticks: %" PRIu64 " ns",
-		 wult_tsc_conv_ns(&c, 2596098000ull));
+	WT_EQ(wult_tsc_conv_ns(&c, 2596098000ull), 1000000000);
+	WT_EQ(wult_tsc_conv_ns(&c, 2596098000ull * 3600 * 24 * 365), 1000000000ull * 3600 * 24 * 365);
 }
 
 /* perf's documented formula, literally (include/uapi/linux/perf_event.h). */
@@ -174,6 +286,8 @@ static void test_conv_from_perf(void)
 		{ 827196680u, 31, 987654321ull },
 		{ 3355443200u, 31, 0 },
 		{ 1u << 31, 31, (uint64_t)-1 },
+		{ 5000u, 0, 42 },
+		{ 4000000000u, 1, 0 },
 	};
 	struct perf_event_mmap_page pg;
 	struct wult_tsc_conv c;
@@ -193,14 +307,22 @@ static void test_conv_from_perf(void)
 		WT_CHECK(!ret, "from_perf: %s", msg);
 		if (ret)
 			continue;
+		WT_EQ(c.exact_ticks, c.max_ticks);
+		/* Every 64-bit value, past max_ticks too: perf wraps modulo 2^64 and so do we. */
 		for (bad = 0, j = 0; j < RANDOM_TICKS; j++) {
-			uint64_t t = rnd() % (c.max_ticks == UINT64_MAX ? c.max_ticks : c.max_ticks + 1);
+			uint64_t t = j & 1 ? rnd() : rnd() >> (rnd() % 64);
 
 			if (wult_tsc_conv_ns(&c, t) != perf_formula(&pg, t))
 				bad++;
 		}
+		for (j = 0; j < 64; j++) {
+			uint64_t t = 1ull << j;
+
+			bad += wult_tsc_conv_ns(&c, t) != perf_formula(&pg, t);
+			bad += wult_tsc_conv_ns(&c, t - 1) != perf_formula(&pg, t - 1);
+		}
+		bad += wult_tsc_conv_ns(&c, UINT64_MAX) != perf_formula(&pg, UINT64_MAX);
 		WT_CHECK(!bad, "page %zu: %lu values differ from perf's formula", i, bad);
-		WT_EQ(check_range(&c), 0);
 	}
 
 	memset(&pg, 0, sizeof(pg));
@@ -211,6 +333,10 @@ static void test_conv_from_perf(void)
 	pg.cap_user_time_short = 0;
 	pg.time_mult = 0;
 	WT_EQ(wult_tsc_conv_from_perf(&c, &pg, msg, sizeof(msg)), -ERANGE);
+	/* A page whose own formula would overflow its remainder product. */
+	pg.time_mult = 0xffffffffu;
+	pg.time_shift = 40;
+	WT_EQ(wult_tsc_conv_from_perf(&c, &pg, msg, sizeof(msg)), -ERANGE);
 
 	/* The kernel's own page, where the guest kernel offers TSC time. */
 	ret = wult_tsc_conv_from_perf_self(&c, msg, sizeof(msg));
@@ -219,7 +345,7 @@ static void test_conv_from_perf(void)
 	} else {
 		uint64_t khz = 0;
 
-		WT_CHECK(c.shift <= 32 && c.mult, "perf mult %" PRIu64 " shift %u", c.mult, c.shift);
+		WT_CHECK(c.frac || c.whole, "perf page gives a zero rate");
 		if (!wult_tsc_kernel_khz(&khz, NULL, NULL, 0))
 			WT_CHECK(absdiff(c.hz, khz * 1000) < khz / 1000 + 2,
 				 "perf rate %" PRIu64 " Hz vs tsc_khz %" PRIu64, c.hz, khz);

@@ -2,8 +2,8 @@
 /*
  * libwult TSC: reading the x86 time stamp counter with a stated ordering,
  * deciding whether it can be trusted across the CPUs we measure on, and
- * turning ticks into nanoseconds with one multiply-and-shift pair and no
- * division.
+ * turning ticks into nanoseconds with one multiply, no division, and no
+ * drift over the whole 64-bit range.
  *
  * Typical use (Documentation/tsc.md has the details):
  *
@@ -115,33 +115,47 @@ int wult_tsc_kernel_khz(uint64_t *khz, const char **source, char *msg, size_t le
 
 /* ---- conversion ----------------------------------------------------------
  *
- * ns = zero + (ticks >> shift) * mult + (((ticks & rem_mask) * mult) >> shift)
+ * ns = zero + ticks * whole + floor(ticks * frac / 2^64)     (modulo 2^64)
  *
- * i.e. ticks = k * modulus + rem with modulus = 2^shift, mult being the ns in
- * one modulus. This is perf's formula for its mmap page, and it equals
- * zero + floor(ticks * mult / 2^shift) exactly (no rounding beyond the final
- * floor) for every ticks <= max_ticks. The constructors pick the largest
- * shift for which (2^shift - 1) * mult cannot overflow 64 bits, so mult has
- * about 32 significant bits and represents the rate within 0.5 / mult
- * (< 1 ppb at GHz rates): converted time drifts by at most 1 ns per
- * 2^(shift + 1) ticks from the exact rate.
+ * i.e. floor(ticks * M / 2^64) + zero with M = whole * 2^64 + frac, the ns
+ * per tick as a 64.64 fixed-point number. For a TSC above 1 GHz whole is 0
+ * and, with zero 0 (every conversion built from a rate), it is one
+ * 64 x 64 -> 128-bit multiply keeping the high half: no division, no
+ * shift. Documentation/tsc.md proves what follows.
+ *
+ * From a rate hz, frac is rounded up (ceil(2^64 * (1e9 mod hz) / hz)), so
+ * for every ticks in [0, max_ticks] (the whole 64-bit range for a GHz TSC)
+ * the result is floor(ticks * 1e9 / hz) or one more, never anything else:
+ * it is exact when ticks * 1e9 / hz is an integer and within 1 ns otherwise,
+ * with no drift however large ticks grows. It is exactly the floor for every
+ * ticks <= exact_ticks. The difference of two conversions is the exact
+ * interval's floor or one more, as with exact floors.
+ *
+ * From a perf mmap page the rate time_mult / 2^time_shift is a binary
+ * fraction that frac holds without rounding: the result equals perf's own
+ * formula for every 64-bit ticks value.
  *
  * The struct is public so the conversion can be inlined on hot paths; fill
  * it only through the constructors.
  */
 struct wult_tsc_conv {
-	uint64_t mult;		/* ns per modulus (2^shift ticks) */
-	uint64_t rem_mask;	/* 2^shift - 1 */
+	uint64_t frac;		/* fractional ns per tick, in units of 2^-64 */
+	uint64_t whole;		/* whole ns per tick: 0 for a TSC above 1 GHz */
 	uint64_t zero;		/* ns added, modulo 2^64 (perf's time_zero) */
-	uint32_t shift;
-	uint64_t hz;		/* rate the parameters stand for */
-	uint64_t max_ticks;	/* last tick value converted without overflow */
+	int slow;		/* whole or zero is not 0 */
+	uint64_t hz;		/* rate the parameters stand for (rounded for perf) */
+	uint64_t max_ticks;	/* last ticks value converted without overflow */
+	uint64_t exact_ticks;	/* the result is exactly the floor up to here */
 };
 
 static inline uint64_t wult_tsc_conv_ns(const struct wult_tsc_conv *c, uint64_t ticks)
 {
-	return c->zero + (ticks >> c->shift) * c->mult +
-	       (((ticks & c->rem_mask) * c->mult) >> c->shift);
+	uint64_t ns = (uint64_t)(((unsigned __int128)ticks * c->frac) >> 64);
+
+	/* A loop-invariant branch, so a calibrated GHz TSC pays one test for it. */
+	if (__builtin_expect(c->slow, 0))
+		ns += c->zero + ticks * c->whole;
+	return ns;
 }
 
 /* From a rate in Hz (e.g. a calibration) or kHz (the kernel's tsc_khz). */
