@@ -11,15 +11,22 @@
  * a base read gives d >= tsc_c - tsc_base. Intersecting over all probes
  * bounds d; consecutive reads that go backwards are monotonicity violations.
  *
+ * A thread that won a claim waits (briefly) for another thread's claim
+ * before it tries again: the winner holds the cache line, so without this
+ * it wins long runs and the CPUs rarely alternate, which is where the
+ * bounds come from.
+ *
  * Preemption of a vCPU only delays its claims (a stalled thread's CAS fails
- * and it retries), so it can loosen the bounds but never falsify them. A
- * window is still thrown away and retried when a thread ran on a CPU other
- * than its own (TSC_AUX disagrees) or when some CPU got too few tight
- * base-cpu-base triples for its bounds to mean anything.
+ * and it retries), so it can loosen the bounds but never falsify them:
+ * every window's bounds count. A window where a thread ran on a CPU other
+ * than its own (TSC_AUX disagrees) is thrown away; one where some CPU got
+ * too few tight base-cpu-base triples counts as disturbed, and collection
+ * goes on until enough windows were not, or the time budget is spent.
  *
  * The CPU-switching variant does the same with one thread hopping between
  * CPUs with sched_setaffinity(): program order is real order, but a hop
- * costs microseconds, so its bounds are loose; it cross-checks the first.
+ * costs microseconds, so its bounds are loose. It cross-checks the first,
+ * and bounds the shift when the CPUs never ran together.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,11 +44,13 @@
 #define DEF_MIN_TRIPLES		32
 #define DEF_MAX_TRIPLE_TICKS	20000
 #define DEF_GOOD_WINDOWS	4
-#define DEF_MAX_WINDOWS		64
+#define DEF_MAX_WINDOWS		1000
 #define DEF_SWITCH_ROUNDS	64
 #define DEF_MAX_PACE_PPM	100
 #define DEF_MAX_SHIFT_NS	1000
-#define DEF_MAX_MS		1000
+#define DEF_MAX_MS		2000
+#define TURN_TICKS		20000	/* a winner waits this long for another claim */
+#define LONE_TURNS		32	/* waits in a row in vain: the others are not running */
 #define MAX_PROBES		(1u << 24)
 #define CACHELINE		64
 
@@ -72,10 +81,9 @@ struct analysis {
 struct window {
 	uint64_t seq __attribute__((aligned(CACHELINE)));
 	unsigned int ready __attribute__((aligned(CACHELINE)));
+	int aborted;
 	unsigned int nthreads;
 	unsigned int nprobes;
-	unsigned int max_streak;	/* claims in a row that mean the others are not running */
-	int aborted;
 	int rdtscp;
 	struct probe *probes;
 };
@@ -127,13 +135,26 @@ static void take_pair(struct worker *wk)
 		wult_tsc__clock_pair(&ev->t1[i], &ev->n1[i]);
 }
 
+/* Wait until another thread claims after ours (idx), or TURN_TICKS pass: 0 then. */
+static int wait_turn(struct window *w, uint64_t idx)
+{
+	uint64_t t0 = wult_tsc_read();
+
+	while (__atomic_load_n(&w->seq, __ATOMIC_RELAXED) == idx + 1) {
+		if (wult_tsc_read() - t0 > TURN_TICKS)
+			return 0;
+		__asm__ volatile("pause");
+	}
+	return 1;
+}
+
 static void *cas_worker(void *arg)
 {
 	struct worker *wk = arg;
 	struct window *w = wk->w;
 	unsigned int cpu = (unsigned int)wk->ev->cpus[wk->idx].cpu;
-	unsigned int aux, streak = 0;
-	uint64_t idx, tsc, mine = UINT64_MAX - 1;
+	unsigned int aux, lone = 0;
+	uint64_t idx, tsc;
 
 	take_pair(wk);
 	/* Start together, or the first thread claims the whole window alone. */
@@ -143,26 +164,21 @@ static void *cas_worker(void *arg)
 
 	for (;;) {
 		idx = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
-		if (idx >= w->nprobes)
+		if (idx >= w->nprobes || __atomic_load_n(&w->aborted, __ATOMIC_RELAXED))
 			break;
 		/* The read is ordered after the load above and before the CAS below. */
 		tsc = probe_read(w->rdtscp, &aux, cpu) + (uint64_t)wk->ev->skew[wk->idx];
-		if (__atomic_compare_exchange_n(&w->seq, &idx, idx + 1, 0,
-						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-			w->probes[idx].tsc = tsc;
-			w->probes[idx].aux_cpu = aux;
-			w->probes[idx].idx = wk->idx;
-			/*
-			 * Winning every claim means the other threads are
-			 * not running (preempted vCPU, busy CPU): end the
-			 * window now instead of finishing it alone.
-			 */
-			streak = idx == mine + 1 ? streak + 1 : 0;
-			mine = idx;
-			if (streak > w->max_streak && w->nthreads > 1) {
-				__atomic_store_n(&w->aborted, 1, __ATOMIC_RELAXED);
-				__atomic_store_n(&w->seq, w->nprobes, __ATOMIC_RELEASE);
-			}
+		if (!__atomic_compare_exchange_n(&w->seq, &idx, idx + 1, 0,
+						 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			continue;
+		w->probes[idx].tsc = tsc;
+		w->probes[idx].aux_cpu = aux;
+		w->probes[idx].idx = wk->idx;
+		if (w->nthreads < 2 || wait_turn(w, idx)) {
+			lone = 0;
+		} else if (++lone > LONE_TURNS) {
+			/* The others are not running (preempted vCPU, busy CPU): end the window. */
+			__atomic_store_n(&w->aborted, 1, __ATOMIC_RELAXED);
 		}
 	}
 	return NULL;
@@ -401,8 +417,12 @@ static int run_switching(struct wult_tsc_eval *ev, struct scratch *sc, char *msg
 	return 0;
 }
 
-/* Merge a kept window's bounds into the running intersection. */
-static void merge(struct wult_tsc_eval *ev, const struct analysis *a)
+/*
+ * Merge a window's bounds into the running intersection: every window's
+ * bounds hold, only their tightness differs. kept says the window had
+ * enough tight triples on every CPU.
+ */
+static void merge(struct wult_tsc_eval *ev, const struct analysis *a, int kept)
 {
 	unsigned int c;
 
@@ -418,15 +438,16 @@ static void merge(struct wult_tsc_eval *ev, const struct analysis *a)
 	ev->sum.violations += a->violations;
 	if (a->violations)
 		ev->sum.windows_violating++;
-	ev->sum.windows_kept++;
+	if (kept)
+		ev->sum.windows_kept++;
+	else
+		ev->sum.windows_disturbed++;
 }
 
-static int window_ok(const struct wult_tsc_eval *ev, const struct analysis *a)
+static int enough_triples(const struct wult_tsc_eval *ev, const struct analysis *a)
 {
 	unsigned int c;
 
-	if (a->migrated)
-		return 0;
 	for (c = 1; c < ev->sum.ncpus; c++)
 		if (a->triples[c] < ev->opts.min_triples)
 			return 0;
@@ -436,6 +457,36 @@ static int window_ok(const struct wult_tsc_eval *ev, const struct analysis *a)
 static uint64_t abs64(int64_t x)
 {
 	return x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+}
+
+static uint64_t bound_of(int64_t lo, int64_t hi)
+{
+	return abs64(lo) > abs64(hi) ? abs64(lo) : abs64(hi);
+}
+
+/* Per CPU, the tighter of the two methods' bounds; the worst CPU's is the summary's. */
+static void finish_bounds(struct wult_tsc_eval *ev)
+{
+	struct wult_tsc_eval_summary *s = &ev->sum;
+	unsigned int c;
+
+	s->method = s->ncpus > 1 ? WULT_TSC_BY_CAS : WULT_TSC_BY_NONE;
+	for (c = 1; c < s->ncpus; c++) {
+		struct wult_tsc_eval_cpu *e = &ev->cpus[c];
+		uint64_t cas = bound_of(e->shift_lo, e->shift_hi);
+		uint64_t sw = bound_of(e->switch_lo, e->switch_hi);
+
+		/* Both variants bound the same shift: their intervals must meet. */
+		if (e->shift_lo > e->shift_hi || e->switch_lo > e->switch_hi ||
+		    e->switch_lo > e->shift_hi || e->switch_hi < e->shift_lo)
+			ev->inconsistent = 1;
+		e->method = sw < cas ? WULT_TSC_BY_SWITCHING : WULT_TSC_BY_CAS;
+		e->shift_bound = sw < cas ? sw : cas;
+		if (e->shift_bound >= s->shift_bound) {
+			s->shift_bound = e->shift_bound;
+			s->method = e->method;
+		}
+	}
 }
 
 static void finish(struct wult_tsc_eval *ev)
@@ -452,17 +503,8 @@ static void finish(struct wult_tsc_eval *ev)
 			s->advancing = 0;
 		else
 			e->hz = (uint64_t)((unsigned __int128)dt * 1000000000u / dn);
-		if (!c)
-			continue;
-		/* Both variants bound the same shift: their intervals must meet. */
-		if (e->shift_lo > e->shift_hi || e->switch_lo > e->shift_hi ||
-		    e->switch_hi < e->shift_lo)
-			ev->inconsistent = 1;
-		e->shift_bound = abs64(e->shift_lo) > abs64(e->shift_hi) ?
-				 abs64(e->shift_lo) : abs64(e->shift_hi);
-		if (e->shift_bound > s->shift_bound)
-			s->shift_bound = e->shift_bound;
 	}
+	finish_bounds(ev);
 	for (c = 0; c < s->ncpus; c++) {
 		struct wult_tsc_eval_cpu *e = &ev->cpus[c];
 		double p;
@@ -479,6 +521,33 @@ static void finish(struct wult_tsc_eval *ev)
 	if (ev->cpus[0].hz)
 		s->shift_bound_ns = (uint64_t)((unsigned __int128)s->shift_bound * 1000000000u /
 					       ev->cpus[0].hz);
+	else if (s->shift_bound)
+		s->shift_bound_ns = UINT64_MAX;
+}
+
+/* One window: run it, and merge its bounds unless a thread left its CPU. */
+static int one_window(struct wult_tsc_eval *ev, struct window *w, struct worker *wk,
+		      struct scratch *sc, int first, char *msg, size_t len)
+{
+	struct analysis a;
+	size_t n;
+	int ret = run_window(ev, w, wk, first, msg, len);
+
+	if (ret)
+		return ret;
+	ret = analysis_alloc(&a, ev->sum.ncpus);
+	if (ret) {
+		analysis_free(&a);
+		return wult_err_set(msg, len, ret, "out of memory");
+	}
+	n = w->seq < w->nprobes ? (size_t)w->seq : w->nprobes;
+	analyse(ev, w->probes, n, &a, ev->opts.max_triple_ticks, sc->first, sc->last, sc->seg);
+	if (a.migrated)
+		ev->sum.windows_disturbed++;
+	else
+		merge(ev, &a, !w->aborted && enough_triples(ev, &a));
+	analysis_free(&a);
+	return 0;
 }
 
 static int collect(struct wult_tsc_eval *ev, char *msg, size_t len)
@@ -486,7 +555,6 @@ static int collect(struct wult_tsc_eval *ev, char *msg, size_t len)
 	unsigned int nc = ev->sum.ncpus, tried;
 	struct window w = {
 		.nprobes = ev->opts.probes,
-		.max_streak = ev->opts.probes / 2,
 		.rdtscp = ev->sum.info.rdtscp,
 	};
 	uint64_t deadline = wult_tsc__raw_ns() + (uint64_t)ev->opts.max_ms * 1000000;
@@ -496,47 +564,26 @@ static int collect(struct wult_tsc_eval *ev, char *msg, size_t len)
 		.last = calloc(nc, sizeof(unsigned long)),
 		.seg = calloc(nc, sizeof(size_t)),
 	};
-	struct analysis a = { 0 };
-	int ret;
+	int ret = 0;
 
 	w.probes = calloc(w.nprobes, sizeof(*w.probes));
-	ret = analysis_alloc(&a, nc);
-	if (!wk || !w.probes || !sc.first || !sc.last || !sc.seg || ret) {
+	if (!wk || !w.probes || !sc.first || !sc.last || !sc.seg) {
 		ret = wult_err_set(msg, len, -ENOMEM, "out of memory");
 		goto out;
 	}
+	/* A busy machine gets more windows within the budget, not a slow answer. */
 	for (tried = 0; tried < ev->opts.max_windows &&
 	     ev->sum.windows_kept < ev->opts.good_windows; tried++) {
-		/* A busy machine gets a shorter answer (fewer windows), not a slow one. */
 		if (tried && ev->opts.max_ms && wult_tsc__raw_ns() > deadline)
 			break;
-		ret = run_window(ev, &w, wk, tried == 0, msg, len);
+		ret = one_window(ev, &w, wk, &sc, tried == 0, msg, len);
 		if (ret)
 			goto out;
-		if (w.aborted) {
-			ev->sum.windows_disturbed++;
-			continue;
-		}
-		analysis_free(&a);
-		ret = analysis_alloc(&a, nc);
-		if (ret)
-			goto out;
-		analyse(ev, w.probes, w.nprobes, &a, ev->opts.max_triple_ticks,
-			sc.first, sc.last, sc.seg);
-		if (window_ok(ev, &a))
-			merge(ev, &a);
-		else
-			ev->sum.windows_disturbed++;
 	}
 	ret = run_pairs(ev, wk, msg, len);
 	if (!ret)
 		ret = run_switching(ev, &sc, msg, len);
-	if (!ret && !ev->sum.windows_kept)
-		ret = wult_err_set(msg, len, -EAGAIN,
-				    "all %u windows disturbed (CPUs not running together, migrations or under %u triples per CPU): system too busy",
-				    tried, ev->opts.min_triples);
 out:
-	analysis_free(&a);
 	free(w.probes);
 	free(wk);
 	free(sc.first);
@@ -668,57 +715,106 @@ static void add_reason(char *why, size_t len, size_t *used, const char *fmt, ...
 		*used += (size_t)n < len - *used ? (size_t)n : len - *used - 1;
 }
 
-int wult_tsc_eval_verdict(const struct wult_tsc_eval *ev, char *why, size_t len)
+/* Proven problems: each makes the TSC unfit whatever the shift bound. */
+static int unfit_reasons(const struct wult_tsc_eval *ev, char *why, size_t len, size_t *used)
+{
+	const struct wult_tsc_eval_summary *s = &ev->sum;
+	int unfit = 0;
+
+	if (!s->info.constant_tsc) {
+		add_reason(why, len, used, "no constant_tsc: the rate follows CPU frequency");
+		unfit = 1;
+	}
+	if (!s->info.nonstop_tsc) {
+		add_reason(why, len, used, "no nonstop_tsc: the TSC may stop in deep C-states");
+		unfit = 1;
+	}
+	if (!s->advancing) {
+		add_reason(why, len, used, "the TSC did not advance on every CPU");
+		unfit = 1;
+	}
+	/* One window with a backward step may be a fluke; a repeat is not. */
+	if (s->windows_violating > 1) {
+		add_reason(why, len, used, "TSC went backwards across CPUs in %u windows (%lu steps)",
+			   s->windows_violating, s->violations);
+		unfit = 1;
+	}
+	if (s->switch_violations) {
+		add_reason(why, len, used, "TSC went backwards %lu times when switching CPUs",
+			   s->switch_violations);
+		unfit = 1;
+	}
+	if (ev->inconsistent) {
+		add_reason(why, len, used, "shift bounds contradict each other across windows: the TSCs drift apart");
+		unfit = 1;
+	}
+	if (s->max_pace_ppm > ev->opts.max_pace_ppm) {
+		add_reason(why, len, used, "CPU rates differ by %.1f ppm (limit %u)",
+			   s->max_pace_ppm, ev->opts.max_pace_ppm);
+		unfit = 1;
+	}
+	return unfit;
+}
+
+/* Some CPU's shift lies wholly beyond the limit: proven, not just unbounded. */
+static int shift_beyond(const struct wult_tsc_eval *ev, char *why, size_t len, size_t *used)
+{
+	uint64_t hz = ev->cpus[0].hz ? ev->cpus[0].hz : 1000000000u;
+	int64_t lim = (int64_t)((unsigned __int128)ev->opts.max_shift_ns * hz / 1000000000u);
+	unsigned int c;
+
+	for (c = 1; c < ev->sum.ncpus; c++) {
+		const struct wult_tsc_eval_cpu *e = &ev->cpus[c];
+		int64_t lo = e->shift_lo > e->switch_lo ? e->shift_lo : e->switch_lo;
+		int64_t hi = e->shift_hi < e->switch_hi ? e->shift_hi : e->switch_hi;
+
+		if (lo > lim || hi < -lim) {
+			add_reason(why, len, used, "CPU %d's TSC is %" PRId64 "..%" PRId64
+				   " ticks from CPU %d's, beyond %u ns", e->cpu, lo, hi,
+				   ev->sum.base_cpu, ev->opts.max_shift_ns);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+const char *wult_tsc_method_name(enum wult_tsc_method m)
+{
+	switch (m) {
+	case WULT_TSC_BY_CAS:
+		return "CAS-ordered probes";
+	case WULT_TSC_BY_SWITCHING:
+		return "CPU switching";
+	default:
+		return "a single CPU";
+	}
+}
+
+enum wult_tsc_verdict wult_tsc_eval_verdict(const struct wult_tsc_eval *ev, char *why, size_t len)
 {
 	const struct wult_tsc_eval_summary *s;
 	size_t used = 0;
-	int fit = 1;
 
 	if (why && len)
 		why[0] = '\0';
 	if (!ev) {
 		add_reason(why, len, &used, "no evaluation");
-		return 0;
+		return WULT_TSC_UNFIT;
 	}
 	s = &ev->sum;
-	if (!s->info.constant_tsc) {
-		add_reason(why, len, &used, "no constant_tsc: the rate follows CPU frequency");
-		fit = 0;
-	}
-	if (!s->info.nonstop_tsc) {
-		add_reason(why, len, &used, "no nonstop_tsc: the TSC may stop in deep C-states");
-		fit = 0;
-	}
-	if (!s->advancing) {
-		add_reason(why, len, &used, "the TSC did not advance on every CPU");
-		fit = 0;
-	}
-	/* One window with a backward step may be a fluke; a repeat is not. */
-	if (s->windows_violating > 1) {
-		add_reason(why, len, &used, "TSC went backwards across CPUs in %u of %u windows (%lu steps)",
-			   s->windows_violating, s->windows_kept, s->violations);
-		fit = 0;
-	}
-	if (s->switch_violations) {
-		add_reason(why, len, &used, "TSC went backwards %lu times when switching CPUs",
-			   s->switch_violations);
-		fit = 0;
-	}
-	if (ev->inconsistent) {
-		add_reason(why, len, &used, "shift bounds contradict each other across windows: the TSCs drift apart");
-		fit = 0;
-	}
+	if (unfit_reasons(ev, why, len, &used) | shift_beyond(ev, why, len, &used))
+		return WULT_TSC_UNFIT;
 	if (s->shift_bound_ns > ev->opts.max_shift_ns) {
-		add_reason(why, len, &used, "shift bound %" PRIu64 " ticks (%" PRIu64 " ns) exceeds %u ns",
-			   s->shift_bound, s->shift_bound_ns, ev->opts.max_shift_ns);
-		fit = 0;
+		add_reason(why, len, &used, "the shift is only bounded to %" PRIu64 " ticks (%" PRIu64
+			   " ns) by %s, more than the %u ns limit: %s", s->shift_bound,
+			   s->shift_bound_ns, wult_tsc_method_name(s->method), ev->opts.max_shift_ns,
+			   s->windows_kept ? "the TSCs may be apart" :
+			   "the CPUs never ran together long enough for CAS-ordered probes");
+		return WULT_TSC_UNDECIDED;
 	}
-	if (s->max_pace_ppm > ev->opts.max_pace_ppm) {
-		add_reason(why, len, &used, "CPU rates differ by %.1f ppm (limit %u)",
-			   s->max_pace_ppm, ev->opts.max_pace_ppm);
-		fit = 0;
-	}
-	return fit;
+	add_reason(why, len, &used, "shift within %" PRIu64 " ticks (%" PRIu64 " ns), bounded by %s",
+		   s->shift_bound, s->shift_bound_ns, wult_tsc_method_name(s->method));
+	return WULT_TSC_FIT;
 }
 
 void wult_tsc_eval_free(struct wult_tsc_eval *ev)

@@ -20,6 +20,14 @@
 
 #define SECS_PER_YEAR	(365.25 * 24 * 3600)
 
+/* Exit statuses, documented in wult-tsc.md. */
+enum {
+	EXIT_FIT = 0,
+	EXIT_UNFIT = 1,
+	EXIT_ERROR = 2,
+	EXIT_UNDECIDED = 3,
+};
+
 struct tsc_args {
 	struct wult_tsc_eval_opts eval;
 	struct wult_tsc_calib_opts calib;
@@ -73,7 +81,8 @@ static void tsc_usage(FILE *f)
 		"\n"
 		"Evaluate the TSC on the CPUs of this thread's affinity mask (or --cpus)\n"
 		"and print its conversion parameters. Exit status: 0 fit, 1 unfit (the\n"
-		"reasons are printed), 2 usage or system error.\n"
+		"reasons are printed), 2 usage or system error, 3 could not conclude\n"
+		"(the shift bound is too loose on a busy host: retry).\n"
 		"\n"
 		"options:\n"
 		"  --cpus LIST           CPUs to evaluate, e.g. 0-3,6 (default: affinity mask)\n");
@@ -153,9 +162,9 @@ static int report(const struct wult_tsc_eval *ev)
 {
 	struct wult_tsc_eval_summary s;
 	struct wult_tsc_eval_cpu e;
+	enum wult_tsc_verdict v;
 	char why[1024];
 	unsigned int i;
-	int fit;
 
 	wult_tsc_eval_summary(ev, &s);
 	printf("\ncross-CPU evaluation, base CPU %d, %u CPUs, %.1f ms:\n", s.base_cpu, s.ncpus,
@@ -163,25 +172,31 @@ static int report(const struct wult_tsc_eval *ev)
 	printf("  CAS windows: %u kept, %u disturbed, %u with backward steps (%lu steps)\n",
 	       s.windows_kept, s.windows_disturbed, s.windows_violating, s.violations);
 	printf("  CPU switching: %lu backward steps\n", s.switch_violations);
-	printf("  %4s %21s %8s %8s %21s %12s %9s\n", "cpu", "CAS shift [lo,hi]", "bound",
-	       "triples", "switching [lo,hi]", "rate Hz", "pace ppm");
+	printf("  %4s %21s %8s %8s %21s %9s %12s %9s\n", "cpu", "CAS shift [lo,hi]", "bound",
+	       "triples", "switching [lo,hi]", "bound by", "rate Hz", "pace ppm");
 	for (i = 0; i < s.ncpus; i++) {
 		wult_tsc_eval_cpu(ev, i, &e);
 		printf("  %4d", e.cpu);
 		print_shift(e.shift_lo, e.shift_hi);
 		printf(" %8" PRIu64 " %8lu", e.shift_bound, e.triples);
 		print_shift(e.switch_lo, e.switch_hi);
-		printf(" %12" PRIu64 " %+9.2f\n", e.hz, e.pace_ppm);
+		printf(" %9s %12" PRIu64 " %+9.2f\n", !i ? "-" : e.method == WULT_TSC_BY_CAS ? "CAS" :
+		       "switching", e.hz, e.pace_ppm);
 	}
-	printf("  shift bound: %" PRIu64 " ticks (%" PRIu64 " ns); TSC advancing: %s; "
-	       "max rate difference %.2f ppm\n",
-	       s.shift_bound, s.shift_bound_ns, yes_no(s.advancing), s.max_pace_ppm);
-	fit = wult_tsc_eval_verdict(ev, why, sizeof(why));
-	if (fit)
-		printf("\nverdict: TSC fit for latency measurement\n");
-	else
-		printf("\nverdict: TSC UNFIT for latency measurement: %s\n", why);
-	return fit;
+	printf("  shift bound: %" PRIu64 " ticks (%" PRIu64 " ns) by %s; TSC advancing: %s; "
+	       "max rate difference %.2f ppm\n", s.shift_bound, s.shift_bound_ns,
+	       wult_tsc_method_name(s.method), yes_no(s.advancing), s.max_pace_ppm);
+	v = wult_tsc_eval_verdict(ev, why, sizeof(why));
+	if (v == WULT_TSC_FIT) {
+		printf("\nverdict: TSC fit for latency measurement: %s\n", why);
+		return EXIT_FIT;
+	}
+	if (v == WULT_TSC_UNDECIDED) {
+		printf("\nverdict: could not conclude: %s (retry on a quieter machine)\n", why);
+		return EXIT_UNDECIDED;
+	}
+	printf("\nverdict: TSC UNFIT for latency measurement: %s\n", why);
+	return EXIT_UNFIT;
 }
 
 int wult_cmd_tsc(int argc, char **argv)
@@ -194,7 +209,7 @@ int wult_cmd_tsc(int argc, char **argv)
 	struct wult_tsc_info info;
 	cpu_set_t cpus, *cpusp = NULL;
 	char msg[256];
-	int opt, ret, fit;
+	int opt, ret;
 	size_t i;
 
 	for (i = 0; i < NUM_OPTS; i++)
@@ -214,24 +229,24 @@ int wult_cmd_tsc(int argc, char **argv)
 		if (opt == O_CPUS) {
 			if (parse_cpus(optarg, &cpus)) {
 				fprintf(stderr, "wult tsc: bad CPU list '%s'\n", optarg);
-				return 2;
+				return EXIT_ERROR;
 			}
 			cpusp = &cpus;
 			continue;
 		}
 		if (opt < 0 || opt >= (int)NUM_OPTS) {
 			tsc_usage(stderr);
-			return 2;
+			return EXIT_ERROR;
 		}
 		if (parse_uint(optarg, num_field(&args, (size_t)opt))) {
 			fprintf(stderr, "wult tsc: bad number '%s' for --%s\n", optarg,
 				num_opts[opt].name);
-			return 2;
+			return EXIT_ERROR;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "wult tsc: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		return EXIT_ERROR;
 	}
 
 	/*
@@ -242,7 +257,7 @@ int wult_cmd_tsc(int argc, char **argv)
 	ret = wult_tsc_info_get(&info, msg, sizeof(msg));
 	if (ret) {
 		fprintf(stderr, "wult tsc: %s\n", msg);
-		return 2;
+		return EXIT_ERROR;
 	}
 	printf("CPU flags: constant_tsc %s, nonstop_tsc %s, tsc_known_freq %s, rdtscp %s\n",
 	       yes_no(info.constant_tsc), yes_no(info.nonstop_tsc), yes_no(info.tsc_known_freq),
@@ -258,7 +273,7 @@ int wult_cmd_tsc(int argc, char **argv)
 	ret = wult_tsc_calibrate(&args.calib, &cal, msg, sizeof(msg));
 	if (ret) {
 		fprintf(stderr, "wult tsc: calibration failed: %s\n", msg);
-		return 2;
+		return EXIT_ERROR;
 	}
 	printf("calibrated rate: %" PRIu64 " Hz against CLOCK_MONOTONIC_RAW (%u windows kept, "
 	       "%u rejected, spread %.2f ppm, %.0f ms)", cal.hz, cal.windows, cal.rejected,
@@ -278,17 +293,11 @@ int wult_cmd_tsc(int argc, char **argv)
 		printf("conversion (perf sample time): unavailable: %s\n", msg);
 
 	ret = wult_tsc_eval_run(cpusp, &args.eval, &ev, msg, sizeof(msg));
-	if (ret == -EAGAIN) {
-		printf("\ncross-CPU evaluation: %s\n", msg);
-		printf("\nverdict: TSC not shown fit for latency measurement: the cross-CPU "
-		       "evaluation could not conclude (retry on a quieter machine)\n");
-		return 1;
-	}
 	if (ret) {
 		fprintf(stderr, "wult tsc: evaluation failed: %s\n", msg);
-		return 2;
+		return EXIT_ERROR;
 	}
-	fit = report(ev);
+	ret = report(ev);
 	wult_tsc_eval_free(ev);
-	return fit ? 0 : 1;
+	return ret;
 }

@@ -209,19 +209,27 @@ struct wult_tsc_eval_opts {
 	unsigned int probes;		/* CAS probes per window: 8192 */
 	unsigned int min_triples;	/* usable triples per CPU and window: 32 */
 	unsigned int max_triple_ticks;	/* wider triples were disturbed: 20000 */
-	unsigned int good_windows;	/* windows to keep: 4 */
-	unsigned int max_windows;	/* windows to try: 64 */
+	unsigned int good_windows;	/* undisturbed windows to collect: 4 */
+	unsigned int max_windows;	/* windows to try: 1000 */
 	unsigned int switch_rounds;	/* CPU-switching passes: 64 */
 	unsigned int max_pace_ppm;	/* rate difference tolerated: 100 */
 	unsigned int max_shift_ns;	/* shift tolerated for latency work: 1000 */
-	unsigned int max_ms;		/* no new window after this, 0 never: 1000 */
+	unsigned int max_ms;		/* no new window after this, 0 never: 2000 */
+};
+
+/* Which method gave the tightest bound on the shift. */
+enum wult_tsc_method {
+	WULT_TSC_BY_NONE,		/* one CPU: nothing to bound */
+	WULT_TSC_BY_CAS,		/* CAS-ordered probes: tens of ns */
+	WULT_TSC_BY_SWITCHING,		/* CPU switching: tens of us on a VM */
 };
 
 /* Per CPU; shifts are TSC(cpu) - TSC(base cpu) in ticks. */
 struct wult_tsc_eval_cpu {
 	int cpu;
 	int64_t shift_lo, shift_hi;	/* CAS probes: shift lies in [lo, hi] */
-	uint64_t shift_bound;		/* max(|lo|, |hi|) */
+	uint64_t shift_bound;		/* tighter of max(|lo|, |hi|) of the two methods */
+	enum wult_tsc_method method;	/* the one that gave it */
 	unsigned long triples;		/* usable triples in the windows kept */
 	int64_t switch_lo, switch_hi;	/* same, from CPU switching (loose) */
 	uint64_t hz;			/* rate over the evaluation vs raw clock */
@@ -233,11 +241,12 @@ struct wult_tsc_eval_summary {
 	unsigned int ncpus;
 	uint64_t shift_bound;		/* worst CPU, ticks */
 	uint64_t shift_bound_ns;
+	enum wult_tsc_method method;	/* what bounded the worst CPU */
 	unsigned long violations;	/* TSC went backwards between probes */
 	unsigned long switch_violations;
-	unsigned int windows_kept;
-	unsigned int windows_disturbed;	/* migrated or too few triples */
-	unsigned int windows_violating;	/* kept windows with violations */
+	unsigned int windows_kept;	/* enough tight triples on every CPU */
+	unsigned int windows_disturbed;	/* ended early, too few triples or migrated */
+	unsigned int windows_violating;	/* windows with backward steps */
 	double max_pace_ppm;
 	int advancing;			/* every CPU's TSC moved forward */
 	uint64_t duration_ns;
@@ -251,8 +260,9 @@ void wult_tsc_eval_opts_init(struct wult_tsc_eval_opts *opts);
 /*
  * Evaluate the TSC on the CPUs in cpus (NULL: the calling thread's affinity
  * mask). The base CPU is the lowest. Does not change the caller's affinity.
- * Returns -EAGAIN when every window was disturbed (busy or overcommitted
- * host): the result would say nothing.
+ * A busy or overcommitted host does not make it fail: the bounds are then
+ * looser (CPU switching instead of CAS probes) and the verdict may be
+ * WULT_TSC_UNDECIDED.
  */
 int wult_tsc_eval_run(const cpu_set_t *cpus, const struct wult_tsc_eval_opts *opts,
 		      struct wult_tsc_eval **out, char *msg, size_t len);
@@ -260,8 +270,17 @@ void wult_tsc_eval_summary(const struct wult_tsc_eval *ev, struct wult_tsc_eval_
 /* idx in [0, ncpus); -EINVAL outside. */
 int wult_tsc_eval_cpu(const struct wult_tsc_eval *ev, unsigned int idx,
 		      struct wult_tsc_eval_cpu *out);
-/* 1 when fit for latency measurement, 0 with the reasons in why. */
-int wult_tsc_eval_verdict(const struct wult_tsc_eval *ev, char *why, size_t len);
+enum wult_tsc_verdict {
+	WULT_TSC_UNFIT = 0,		/* a problem was shown: why lists each */
+	WULT_TSC_FIT = 1,		/* why says how tight the shift is, and by what */
+	WULT_TSC_UNDECIDED = 2,		/* nothing wrong shown, but the shift bound is too
+					 * loose to call it fit (busy host): retry */
+};
+
+/* Test for == WULT_TSC_FIT: WULT_TSC_UNDECIDED is not 0 either. */
+enum wult_tsc_verdict wult_tsc_eval_verdict(const struct wult_tsc_eval *ev, char *why, size_t len);
+/* "CAS-ordered probes", "CPU switching", "a single CPU". */
+const char *wult_tsc_method_name(enum wult_tsc_method m);
 void wult_tsc_eval_free(struct wult_tsc_eval *ev);
 
 #endif
