@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <wult/tsc.h>
 #include "err.h"
@@ -50,6 +51,8 @@
 #define DEF_MAX_SHIFT_NS	1000
 #define DEF_MAX_MS		2000
 #define TURN_TICKS		20000	/* a winner waits this long for another claim */
+#define START_SPIN_TICKS	500000	/* then the start line is polled asleep */
+#define START_POLL_NS		20000
 #define LONE_TURNS		32	/* waits in a row in vain: the others are not running */
 #define MAX_PROBES		(1u << 24)
 #define CACHELINE		64
@@ -148,6 +151,25 @@ static int wait_turn(struct window *w, uint64_t idx)
 	return 1;
 }
 
+/*
+ * Start together, or the first thread claims the whole window alone. Spin
+ * briefly, then sleep: a SCHED_FIFO thread spinning on the CPU of the
+ * thread still creating the others would keep it from ever doing so.
+ */
+static void start_line(struct window *w)
+{
+	struct timespec nap = { .tv_nsec = START_POLL_NS };
+	uint64_t t0 = wult_tsc_read();
+
+	__atomic_add_fetch(&w->ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&w->ready, __ATOMIC_ACQUIRE) < __atomic_load_n(&w->nthreads, __ATOMIC_ACQUIRE)) {
+		if (wult_tsc_read() - t0 < START_SPIN_TICKS)
+			__asm__ volatile("pause");
+		else
+			nanosleep(&nap, NULL);
+	}
+}
+
 static void *cas_worker(void *arg)
 {
 	struct worker *wk = arg;
@@ -157,10 +179,7 @@ static void *cas_worker(void *arg)
 	uint64_t idx, tsc;
 
 	take_pair(wk);
-	/* Start together, or the first thread claims the whole window alone. */
-	__atomic_add_fetch(&w->ready, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&w->ready, __ATOMIC_ACQUIRE) < w->nthreads)
-		__asm__ volatile("pause");
+	start_line(w);
 
 	for (;;) {
 		idx = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
@@ -277,12 +296,49 @@ struct scratch {
 	size_t *seg;
 };
 
+/*
+ * A thread pinned to cpu (any CPU when negative) running fn; SCHED_FIFO when
+ * ev->sum.realtime, so that on a loaded machine the probe threads run
+ * together as soon as they exist and a switching hop is not a wait for a
+ * time slice. They run a millisecond or so at a time, and a lone CAS thread
+ * ends its window early. Falls back to plain threads for good when SCHED_FIFO
+ * is not permitted (no CAP_SYS_NICE, RT-throttled group).
+ */
+static int start_thread(struct wult_tsc_eval *ev, pthread_t *tid, int cpu,
+			void *(*fn)(void *), void *arg)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err = 0, rt = ev->sum.realtime;
+
+	pthread_attr_init(&attr);
+	if (cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	if (!err && rt) {
+		err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		if (!err)
+			err = pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		if (!err)
+			err = pthread_attr_setschedparam(&attr, &sp);
+	}
+	if (!err)
+		err = pthread_create(tid, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	if (err == EPERM && rt) {
+		ev->sum.realtime = 0;
+		return start_thread(ev, tid, cpu, fn, arg);
+	}
+	return err;
+}
+
 static int run_window(struct wult_tsc_eval *ev, struct window *w, struct worker *wk,
 		      int first, char *msg, size_t len)
 {
 	unsigned int nc = ev->sum.ncpus, c, started;
-	pthread_attr_t attr;
-	cpu_set_t set;
 	int err = 0;
 
 	w->seq = 0;
@@ -292,13 +348,7 @@ static int run_window(struct wult_tsc_eval *ev, struct window *w, struct worker 
 	for (started = 0; started < nc; started++) {
 		c = started;
 		wk[c] = (struct worker){ .w = w, .ev = ev, .idx = c, .first = first };
-		CPU_ZERO(&set);
-		CPU_SET(ev->cpus[c].cpu, &set);
-		pthread_attr_init(&attr);
-		err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		if (!err)
-			err = pthread_create(&wk[c].tid, &attr, cas_worker, &wk[c]);
-		pthread_attr_destroy(&attr);
+		err = start_thread(ev, &wk[c].tid, ev->cpus[c].cpu, cas_worker, &wk[c]);
 		if (err)
 			break;
 	}
@@ -325,19 +375,11 @@ static void *pair_worker(void *arg)
 static int run_pairs(struct wult_tsc_eval *ev, struct worker *wk, char *msg, size_t len)
 {
 	unsigned int c;
-	pthread_attr_t attr;
-	cpu_set_t set;
 	int err;
 
 	for (c = 0; c < ev->sum.ncpus; c++) {
 		wk[c] = (struct worker){ .ev = ev, .idx = c, .first = 0 };
-		CPU_ZERO(&set);
-		CPU_SET(ev->cpus[c].cpu, &set);
-		pthread_attr_init(&attr);
-		err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		if (!err)
-			err = pthread_create(&wk[c].tid, &attr, pair_worker, &wk[c]);
-		pthread_attr_destroy(&attr);
+		err = start_thread(ev, &wk[c].tid, ev->cpus[c].cpu, pair_worker, &wk[c]);
 		if (err)
 			return wult_err_set(msg, len, -err, "thread on CPU %d: %s",
 					     ev->cpus[c].cpu, strerror(err));
@@ -397,7 +439,7 @@ static int run_switching(struct wult_tsc_eval *ev, struct scratch *sc, char *msg
 		analysis_free(&a);
 		return wult_err_set(msg, len, -ENOMEM, "out of memory");
 	}
-	err = pthread_create(&tid, NULL, switch_worker, &sw);
+	err = start_thread(ev, &tid, -1, switch_worker, &sw);
 	if (!err) {
 		pthread_join(tid, NULL);
 		err = sw.err;
@@ -658,6 +700,7 @@ int wult_tsc__eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_
 		c++;
 	}
 	ev->sum.base_cpu = ev->cpus[0].cpu;
+	ev->sum.realtime = 1;	/* tried first, dropped when not permitted */
 	if (skew)
 		memcpy(ev->skew, skew, nc * sizeof(*skew));
 

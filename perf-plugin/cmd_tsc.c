@@ -142,12 +142,15 @@ static const char *yes_no(int x)
 static void print_conv(const char *name, const struct wult_tsc_conv *c)
 {
 	double wrap = wult_tsc_conv_secs_to_wrap(c, wult_tsc_read());
-	double exact = (double)c->exact_ticks / (double)c->hz;
 
 	printf("%s: mult %" PRIu64 "/2^64 + %" PRIu64 " ns per tick, zero %" PRId64 " ns,\n"
-	       "    rate %" PRIu64 " Hz, exact floor up to %.3g s of ticks (1 ns at most beyond),\n"
-	       "    wraps in %.0f s (%.1f years)\n",
-	       name, c->frac, c->whole, (int64_t)c->zero, c->hz, exact, wrap, wrap / SECS_PER_YEAR);
+	       "    rate %" PRIu64 " Hz, ", name, c->frac, c->whole, (int64_t)c->zero, c->hz);
+	if (c->exact_ticks >= c->max_ticks)
+		printf("exact floor of its rate over its whole range,\n");
+	else
+		printf("exact floor up to %.3g s of ticks (floor or floor + 1 beyond),\n",
+		       (double)c->exact_ticks / (double)c->hz);
+	printf("    wraps in %.0f s (%.1f years)\n", wrap, wrap / SECS_PER_YEAR);
 }
 
 static void print_shift(int64_t lo, int64_t hi)
@@ -171,6 +174,7 @@ static int report(const struct wult_tsc_eval *ev)
 	       s.duration_ns / 1e6);
 	printf("  CAS windows: %u kept, %u disturbed, %u with backward steps (%lu steps)\n",
 	       s.windows_kept, s.windows_disturbed, s.windows_violating, s.violations);
+	printf("  threads: %s\n", s.realtime ? "SCHED_FIFO" : "SCHED_OTHER (SCHED_FIFO not permitted)");
 	printf("  CPU switching: %lu backward steps\n", s.switch_violations);
 	printf("  %4s %21s %8s %8s %21s %9s %12s %9s\n", "cpu", "CAS shift [lo,hi]", "bound",
 	       "triples", "switching [lo,hi]", "bound by", "rate Hz", "pace ppm");

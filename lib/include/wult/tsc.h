@@ -247,6 +247,7 @@ struct wult_tsc_eval_summary {
 	unsigned int windows_kept;	/* enough tight triples on every CPU */
 	unsigned int windows_disturbed;	/* ended early, too few triples or migrated */
 	unsigned int windows_violating;	/* windows with backward steps */
+	int realtime;			/* its threads ran SCHED_FIFO (when permitted) */
 	double max_pace_ppm;
 	int advancing;			/* every CPU's TSC moved forward */
 	uint64_t duration_ns;
