@@ -28,6 +28,7 @@ typedef __int128 s128;
 /* libwult may cost this much more than the one-multiply reference (timing noise). */
 #define REF_SLACK	1.15
 #define CALIB_SLACK	1.5	/* calibration time over the time its windows sleep */
+#define TEN_YEARS_S	(10 * 365.25 * 24 * 3600)
 
 struct convs {
 	struct wult_tsc_conv cal;	/* from the calibrated rate */
@@ -132,10 +133,16 @@ struct method {
 	double ns;		/* best time per op */
 	double max_err;		/* largest |result - t * 1e9 / hz|, ns */
 	uint64_t not_floor;	/* results other than floor(t * 1e9 / hz) */
+	double max_err_10y;	/* the same over the first 10 years of ticks */
+	uint64_t not_floor_10y;
 };
 
-/* Against the exact value: 128-bit rational arithmetic, no rounding. */
-static void measure_error(const struct convs *c, struct method *m)
+/*
+ * Against the exact value, in 128-bit rational arithmetic: ticks spread over
+ * [0, range) (0: the whole 64-bit range).
+ */
+static void measure_error(const struct convs *c, const struct method *m, uint64_t range,
+			  double *max_err, uint64_t *not_floor)
 {
 	uint64_t t = 12345, i;
 
@@ -145,14 +152,16 @@ static void measure_error(const struct convs *c, struct method *m)
 		double e;
 
 		t += STEP;
+		if (range)
+			t %= range;
 		num = (u128)t * NS_PER_S;
 		diff = (s128)((u128)m->conv(c, t) * c->hz) - (s128)num;
 		e = (double)diff / (double)c->hz;
 		if (e < 0)
 			e = -e;
-		if (e > m->max_err)
-			m->max_err = e;
-		m->not_floor += m->conv(c, t) != (uint64_t)(num / c->hz);
+		if (e > *max_err)
+			*max_err = e;
+		*not_floor += m->conv(c, t) != (uint64_t)(num / c->hz);
 	}
 }
 
@@ -232,15 +241,16 @@ static void print_conversion(const struct convs *c, struct method *ms, size_t n)
 	size_t i;
 
 	printf("  conversion: %llu varied ticks over the whole 64-bit range per loop, best of %d,\n"
-	       "  thread CPU time; error against the exact t * 1e9 / hz on %llu of them\n",
-	       OPS, REPS, ERR_OPS);
+	       "  thread CPU time; error against the exact t * 1e9 / hz on %llu of them, and on\n"
+	       "  as many spread over the first 10 years of ticks\n", OPS, REPS, ERR_OPS);
 	for (i = 0; i < n; i++) {
 		printf("  %-22s %6.3f ns/op", ms[i].name, ms[i].ns);
 		if (i)
 			printf("  +%.3f ns/op", ms[i].ns - ms[0].ns);
 		if (ms[i].conv)
-			printf("  max error %11.6f ns, %5.2f%% not the floor", ms[i].max_err,
-			       100.0 * (double)ms[i].not_floor / ERR_OPS);
+			printf("  max error %11.6f ns, %5.2f%% not the floor; first 10 years: %.6f ns, %.2f%%",
+			       ms[i].max_err, 100.0 * (double)ms[i].not_floor / ERR_OPS, ms[i].max_err_10y,
+			       100.0 * (double)ms[i].not_floor_10y / ERR_OPS);
 		printf("\n");
 	}
 	printf("  libwult, perf page params: differs from perf's formula on %" PRIu64 " of %llu "
@@ -298,12 +308,12 @@ static void evaluation(void)
 int main(void)
 {
 	struct method ms[] = {
-		{ "bare loop", loop_bare, NULL, 1e9, 0, 0 },
-		{ "libwult", loop_libwult, m_libwult, 1e9, 0, 0 },
-		{ "libwult, perf params", loop_libwult_perf, NULL, 1e9, 0, 0 },
-		{ "double multiply", loop_double, m_double, 1e9, 0, 0 },
-		{ "reference mul-shift", loop_ref, m_ref, 1e9, 0, 0 },
-		{ "exact, two multiplies", loop_exact, m_exact, 1e9, 0, 0 },
+		{ .name = "bare loop", .loop = loop_bare, .ns = 1e9 },
+		{ .name = "libwult", .loop = loop_libwult, .conv = m_libwult, .ns = 1e9 },
+		{ .name = "libwult, perf params", .loop = loop_libwult_perf, .ns = 1e9 },
+		{ .name = "double multiply", .loop = loop_double, .conv = m_double, .ns = 1e9 },
+		{ .name = "reference mul-shift", .loop = loop_ref, .conv = m_ref, .ns = 1e9 },
+		{ .name = "exact, two multiplies", .loop = loop_exact, .conv = m_exact, .ns = 1e9 },
 	};
 	size_t n = sizeof(ms) / sizeof(ms[0]), i;
 	struct convs c;
@@ -323,9 +333,13 @@ int main(void)
 	for (r = 0; r < REPS; r++)
 		for (i = 0; i < n; i++)
 			ms[i].ns = min2(ms[i].ns, ms[i].loop(&c, &sink));
-	for (i = 0; i < n; i++)
-		if (ms[i].conv)
-			measure_error(&c, &ms[i]);
+	for (i = 0; i < n; i++) {
+		if (!ms[i].conv)
+			continue;
+		measure_error(&c, &ms[i], 0, &ms[i].max_err, &ms[i].not_floor);
+		measure_error(&c, &ms[i], (uint64_t)(TEN_YEARS_S * c.hz), &ms[i].max_err_10y,
+			      &ms[i].not_floor_10y);
+	}
 	print_conversion(&c, ms, n);
 	conversion_goal(&ms[0], &ms[1], &ms[3], &ms[4]);
 	evaluation();
