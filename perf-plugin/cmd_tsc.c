@@ -203,18 +203,13 @@ static int report(const struct wult_tsc_eval *ev)
 	return EXIT_UNFIT;
 }
 
-int wult_cmd_tsc(int argc, char **argv)
+/* Options into args and cpus (*cpusp set when --cpus given): -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct tsc_args *args, cpu_set_t *cpus,
+		      cpu_set_t **cpusp)
 {
 	struct option lopts[NUM_OPTS + 3];
-	struct tsc_args args = { 0 };
-	struct wult_tsc_calib cal;
-	struct wult_tsc_conv conv;
-	struct wult_tsc_eval *ev;
-	struct wult_tsc_info info;
-	cpu_set_t cpus, *cpusp = NULL;
-	char msg[256];
-	int opt, ret;
 	size_t i;
+	int opt;
 
 	for (i = 0; i < NUM_OPTS; i++)
 		lopts[i] = (struct option){ num_opts[i].name, required_argument, NULL, (int)i };
@@ -222,27 +217,27 @@ int wult_cmd_tsc(int argc, char **argv)
 	lopts[i++] = (struct option){ "help", no_argument, NULL, O_HELP };
 	lopts[i] = (struct option){ NULL, 0, NULL, 0 };
 
-	wult_tsc_eval_opts_init(&args.eval);
-	wult_tsc_calib_opts_init(&args.calib);
+	wult_tsc_eval_opts_init(&args->eval);
+	wult_tsc_calib_opts_init(&args->calib);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		if (opt == O_HELP) {
 			tsc_usage(stdout);
-			return 0;
+			return EXIT_FIT;
 		}
 		if (opt == O_CPUS) {
-			if (parse_cpus(optarg, &cpus)) {
+			if (parse_cpus(optarg, cpus)) {
 				fprintf(stderr, "wult tsc: bad CPU list '%s'\n", optarg);
 				return EXIT_ERROR;
 			}
-			cpusp = &cpus;
+			*cpusp = cpus;
 			continue;
 		}
 		if (opt < 0 || opt >= (int)NUM_OPTS) {
 			tsc_usage(stderr);
 			return EXIT_ERROR;
 		}
-		if (parse_uint(optarg, num_field(&args, (size_t)opt))) {
+		if (parse_uint(optarg, num_field(args, (size_t)opt))) {
 			fprintf(stderr, "wult tsc: bad number '%s' for --%s\n", optarg,
 				num_opts[opt].name);
 			return EXIT_ERROR;
@@ -252,14 +247,22 @@ int wult_cmd_tsc(int argc, char **argv)
 		fprintf(stderr, "wult tsc: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_ERROR;
 	}
+	return -1;
+}
 
-	/*
-	 * Flags, calibration and conversion first: they do not need the CPUs
-	 * running together, so they are reported even when a busy machine
-	 * keeps the cross-CPU evaluation from concluding.
-	 */
-	ret = wult_tsc_info_get(&info, msg, sizeof(msg));
-	if (ret) {
+/*
+ * Flags, calibration and conversion: they do not need the CPUs running
+ * together, so they are reported even when a busy machine keeps the
+ * cross-CPU evaluation from concluding. 0 or the exit status.
+ */
+static int print_rates(const struct tsc_args *args)
+{
+	struct wult_tsc_calib cal;
+	struct wult_tsc_conv conv;
+	struct wult_tsc_info info;
+	char msg[256];
+
+	if (wult_tsc_info_get(&info, msg, sizeof(msg))) {
 		fprintf(stderr, "wult tsc: %s\n", msg);
 		return EXIT_ERROR;
 	}
@@ -274,8 +277,7 @@ int wult_cmd_tsc(int argc, char **argv)
 	else
 		printf("kernel TSC rate: not stated\n");
 
-	ret = wult_tsc_calibrate(&args.calib, &cal, msg, sizeof(msg));
-	if (ret) {
+	if (wult_tsc_calibrate(&args->calib, &cal, msg, sizeof(msg))) {
 		fprintf(stderr, "wult tsc: calibration failed: %s\n", msg);
 		return EXIT_ERROR;
 	}
@@ -295,7 +297,23 @@ int wult_cmd_tsc(int argc, char **argv)
 		print_conv("conversion (perf sample time)", &conv);
 	else
 		printf("conversion (perf sample time): unavailable: %s\n", msg);
+	return 0;
+}
 
+int wult_cmd_tsc(int argc, char **argv)
+{
+	struct tsc_args args = { 0 };
+	struct wult_tsc_eval *ev;
+	cpu_set_t cpus, *cpusp = NULL;
+	char msg[256];
+	int ret;
+
+	ret = parse_args(argc, argv, &args, &cpus, &cpusp);
+	if (ret >= 0)
+		return ret;
+	ret = print_rates(&args);
+	if (ret)
+		return ret;
 	ret = wult_tsc_eval_run(cpusp, &args.eval, &ev, msg, sizeof(msg));
 	if (ret) {
 		fprintf(stderr, "wult tsc: evaluation failed: %s\n", msg);
