@@ -128,8 +128,9 @@ int wult_tsc_kernel_khz(uint64_t *khz, const char **source, char *msg, size_t le
  * the result is floor(ticks * 1e9 / hz) or one more, never anything else:
  * it is exact when ticks * 1e9 / hz is an integer and within 1 ns otherwise,
  * with no drift however large ticks grows. It is exactly the floor for every
- * ticks <= exact_ticks. The difference of two conversions is the exact
- * interval's floor or one more, as with exact floors.
+ * ticks <= exact_ticks. The difference of two conversions at most
+ * exact_ticks apart, anywhere in the range, is the exact interval's floor or
+ * one more, the same two values exact floors give.
  *
  * From a perf mmap page the rate time_mult / 2^time_shift is a binary
  * fraction that frac holds without rounding: the result equals perf's own
