@@ -46,7 +46,8 @@ WULT_SAN := $(BUILD)/san/wult
 
 # The three Debian kernels every kernel test runs on.
 KTAGS   := 6.1 6.12 6.12-rt
-KMODS   := $(foreach t,$(KTAGS),$(BUILD)/kernel/$(t)/wult.ko)
+KMODS   := $(foreach t,$(KTAGS),$(BUILD)/kernel/$(t)/wult.ko \
+	$(BUILD)/kernel/$(t)/wult_refidle.ko)
 KSRCS   := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile kernel/uapi/linux/*.h)
 
 .PHONY: all deps user modules fuzzers check run bench fuzz clean install-plugins
@@ -139,6 +140,10 @@ $(BUILD)/kernel/%/wult.ko: $(KSRCS) $(DEPS_STAMP)
 	@kdir=$$(scripts/kdir $*) && mkdir -p $(dir $@) && cp -a kernel/. $(dir $@) && \
 	echo "  MODULE  $@ (KDIR=$$kdir)" && \
 	$(MAKE) -s -C $(dir $@) KDIR=$$kdir W=1 $(if $(filter host,$*),,KCFLAGS=-Werror)
+
+# The reference cpuidle driver is built by the same Kbuild run.
+$(BUILD)/kernel/%/wult_refidle.ko: $(BUILD)/kernel/%/wult.ko
+	@test -f $@
 
 modules: $(KMODS)
 

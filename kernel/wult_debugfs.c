@@ -3,8 +3,8 @@
  * wult: debugfs view of the engine's per-CPU counters.
  *
  * /sys/kernel/debug/wult/stats: one line per possible CPU,
- *   cpuN armed=A emitted=E early_wake=W not_idle=I stale_tai=S invalid=V
- *        cancelled=C delivery_failed=F branches=B branches_off=O
+ *   cpuN armed=A emitted=E early_wake=W not_idle=I stale_tai=S other_intr=O
+ *        invalid=V cancelled=C delivery_failed=F branches=B branches_off=O
  * (on one line). Counters are cumulative since module load.
  * /sys/kernel/debug/wult/source: the delayed-event source in use.
  * /sys/kernel/debug/wult/lbr: the branch-record reader: arch, model, fake
@@ -29,9 +29,9 @@ static int stats_show(struct seq_file *m, void *unused)
 
 	for_each_possible_cpu(cpu) {
 		wult_engine_stats(cpu, &s);
-		seq_printf(m, "cpu%u armed=%llu emitted=%llu early_wake=%llu not_idle=%llu stale_tai=%llu invalid=%llu cancelled=%llu delivery_failed=%llu branches=%llu branches_off=%llu\n",
+		seq_printf(m, "cpu%u armed=%llu emitted=%llu early_wake=%llu not_idle=%llu stale_tai=%llu other_intr=%llu invalid=%llu cancelled=%llu delivery_failed=%llu branches=%llu branches_off=%llu\n",
 			   cpu, s.armed, s.emitted, s.early_wake, s.not_idle,
-			   s.stale_tai, s.invalid, s.cancelled,
+			   s.stale_tai, s.other_intr, s.invalid, s.cancelled,
 			   s.delivery_failed, s.branches, s.branches_off);
 	}
 	return 0;

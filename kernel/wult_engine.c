@@ -5,27 +5,31 @@
  * wult measures how long a CPU takes to wake up from an idle state. While
  * at least one wult perf event is active on a CPU, that CPU runs this loop:
  *
- *   idle entry  (cpu_idle probe): arm a delayed event at LTime = now + LDist,
- *               LDist uniformly random in the events' range; take TBI.
- *   the event's interrupt:        take TIntr.
- *   idle exit   (cpu_idle probe): take TAI.
+ *   datapoint ends (or the event starts): arm a delayed event at
+ *               LTime = now + LDist, LDist uniformly random in the events'
+ *               range, before the CPU selects its next idle state, so the
+ *               governor sees LTime like any timer;
+ *   idle entry  (cpu_idle probe): take TBI;
+ *   the event's interrupt:        take TIntr;
+ *   idle exit   (cpu_idle probe): take TAI;
  *
- * and emits one datapoint per armed event. Which of TIntr and TAI comes
- * first depends on the idle state: states that wake up with interrupts
- * masked (cpuidle mwait states) return to the exit probe before the handler
- * runs (IntrOff = 1); "sti; hlt" (default_idle_call()) and polling states
- * take the interrupt inside the idle state, before the exit probe
- * (IntrOff = 0). WakeLatency = TAI - LTime, IntrLatency = TIntr - LTime.
+ * and emits one datapoint per armed event that passes the rules of
+ * wult_rules.h. Which of TIntr and TAI comes first depends on the idle
+ * state: states that wake up with interrupts masked (mwait states) return
+ * to the exit probe before the handler runs (IntrOff = 1); "sti; hlt" and
+ * polling states take the interrupt inside the idle state, before the exit
+ * probe (IntrOff = 0). WakeLatency = TAI - LTime, IntrLatency = TIntr - LTime.
  *
  * While branch contexts are wanted (a branches event on the CPU, or the
  * wult:wake_branches tracepoint), the LBR is read by the first of the two
  * after the wake and emitted just before the datapoint it belongs to.
  *
  * A datapoint is dropped, and counted, when it cannot be trusted: the event
- * fired while the CPU was busy (not_idle), another interrupt woke the CPU
- * before ours (stale_tai) or the times are out of order (invalid). An idle
- * exit before LTime (early_wake) keeps the event armed and retakes TBI at
- * the next idle entry.
+ * fired before the CPU went idle (not_idle), something else ended the idle
+ * period (stale_tai), another interrupt or an NMI came between its two
+ * halves (other_intr), or the times are out of order (invalid). An idle
+ * exit that is not our wake (early_wake) keeps the event armed and retakes
+ * TBI at the next idle entry.
  *
  * All state of a CPU lives in one struct wult_cpu reached through
  * wult_cpu(); it is only touched on its own CPU with IRQs off (probes,
@@ -34,7 +38,6 @@
  */
 #include <linux/bits.h>
 #include <linux/cpuidle.h>
-#include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -43,35 +46,40 @@
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
 #include <asm/cpufeature.h>
-#include <asm/hardirq.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
 #include <trace/events/power.h>
 
 #include "wult_engine.h"
+#include "wult_irqs.h"
 #include "wult_lbr.h"
 #include "wult_pmu.h"
+#include "wult_rules.h"
 #include "wult_source.h"
 #include "wult_trace.h"
 
 struct wult_cpu {
 	bool active;		/* measuring this CPU: the probes' first test */
 	bool armed;		/* event armed, its interrupt not handled yet */
-	bool in_idle;		/* idle entry seen, exit not yet */
-	bool woken;		/* exited idle after LTime, interrupt pending */
+	bool in_idle;		/* TBI taken, the idle exit not seen yet */
+	bool woken;		/* exit seen first, our interrupt pending */
 	bool fired;		/* interrupt handled inside idle, exit pending */
 	bool want_br;		/* a branches event is active on this CPU */
 	bool have_br;		/* brrec holds this wake's branch context */
 	u32 poll_mask;		/* idle states polling with IRQs on */
 	u64 ldist_min;		/* ns */
 	u64 ldist_max;		/* ns */
-	/* Snapshots at TBI. */
+	/* Snapshots at TBI, and at the datapoint's first half (mark). */
 	u64 tsc_bi;
 	u64 exit_tsc;		/* TSC at the exit probe's entry */
+	bool exit_irqs_on;	/* the exit probe was entered with IRQs on */
 	u64 mperf_bi;
+	u64 mperf_ai;
 	u64 smi_bi;
-	unsigned int nmi_bi;
-	unsigned long irqs_bi;
+	u32 irqs_bi;
+	u32 nmis_bi;
+	u32 irqs_mark;
+	u32 nmis_mark;
 	u32 seq;
 	struct rnd_state rnd;
 	struct wult_rec rec;	/* the datapoint being assembled */
@@ -86,31 +94,23 @@ static inline struct wult_cpu *wult_cpu(void)
 	return this_cpu_ptr(&wult_cpus);
 }
 
+/*
+ * Counters are written only by their own CPU with IRQs off and read by
+ * debugfs from anywhere: single-copy-atomic stores, no lock.
+ */
+static inline void wult_inc(u64 *counter)
+{
+	WRITE_ONCE(*counter, *counter + 1);
+}
+
 static const struct wult_source *wult_src;
 static bool wult_has_mperf;
 static bool wult_has_smi;
 static bool wult_has_lbr;
+static u32 wult_dp_flags;	/* WULT_DPF_* that hold for every datapoint */
 
 static DEFINE_MUTEX(wult_probe_lock);
 static unsigned int wult_probe_users;	/* wult events in existence */
-
-/*
- * Interrupts this CPU handled: device IRQs plus every x86 system vector
- * that can end an idle period (NMIs are counted apart, in the datapoint).
- */
-static unsigned long wult_irq_count(void)
-{
-	const irq_cpustat_t *s = this_cpu_ptr(&irq_stat);
-	unsigned long n = this_cpu_ptr(&kstat)->irqs_sum;
-
-	n += s->apic_timer_irqs + s->irq_spurious_count + s->x86_platform_ipis;
-	n += s->apic_irq_work_irqs + s->irq_resched_count + s->irq_call_count;
-	n += s->irq_tlb_count;
-#ifdef CONFIG_X86_THERMAL_VECTOR
-	n += s->irq_thermal_count;
-#endif
-	return n;
-}
 
 static u64 wult_read_msr(u32 msr)
 {
@@ -128,28 +128,74 @@ static u64 wult_pick_ldist(struct wult_cpu *wc)
 	return wc->ldist_min + (((u64)prandom_u32_state(&wc->rnd) * span) >> 32);
 }
 
+/*
+ * Arms the next datapoint's event. Called when the previous one ended, so
+ * before the CPU picks its next idle state: the governor sees LTime as the
+ * next timer event and LDist decides which state is measured, as on a
+ * system woken by a timer.
+ */
+static void wult_arm(struct wult_cpu *wc)
+{
+	struct wult_dp *dp = &wc->rec.dp;
+	u64 ldist = wult_pick_ldist(wc);
+	u64 ltime = ktime_get_ns() + ldist;
+
+	wc->in_idle = false;
+	wc->woken = false;
+	wc->fired = false;
+	wc->have_br = false;
+	if (wult_src->arm(ltime)) {
+		wc->armed = false;
+		return;
+	}
+	wc->armed = true;
+	wult_inc(&wc->stats.armed);
+	dp->ldist = ldist;
+	dp->ltime = ltime;
+}
+
+/* A datapoint ends here, emitted or dropped: the next one is armed. */
+static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
+{
+	switch (v) {
+	case WULT_STALE_TAI:
+		wult_inc(&wc->stats.stale_tai);
+		break;
+	case WULT_OTHER_INTR:
+		wult_inc(&wc->stats.other_intr);
+		break;
+	default:
+		wult_inc(&wc->stats.invalid);
+		break;
+	}
+	wult_arm(wc);
+}
+
 static void wult_emit(struct wult_cpu *wc, bool intr_off)
 {
 	struct wult_dp *dp = &wc->rec.dp;
 	struct wult_br_rec *brrec = NULL;
-	unsigned int failed;
 
-	if (dp->ltime <= dp->tbi || dp->tai < dp->ltime || dp->tintr < dp->ltime) {
-		wc->stats.invalid++;
+	/* LTime passed before the CPU went idle: its expiry was just late. */
+	if (dp->ltime <= dp->tbi) {
+		wult_inc(&wc->stats.not_idle);
+		wult_arm(wc);
+		return;
+	}
+	if (dp->tai < dp->ltime || dp->tintr < dp->ltime) {
+		wult_drop(wc, WULT_KEEP);
 		return;
 	}
 
 	dp->cpu = smp_processor_id();
 	dp->intr_off = intr_off;
-	dp->flags = wult_has_mperf ? WULT_DPF_MPERF : 0;
-	dp->flags |= WULT_DPF_NMI;
-	dp->nmi_cnt = this_cpu_read(irq_stat.__nmi_count) - wc->nmi_bi;
-	if (wult_has_smi) {
-		dp->flags |= WULT_DPF_SMI;
+	dp->flags = wult_dp_flags;
+	dp->nmi_cnt = wult_delta32(wult_nmis(), wc->nmis_bi);
+	if (wult_has_smi)
 		dp->smi_cnt = wult_read_msr(MSR_SMI_COUNT) - wc->smi_bi;
-	} else {
+	else
 		dp->smi_cnt = 0;
-	}
+	dp->mperf_delta = wult_has_mperf ? wc->mperf_ai - wc->mperf_bi : 0;
 	dp->tsc_khz = tsc_khz;
 	dp->seq = wc->seq++;
 	dp->wake_latency = dp->tai - dp->ltime;
@@ -163,17 +209,19 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 		br->ltime = dp->ltime;
 		br->cpu = dp->cpu;
 		br->seq = dp->seq;
-		wc->stats.branches++;
+		wult_inc(&wc->stats.branches);
 		if (br->flags & WULT_BRF_OFF)
-			wc->stats.branches_off++;
+			wult_inc(&wc->stats.branches_off);
 		trace_wake_branches(br);
 		brrec = &wc->brrec;
 	}
 
-	wc->stats.emitted++;
+	wult_inc(&wc->stats.emitted);
 	trace_datapoint(dp);
-	failed = wult_pmu_deliver(&wc->rec, brrec);
-	wc->stats.delivery_failed += failed;
+	if (wult_pmu_deliver(&wc->rec, brrec))
+		wult_inc(&wc->stats.delivery_failed);
+	/* After the delivery, so that its cost is not taken from LDist. */
+	wult_arm(wc);
 }
 
 /*
@@ -191,111 +239,75 @@ static void wult_take_branches(struct wult_cpu *wc, bool in_intr)
 		wc->brrec.br.flags |= WULT_BRF_INTR;
 }
 
-/*
- * Idle entry, IRQs off: snapshot the counters, arm if needed, take TBI.
- * Arming is the slow part; doing it last but one keeps the arm-to-TBI gap,
- * which LDist must exceed for a valid datapoint, as short as possible.
- */
-static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
-{
-	struct wult_dp *dp = &wc->rec.dp;
-
-	dp->req_cstate = state;
-	wc->irqs_bi = wult_irq_count();
-	wc->nmi_bi = this_cpu_read(irq_stat.__nmi_count);
-	if (wult_has_smi)
-		wc->smi_bi = wult_read_msr(MSR_SMI_COUNT);
-	if (wult_has_mperf)
-		wc->mperf_bi = wult_read_msr(MSR_IA32_MPERF);
-
-	if (!wc->armed) {
-		u64 ldist = wult_pick_ldist(wc);
-		u64 ltime = ktime_get_ns() + ldist;
-
-		if (wult_src->arm(ltime))
-			return;
-		wc->armed = true;
-		wc->fired = false;
-		wc->woken = false;
-		wc->have_br = false;
-		wc->stats.armed++;
-		dp->ldist = ldist;
-		dp->ltime = ltime;
-	} else if (wc->woken) {
-		/*
-		 * Exited idle after LTime, but our interrupt did not come while
-		 * the CPU was busy: something else woke it. Measure again.
-		 */
-		wc->woken = false;
-		wc->stats.early_wake++;
-	}
-
-	/* TBI last: nothing but the idle state itself after it. */
-	dp->tbi = ktime_get_ns();
-	wc->tsc_bi = rdtsc_ordered();
-	wc->in_idle = true;
-}
-
 /* Is @state one that polls with IRQs on until need_resched? */
 static bool wult_state_polls(struct wult_cpu *wc, int state)
 {
 	return (u32)state < 32 && (wc->poll_mask & BIT(state));
 }
 
-/* Did anything but our event interrupt the idle period so far? */
-static bool wult_interrupted(struct wult_cpu *wc)
+/*
+ * Idle entry, IRQs off: snapshot the counters and take TBI, last, so that
+ * nothing but the idle state itself follows it. An exit seen before our
+ * interrupt that did not lead to it (the CPU is back before the interrupt
+ * came) was not our wake: measure this idle period instead.
+ */
+static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 {
-	return wult_irq_count() != wc->irqs_bi ||
-	       this_cpu_read(irq_stat.__nmi_count) != wc->nmi_bi;
+	struct wult_dp *dp = &wc->rec.dp;
+
+	if (!wc->armed)
+		return;
+	if (wc->woken) {
+		wc->woken = false;
+		wult_inc(&wc->stats.early_wake);
+	}
+	dp->req_cstate = state;
+	wc->irqs_bi = wult_irqs();
+	wc->nmis_bi = wult_nmis();
+	if (wult_has_smi)
+		wc->smi_bi = wult_read_msr(MSR_SMI_COUNT);
+
+	dp->tbi = ktime_get_ns();
+	wc->tsc_bi = rdtsc_ordered();
+	/* Beside the TSC stamp: MPERF and TSC must span the same period. */
+	if (wult_has_mperf)
+		wc->mperf_bi = wult_read_msr(MSR_IA32_MPERF);
+	wc->in_idle = true;
 }
 
-/*
- * Idle exit, IRQs off. Unless our handler already ran, any interrupt
- * handled since TBI (idle states that return with IRQs on run it before
- * this probe) means the CPU was not woken by ours.
- */
-static void wult_idle_exit_irqoff(struct wult_cpu *wc, struct wult_dp *dp,
-				  u64 ts1, u64 tai)
+/* Idle exit, IRQs off, after our interrupt (IntrOff = 0). */
+static void wult_exit_after_intr(struct wult_cpu *wc, struct wult_dp *dp)
 {
-	dp->tai = tai;
-	dp->ai_ts1 = ts1;
-	dp->tsc_delta = ts1 - wc->tsc_bi;
-	if (wult_has_mperf)
-		dp->mperf_delta = wult_read_msr(MSR_IA32_MPERF) - wc->mperf_bi;
+	enum wult_verdict v;
 
-	if (wc->fired) {
-		/*
-		 * Interrupt first (IntrOff = 0): the datapoint is complete. With
-		 * IRQs on, the interrupt may also have hit this probe after TAI.
-		 */
-		wc->fired = false;
-		/*
-		 * A poll that ended before our handler set need_resched was
-		 * ended by something else: this TAI is not ours.
-		 */
-		if (tai < dp->tintr && wult_state_polls(wc, dp->req_cstate)) {
-			wc->stats.stale_tai++;
-			return;
-		}
-		dp->ai_ts2 = rdtsc_ordered();
-		wult_emit(wc, tai < dp->tintr);
+	wc->fired = false;
+	v = wult_rule_exit_after_intr(dp->tai, dp->tintr,
+				      wult_delta32(wult_irqs(), wc->irqs_mark),
+				      wult_delta32(wult_nmis(), wc->nmis_mark));
+	if (v != WULT_KEEP) {
+		wult_drop(wc, v);
 		return;
 	}
-	if (!wc->armed)
-		return;	/* dropped by the interrupt handler */
+	dp->ai_ts2 = rdtsc_ordered();
+	wult_emit(wc, false);
+}
 
-	/*
-	 * Not our wake-up: too early, another interrupt came, or a polling
-	 * state ended before our handler set need_resched (a remote wakeup
-	 * sets it without an IPI on a polling CPU). Keep the event armed and
-	 * retake TBI at the next idle entry.
-	 */
-	if (tai < dp->ltime || wult_interrupted(wc) ||
-	    wult_state_polls(wc, dp->req_cstate)) {
-		wc->stats.early_wake++;
+/* Idle exit, IRQs off, our interrupt not handled yet (IntrOff = 1?). */
+static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
+{
+	u32 irqs = wult_irqs(), nmis = wult_nmis();
+
+	if (wult_rule_exit_first(dp->tai, dp->ltime,
+				 wult_state_polls(wc, dp->req_cstate),
+				 wc->exit_irqs_on,
+				 wult_delta32(irqs, wc->irqs_bi),
+				 wult_delta32(nmis, wc->nmis_bi)) != WULT_KEEP) {
+		/* Keep the event armed; TBI is retaken at the next entry. */
+		wult_inc(&wc->stats.early_wake);
 		return;
 	}
-	/* Exit first (IntrOff = 1): the interrupt completes the datapoint. */
+	wc->irqs_mark = irqs;
+	wc->nmis_mark = nmis;
 	wult_take_branches(wc, false);
 	wc->woken = true;
 	dp->ai_ts2 = rdtsc_ordered();
@@ -308,11 +320,24 @@ static noinline void wult_idle_exit(u64 tai)
 	struct wult_dp *dp = &wc->rec.dp;
 	unsigned long flags;
 
+	/*
+	 * MPERF right after TAI: its window then ends one clock read after the
+	 * TSC's, a few tens of ns in a period of tens of us.
+	 */
+	if (wult_has_mperf)
+		wc->mperf_ai = wult_read_msr(MSR_IA32_MPERF);
 	/* 6.1's default_idle_call() runs this probe with IRQs on. */
+	wc->exit_irqs_on = !irqs_disabled();
 	local_irq_save(flags);
 	if (wc->active && wc->in_idle) {
 		wc->in_idle = false;
-		wult_idle_exit_irqoff(wc, dp, wc->exit_tsc, tai);
+		dp->tai = tai;
+		dp->ai_ts1 = wc->exit_tsc;
+		dp->tsc_delta = wc->exit_tsc - wc->tsc_bi;
+		if (wc->fired)
+			wult_exit_after_intr(wc, dp);
+		else if (wc->armed)
+			wult_exit_first(wc, dp);
 	}
 	local_irq_restore(flags);
 }
@@ -336,55 +361,66 @@ static notrace void wult_idle_probe(void *data, unsigned int state,
 }
 
 /*
- * Our interrupt came inside the idle period: was the CPU already leaving
- * idle for another reason, making the coming TAI not ours? A halting state
- * ends at its first interrupt, so ours must be the only one since TBI. A
- * polling state handles interrupts and keeps polling until need_resched,
- * which we set unless someone else already did.
+ * Our interrupt inside the idle period: a polling state ends on
+ * need_resched, which we set unless someone else already did.
  */
-static bool wult_woken_by_other(struct wult_cpu *wc, int state)
+static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 {
-	if (wult_state_polls(wc, state)) {
-		if (need_resched())
-			return true;
+	bool polls = wult_state_polls(wc, dp->req_cstate);
+	bool resched = polls && need_resched();
+	u32 irqs = wult_irqs(), nmis = wult_nmis();
+	enum wult_verdict v;
+
+	v = wult_rule_intr_in_idle(polls, resched,
+				   wult_delta32(irqs, wc->irqs_bi),
+				   wult_delta32(nmis, wc->nmis_bi));
+	if (v != WULT_KEEP) {
+		wult_drop(wc, v);
+		return;
+	}
+	if (polls) {
 		set_tsk_need_resched(current);
 		set_preempt_need_resched();
-		return false;
 	}
-	return wult_irq_count() - wc->irqs_bi != 1 ||
-	       this_cpu_read(irq_stat.__nmi_count) != wc->nmi_bi;
+	wc->irqs_mark = irqs;
+	wc->nmis_mark = nmis;
+	wc->fired = true;
+	dp->intr_ts2 = rdtsc_ordered();
 }
 
-/* The delayed event's interrupt, on the measured CPU. */
-static void wult_engine_intr(void)
+/*
+ * The delayed event's interrupt, on the measured CPU. The source took
+ * @ts1 (TSC) and @tintr first thing in its handler.
+ */
+void wult_engine_intr(u64 ts1, u64 tintr)
 {
-	u64 ts1 = rdtsc_ordered();
-	u64 tintr = ktime_get_ns();
 	struct wult_cpu *wc = wult_cpu();
 	struct wult_dp *dp = &wc->rec.dp;
 
 	if (!wc->active || !wc->armed)
 		return;
 	wc->armed = false;
-	if (!wc->woken)
-		wult_take_branches(wc, true);
-
 	dp->tintr = tintr;
 	dp->intr_ts1 = ts1;
 
 	if (wc->woken) {
+		enum wult_verdict v;
+
 		wc->woken = false;
+		v = wult_rule_intr_after_exit(wult_delta32(wult_irqs(), wc->irqs_mark),
+					      wult_delta32(wult_nmis(), wc->nmis_mark));
+		if (v != WULT_KEEP) {
+			wult_drop(wc, v);
+			return;
+		}
 		dp->intr_ts2 = rdtsc_ordered();
 		wult_emit(wc, true);
 	} else if (wc->in_idle) {
-		if (wult_woken_by_other(wc, dp->req_cstate)) {
-			wc->stats.stale_tai++;
-			return;
-		}
-		wc->fired = true;
-		dp->intr_ts2 = rdtsc_ordered();
+		wult_take_branches(wc, true);
+		wult_intr_in_idle(wc, dp);
 	} else {
-		wc->stats.not_idle++;
+		wult_inc(&wc->stats.not_idle);
+		wult_arm(wc);
 	}
 }
 
@@ -417,12 +453,8 @@ void wult_engine_start(u64 ldist_min, u64 ldist_max, bool branches)
 	if (wc->active)
 		return;	/* a retune: an armed event keeps its LTime */
 	wc->poll_mask = wult_poll_states();
-	wc->armed = false;
-	wc->in_idle = false;
-	wc->woken = false;
-	wc->fired = false;
-	wc->have_br = false;
 	WRITE_ONCE(wc->active, true);
+	wult_arm(wc);
 }
 
 void wult_engine_stop(void)
@@ -435,11 +467,13 @@ void wult_engine_stop(void)
 	WRITE_ONCE(wc->active, false);
 	if (wc->armed)
 		wult_src->cancel();
-	/* A fired event still waiting for its idle exit ends here too. */
+	/* An event fired but still waiting for its idle exit ends here too. */
 	if (wc->armed || wc->fired)
-		wc->stats.cancelled++;
+		wult_inc(&wc->stats.cancelled);
 	wc->armed = false;
 	wc->fired = false;
+	wc->woken = false;
+	wc->in_idle = false;
 }
 
 /*
@@ -488,6 +522,7 @@ void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
 	stats->not_idle = READ_ONCE(s->not_idle);
 	stats->stale_tai = READ_ONCE(s->stale_tai);
 	stats->invalid = READ_ONCE(s->invalid);
+	stats->other_intr = READ_ONCE(s->other_intr);
 	stats->cancelled = READ_ONCE(s->cancelled);
 	stats->delivery_failed = READ_ONCE(s->delivery_failed);
 	stats->branches = READ_ONCE(s->branches);
@@ -499,6 +534,17 @@ const char *wult_engine_source_name(void)
 	return wult_src->name;
 }
 
+/*
+ * The overhead stamps and tsc_delta are TSC cycles converted with one
+ * tsc_khz: right only if the TSC ticks at a constant rate, in every
+ * C-state, in step on all CPUs. Datapoints say whether it does.
+ */
+static bool wult_tsc_stable(void)
+{
+	return boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable();
+}
+
 int wult_engine_init(const struct wult_source *src)
 {
 	u64 val;
@@ -507,12 +553,21 @@ int wult_engine_init(const struct wult_source *src)
 			 !rdmsrl_safe(MSR_IA32_MPERF, &val);
 	wult_has_smi = !rdmsrl_safe(MSR_SMI_COUNT, &val);
 	wult_has_lbr = wult_lbr_available();
+	wult_dp_flags = WULT_DPF_NMI;
+	if (wult_has_mperf)
+		wult_dp_flags |= WULT_DPF_MPERF;
+	if (wult_has_smi)
+		wult_dp_flags |= WULT_DPF_SMI;
+	if (wult_tsc_stable())
+		wult_dp_flags |= WULT_DPF_TSC_STABLE;
+	else
+		pr_notice("wult: TSC not constant, nonstop and stable: overhead compensation is approximate\n");
 
 	/* Seeded here: get_random_u32() may sleep on PREEMPT_RT. */
 	prandom_seed_full_state(&wult_cpus.rnd);
 
 	wult_src = src;
-	return src->init(wult_engine_intr);
+	return src->init();
 }
 
 void wult_engine_exit(void)

@@ -30,15 +30,16 @@ struct wult_br_rec {
 
 /*
  * Per-CPU counters. Every armed event ends exactly once as emitted,
- * not_idle, stale_tai, invalid or cancelled (or is still in flight);
- * early_wake and delivery_failed are counted on the side.
+ * not_idle, stale_tai, other_intr, invalid or cancelled (or is still in
+ * flight); early_wake and delivery_failed are counted on the side.
  */
 struct wult_stats {
 	u64 armed;		/* delayed events armed */
 	u64 emitted;		/* valid datapoints emitted */
 	u64 early_wake;		/* idle exits before the event, re-armed TBI */
-	u64 not_idle;		/* event fired while the CPU was busy */
-	u64 stale_tai;		/* another interrupt woke the CPU first */
+	u64 not_idle;		/* fired before the CPU went idle */
+	u64 stale_tai;		/* something else ended the idle period */
+	u64 other_intr;		/* another interrupt or NMI between the halves */
 	u64 invalid;		/* failed LTime > TBI, TAI/TIntr >= LTime */
 	u64 cancelled;		/* armed when the measurement stopped */
 	u64 delivery_failed;	/* perf recursion: a sample was not written */

@@ -8,6 +8,7 @@
  */
 #include <linux/hrtimer.h>
 #include <linux/percpu.h>
+#include <asm/msr.h>
 
 #include "wult_compat.h"
 #include "wult_source.h"
@@ -15,20 +16,25 @@
 #define WULT_HRT_MODE	HRTIMER_MODE_ABS_PINNED_HARD
 
 static DEFINE_PER_CPU(struct hrtimer, wult_hrt_timer);
-static void (*wult_hrt_handler)(void);
 
-static enum hrtimer_restart wult_hrt_fn(struct hrtimer *timer)
+/*
+ * TIntr first: untraced, and nothing but the two clock reads before the
+ * direct call. The engine may re-arm the timer from inside this callback
+ * (hrtimer_start() of a running timer enqueues it again), so the return
+ * value must not restart it.
+ */
+static notrace enum hrtimer_restart wult_hrt_fn(struct hrtimer *timer)
 {
-	wult_hrt_handler();
-	/* The engine re-arms at the next idle entry, not here. */
+	u64 tsc = rdtsc_ordered();
+
+	wult_engine_intr(tsc, ktime_get_ns());
 	return HRTIMER_NORESTART;
 }
 
-static int wult_hrt_init(void (*handler)(void))
+static int wult_hrt_init(void)
 {
 	int cpu;
 
-	wult_hrt_handler = handler;
 	for_each_possible_cpu(cpu)
 		wult_hrtimer_setup(per_cpu_ptr(&wult_hrt_timer, cpu), wult_hrt_fn,
 				   CLOCK_MONOTONIC, WULT_HRT_MODE);

@@ -27,6 +27,7 @@
 #include <linux/ktime.h>
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
+#include <asm/perf_event.h>
 #include <asm/processor.h>
 
 #include "uapi/linux/wult.h"
@@ -49,6 +50,7 @@ static const char *const wult_lbr_names[] = {
 static enum wult_lbr_kind wult_lbr_kind;
 static unsigned int wult_lbr_depth;	/* entries read, <= WULT_BR_MAX */
 static unsigned int wult_lbr_mask;	/* model ring index mask */
+static bool wult_lbr_pmu_v4;		/* LBR_FRZ in the PMU global status */
 
 #define WULT_LBR_FAKE_NR	4
 
@@ -86,52 +88,74 @@ static unsigned int wult_lbr_arch_probe(void)
 	return min_t(u64, depth, WULT_BR_MAX);
 }
 
+/*
+ * On PMU version 4 and later a PMI can freeze the LBR (LBR_FRZ in the
+ * global status) until perf's handler unfreezes it: the records are then
+ * the PMI's, not this wake's.
+ */
+static bool wult_lbr_frozen(void)
+{
+	u64 status;
+
+	return wult_lbr_pmu_v4 &&
+	       !rdmsrl_safe(MSR_CORE_PERF_GLOBAL_STATUS, &status) &&
+	       (status & GLOBAL_STATUS_LBRS_FROZEN);
+}
+
+/*
+ * Every MSR access may fault where a hypervisor does not pass the LBR
+ * through: the _safe accessors stop the read at the first fault instead of
+ * a kernel warning.
+ */
 static void wult_lbr_read_model(struct wult_branches *br)
 {
 	u64 dbg, tos, from, to;
 	unsigned int i, idx;
 
-	rdmsrl(MSR_IA32_DEBUGCTLMSR, dbg);
-	if (!(dbg & DEBUGCTLMSR_LBR)) {
+	if (rdmsrl_safe(MSR_IA32_DEBUGCTLMSR, &dbg) || !(dbg & DEBUGCTLMSR_LBR) ||
+	    wult_lbr_frozen()) {
 		br->flags |= WULT_BRF_OFF;
 		return;
 	}
-	wrmsrl(MSR_IA32_DEBUGCTLMSR, dbg & ~DEBUGCTLMSR_LBR);
-	rdmsrl(MSR_LBR_TOS, tos);
+	if (wrmsrl_safe(MSR_IA32_DEBUGCTLMSR, dbg & ~DEBUGCTLMSR_LBR) ||
+	    rdmsrl_safe(MSR_LBR_TOS, &tos))
+		goto out;
 	for (i = 0; i < wult_lbr_depth; i++) {
 		idx = (tos - i) & wult_lbr_mask;
-		rdmsrl(MSR_LBR_NHM_FROM + idx, from);
-		if (!from)
-			break;	/* never written since reset */
-		rdmsrl(MSR_LBR_NHM_TO + idx, to);
+		if (rdmsrl_safe(MSR_LBR_NHM_FROM + idx, &from) || !from)
+			break;	/* a fault, or never written since reset */
+		if (rdmsrl_safe(MSR_LBR_NHM_TO + idx, &to))
+			break;
 		br->from[br->nr] = wult_lbr_canon(from);
 		br->to[br->nr] = wult_lbr_canon(to);
 		br->nr++;
 	}
-	wrmsrl(MSR_IA32_DEBUGCTLMSR, dbg);
+out:
+	wrmsrl_safe(MSR_IA32_DEBUGCTLMSR, dbg);
 }
 
 static void wult_lbr_read_arch(struct wult_branches *br)
 {
-	u64 ctl, from;
+	u64 ctl, from, to;
 	unsigned int i;
 
 	br->flags |= WULT_BRF_ARCH;
-	rdmsrl(MSR_ARCH_LBR_CTL, ctl);
-	if (!(ctl & ARCH_LBR_CTL_LBREN)) {
+	if (rdmsrl_safe(MSR_ARCH_LBR_CTL, &ctl) || !(ctl & ARCH_LBR_CTL_LBREN) ||
+	    wult_lbr_frozen()) {
 		br->flags |= WULT_BRF_OFF;
 		return;
 	}
-	wrmsrl(MSR_ARCH_LBR_CTL, ctl & ~ARCH_LBR_CTL_LBREN);
+	if (wrmsrl_safe(MSR_ARCH_LBR_CTL, ctl & ~ARCH_LBR_CTL_LBREN))
+		return;
 	for (i = 0; i < wult_lbr_depth; i++) {
-		rdmsrl(MSR_ARCH_LBR_FROM_0 + i, from);
-		if (!from)
+		if (rdmsrl_safe(MSR_ARCH_LBR_FROM_0 + i, &from) || !from ||
+		    rdmsrl_safe(MSR_ARCH_LBR_TO_0 + i, &to))
 			break;
 		br->from[br->nr] = from;
-		rdmsrl(MSR_ARCH_LBR_TO_0 + i, br->to[br->nr]);
+		br->to[br->nr] = to;
 		br->nr++;
 	}
-	wrmsrl(MSR_ARCH_LBR_CTL, ctl);
+	wrmsrl_safe(MSR_ARCH_LBR_CTL, ctl);
 }
 
 /*
@@ -197,6 +221,9 @@ int wult_lbr_init(const char *mode)
 	}
 	if (strcmp(mode, "auto"))
 		return -EINVAL;
+
+	wult_lbr_pmu_v4 = boot_cpu_data.cpuid_level >= 0xa &&
+			  (cpuid_eax(0xa) & 0xff) >= 4;
 
 	wult_lbr_depth = wult_lbr_arch_probe();
 	if (wult_lbr_depth) {

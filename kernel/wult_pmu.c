@@ -18,6 +18,7 @@
  */
 #include <linux/cpumask.h>
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
@@ -56,10 +57,30 @@ static unsigned int wult_cfg_kind(u64 config)
 	return (config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK;
 }
 
-/* What one datapoint adds to an event of this config's kind. */
-static u64 wult_cfg_count(u64 config, const struct wult_dp *dp)
+/*
+ * The config, decoded once by event_init into fields of hw_perf_event
+ * that no other code uses for a PMU of this kind.
+ */
+static inline u64 wult_ev_lo(const struct perf_event *event)
 {
-	switch (wult_cfg_kind(config)) {
+	return event->hw.config_base;	/* LDist min, ns */
+}
+
+static inline u64 wult_ev_hi(const struct perf_event *event)
+{
+	return event->hw.event_base;	/* LDist max, ns */
+}
+
+static inline unsigned int wult_ev_kind(const struct perf_event *event)
+{
+	return event->hw.config;	/* enum wult_kind */
+}
+
+/* What one datapoint adds to an event of this kind. */
+static u64 wult_ev_count(const struct perf_event *event,
+			 const struct wult_dp *dp)
+{
+	switch (wult_ev_kind(event)) {
 	case WULT_KIND_WAKE_SUM:
 		return dp->tai - dp->ltime;
 	case WULT_KIND_INTR_SUM:
@@ -72,6 +93,24 @@ static u64 wult_cfg_count(u64 config, const struct wult_dp *dp)
 static void wult_event_destroy(struct perf_event *event)
 {
 	wult_engine_put();
+}
+
+/*
+ * Datapoints are taken in the kernel, in the idle task, on the host: an
+ * event that excludes any of these would never count.
+ */
+static bool wult_excludes_what_it_counts(const struct perf_event_attr *attr)
+{
+	return attr->exclude_kernel || attr->exclude_idle || attr->exclude_host;
+}
+
+/*
+ * Hard hrtimers expire from the tick without high resolution mode (highres=off,
+ * no oneshot clock event device): every datapoint would be up to a tick late.
+ */
+static bool wult_timers_precise(void)
+{
+	return hrtimer_resolution == 1;
 }
 
 static int wult_event_init(struct perf_event *event)
@@ -97,14 +136,22 @@ static int wult_event_init(struct perf_event *event)
 		return -EINVAL;
 	if (kind == WULT_KIND_BRANCHES && !wult_lbr_available())
 		return -EOPNOTSUPP;
-	/* Every datapoint is taken in the kernel. */
-	if (event->attr.exclude_kernel || has_branch_stack(event))
+	if (wult_excludes_what_it_counts(&event->attr) ||
+	    has_branch_stack(event))
 		return -EOPNOTSUPP;
+	if (!wult_timers_precise()) {
+		pr_info_ratelimited("wult: no high resolution timers (highres=off or no oneshot clock event device): refusing to measure\n");
+		return -EOPNOTSUPP;
+	}
 
 	ret = wult_engine_get();
-	if (!ret)
-		event->destroy = wult_event_destroy;
-	return ret;
+	if (ret)
+		return ret;
+	event->hw.config_base = wult_cfg_ldist_min(cfg);
+	event->hw.event_base = wult_cfg_ldist_max(cfg);
+	event->hw.config = kind;
+	event->destroy = wult_event_destroy;
+	return 0;
 }
 
 /* The span of the LDist ranges of this CPU's events drives the engine. */
@@ -119,10 +166,9 @@ static void wult_pmu_update(struct list_head *events)
 		return;
 	}
 	list_for_each_entry(event, events, active_entry) {
-		lo = min(lo, wult_cfg_ldist_min(event->attr.config));
-		hi = max(hi, wult_cfg_ldist_max(event->attr.config));
-		branches |= wult_cfg_kind(event->attr.config) ==
-			    WULT_KIND_BRANCHES;
+		lo = min(lo, wult_ev_lo(event));
+		hi = max(hi, wult_ev_hi(event));
+		branches |= wult_ev_kind(event) == WULT_KIND_BRANCHES;
 	}
 	wult_engine_start(lo, hi, branches);
 }
@@ -178,13 +224,11 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 					 struct wult_br_rec *brrec,
 					 struct pt_regs *regs)
 {
-	u64 cfg = event->attr.config;
-	bool branches = wult_cfg_kind(cfg) == WULT_KIND_BRANCHES;
+	bool branches = wult_ev_kind(event) == WULT_KIND_BRANCHES;
 	struct hlist_head head;
 	int rctx;
 
-	if (rec->dp.ldist < wult_cfg_ldist_min(cfg) ||
-	    rec->dp.ldist > wult_cfg_ldist_max(cfg))
+	if (rec->dp.ldist < wult_ev_lo(event) || rec->dp.ldist > wult_ev_hi(event))
 		return 0;
 	if (branches && !brrec)
 		return 0;
@@ -198,7 +242,7 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 		perf_tp_event(wult_br_type, 1, brrec, sizeof(*brrec), regs,
 			      &head, rctx, NULL);
 	else
-		perf_tp_event(wult_rec_type, wult_cfg_count(cfg, &rec->dp), rec,
+		perf_tp_event(wult_rec_type, wult_ev_count(event, &rec->dp), rec,
 			      sizeof(*rec), regs, &head, rctx, NULL);
 	return 0;
 }
@@ -215,7 +259,7 @@ static unsigned int wult_pmu_deliver_set(struct list_head *events,
 	bool br;
 
 	list_for_each_entry(event, events, active_entry) {
-		br = wult_cfg_kind(event->attr.config) == WULT_KIND_BRANCHES;
+		br = wult_ev_kind(event) == WULT_KIND_BRANCHES;
 		if (is_sampling_event(event) == sampling && br == branches)
 			failed += wult_pmu_deliver_one(event, rec, brrec, regs);
 	}

@@ -37,9 +37,16 @@ a0=$(wult_cnt 1 armed) e0=$(wult_cnt 1 emitted)
 rec -R -e wult/datapoints/ -C 1 -o "$W/main.data" -- sleep 5
 t_check "perf record -R wult/datapoints/ (5 s)" test -s "$W/main.data"
 a1=$(wult_cnt 1 armed) e1=$(wult_cnt 1 emitted)
-decode "$W/main.data" "$W/main.txt"
+decode "$W/main.data" "$W/main.raw"
+# Stock perf record 6.1 has been seen (once, 6.12-rt guest) to write one
+# ring record twice, across a FINISHED_ROUND: the same bytes, the same
+# sample time. Such exact repeats are counted and bounded, then dropped, so
+# that the checks below judge what the kernel emitted.
+dups=$(sort "$W/main.raw" | uniq -d | wc -l)
+awk '!seen[$0]++' "$W/main.raw" > "$W/main.txt"
 armed=$((a1 - a0)) emitted=$((e1 - e0)) n=$(wc -l < "$W/main.txt")
-echo "# main run: armed=$armed emitted=$emitted samples=$n"
+echo "# main run: armed=$armed emitted=$emitted samples=$n, exact repeats $dups"
+t_check "records read twice by perf: at most 2 ($dups)" test "$dups" -le 2
 grep "^cpu1 " $STATS | sed 's/^/# /'
 t_check "datapoints recorded ($n)" test "$n" -gt 100
 t_eq "every emitted datapoint is a sample" "$emitted" "$n"
@@ -123,13 +130,16 @@ t_check "two events both sampled ($n1, $n2)" test "$n1" -gt 0 -a "$n2" -gt 0
 t_eq "each event only gets datapoints in its LDist range" "" "$bad"
 
 # ---- 6. refused configurations --------------------------------------------
-# open_fails NAME ERRNO EVENT ARGS...: perf reports the syscall's errno.
+# open_fails NAME ERRNO EVENT ARGS...: perf reports the syscall's errno
+# (EOPNOTSUPP of a sampling event in words of its own).
 open_fails() {
-	local name=$1 errno=$2 ev=$3 rc
+	local name=$1 errno=$2 ev=$3 rc msg
 	shift 3
 	perf record -e "$ev" -o "$W/bad.data" "$@" -- true > "$W/bad.out" 2>&1
 	rc=$?
-	if [ $rc -ne 0 ] && grep -q "returned with $errno " "$W/bad.out"; then
+	msg="returned with $errno "
+	[ "$errno" = 95 ] && msg="doesn't support sampling/overflow-interrupts"
+	if [ $rc -ne 0 ] && grep -q "$msg" "$W/bad.out"; then
 		t_ok "$name"
 	else
 		t_fail "$name (rc=$rc: $(grep -m1 -i error "$W/bad.out"))"
@@ -141,6 +151,10 @@ open_fails "unknown kind: EINVAL" 22 wult/kind=4/ -C 1
 open_fails "a latency sum cannot sample: EINVAL" 22 wult/wake_latency_sum/ -C 1
 open_fails "unknown config bits: EINVAL" 22 wult/config=0x10000000000/ -C 1
 open_fails "config1 set: EINVAL" 22 wult/config1=1/ -C 1
+# Datapoints happen in the kernel, in idle, on the host.
+open_fails "exclude_kernel (:u): EOPNOTSUPP" 95 wult/datapoints/u -C 1
+open_fails "exclude_idle (:I): EOPNOTSUPP" 95 wult/datapoints/I -C 1
+open_fails "exclude_host (:G): EOPNOTSUPP" 95 wult/datapoints/G -C 1
 if perf record -e wult/datapoints/ -o "$W/task.data" -- true > "$W/task.out" 2>&1; then
 	t_fail "per-task use is refused"
 else
@@ -167,7 +181,7 @@ fi
 # Every armed event ended exactly once: none left armed anywhere.
 sleep 0.2
 left=$(awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
-	n = c["armed"] - c["emitted"] - c["not_idle"] - c["stale_tai"] - c["invalid"] - c["cancelled"]
+	n = c["armed"] - c["emitted"] - c["not_idle"] - c["stale_tai"] - c["other_intr"] - c["invalid"] - c["cancelled"]
 	if (n) print $1 "=" n }' $STATS)
 t_eq "no event left armed (armed = emitted+drops+cancelled)" "" "$left"
 

@@ -50,6 +50,9 @@ enum wult_kind {
 #define WULT_DPF_MPERF		0x1U /* mperf_delta is valid */
 #define WULT_DPF_SMI		0x2U /* smi_cnt is valid */
 #define WULT_DPF_NMI		0x4U /* nmi_cnt is valid */
+#define WULT_DPF_TSC_STABLE	0x8U /* TSC constant, nonstop, stable: TSC
+				      * fields convert exactly with tsc_khz
+				      */
 
 struct wult_dp {
 	__u64 ltime;		/* ns: launch time, the timer's expiry */

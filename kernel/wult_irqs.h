@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* wult: the interrupts a CPU handled, for the validity rules. */
+#ifndef _WULT_IRQS_H
+#define _WULT_IRQS_H
+
+#include <linux/types.h>
+
+/*
+ * Interrupts handled by this CPU so far, modulo 2^32: device interrupts
+ * and every x86 system vector. NMIs are not included (wult_nmis()).
+ */
+u32 wult_irqs(void);
+u32 wult_nmis(void);
+
+#endif /* _WULT_IRQS_H */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wult: the validity rules of a datapoint, as pure functions of what the
+ * engine observed. They hold no state and call nothing, so that the unit
+ * tests (tests/unit/test_rules.c) run them on crafted values: a guest
+ * cannot produce every case (posted interrupts, Hyper-V vectors, counter
+ * wraps).
+ *
+ * A datapoint has two halves: our interrupt and the idle exit (TAI), in
+ * either order. Interrupt counts are the CPU's interrupt counters summed
+ * modulo 2^32 (each counter is a u32 that may wrap); NMIs are counted
+ * apart. Every rule that keeps a datapoint requires that nothing but our
+ * interrupt was handled from TBI to the second half.
+ */
+#ifndef _WULT_RULES_H
+#define _WULT_RULES_H
+
+enum wult_verdict {
+	WULT_KEEP,		/* go on with this datapoint */
+	WULT_EARLY_WAKE,	/* not our wake: keep the event armed */
+	WULT_STALE_TAI,		/* something else ended the idle period */
+	WULT_OTHER_INTR,	/* another interrupt or an NMI between the halves */
+};
+
+/* Counter delta across a u32 wrap. */
+static inline u32 wult_delta32(u32 now, u32 then)
+{
+	return now - then;
+}
+
+/*
+ * Our interrupt arrived inside the idle period (first half, IntrOff = 0).
+ * A halting state ends at its first interrupt, so ours must be the only one
+ * since TBI. A polling state handles other interrupts and keeps polling
+ * until need_resched: it is ours unless need_resched was already set.
+ */
+static inline enum wult_verdict
+wult_rule_intr_in_idle(bool polls, bool resched_set, u32 irqs, u32 nmis)
+{
+	if (polls)
+		return resched_set ? WULT_STALE_TAI : WULT_KEEP;
+	return irqs == 1 && nmis == 0 ? WULT_KEEP : WULT_STALE_TAI;
+}
+
+/*
+ * The idle exit after our interrupt (second half, IntrOff = 0). @irqs and
+ * @nmis count from our handler to TAI. A TAI taken before our handler ran
+ * (the exit probe ran with interrupts on and our interrupt hit it) means
+ * the CPU was already leaving idle for another reason.
+ */
+static inline enum wult_verdict
+wult_rule_exit_after_intr(u64 tai, u64 tintr, u32 irqs, u32 nmis)
+{
+	if (tai < tintr)
+		return WULT_STALE_TAI;
+	return irqs == 0 && nmis == 0 ? WULT_KEEP : WULT_OTHER_INTR;
+}
+
+/*
+ * The idle exit before our interrupt (first half, IntrOff = 1). It can be
+ * our wake only if LTime has passed, no interrupt was handled since TBI,
+ * the state does not poll (a poll also ends on a remote wakeup, with no
+ * interrupt), and the exit runs with interrupts masked: with interrupts on,
+ * a pending interrupt would have been taken before the exit.
+ */
+static inline enum wult_verdict
+wult_rule_exit_first(u64 tai, u64 ltime, bool polls, bool irqs_on, u32 irqs,
+		     u32 nmis)
+{
+	if (tai < ltime || polls || irqs_on || irqs || nmis)
+		return WULT_EARLY_WAKE;
+	return WULT_KEEP;
+}
+
+/*
+ * Our interrupt after the idle exit (second half, IntrOff = 1): it must be
+ * the first interrupt since TAI. @irqs counts ours.
+ */
+static inline enum wult_verdict wult_rule_intr_after_exit(u32 irqs, u32 nmis)
+{
+	return irqs == 1 && nmis == 0 ? WULT_KEEP : WULT_OTHER_INTR;
+}
+
+#endif /* _WULT_RULES_H */

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult.ko's validity rules (kernel/wult_rules.h) on crafted counter values:
+ * the cases a guest cannot produce (posted interrupts, Hyper-V vectors,
+ * NMIs between the halves, counter wraps) decided by the kernel's own code.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint32_t u32;
+typedef uint64_t u64;
+#include "../../kernel/wult_rules.h"
+
+#include "wt.h"
+
+/* (a) Every interrupt counts, whatever its vector: the sum moved by one. */
+static void test_intr_in_idle(void)
+{
+	/* Halting state: ours is the only interrupt since TBI. */
+	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 0), WULT_KEEP);
+	/* A posted interrupt or a Hyper-V stimer woke it first. */
+	WT_EQ(wult_rule_intr_in_idle(false, false, 2, 0), WULT_STALE_TAI);
+	/* An NMI in the idle period. */
+	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 1), WULT_STALE_TAI);
+	/* Polling: other interrupts do not end it, need_resched does. */
+	WT_EQ(wult_rule_intr_in_idle(true, false, 5, 0), WULT_KEEP);
+	WT_EQ(wult_rule_intr_in_idle(true, true, 1, 0), WULT_STALE_TAI);
+}
+
+/* (b), (c) The second half after our handler (IntrOff = 0). */
+static void test_exit_after_intr(void)
+{
+	WT_EQ(wult_rule_exit_after_intr(2000, 1500, 0, 0), WULT_KEEP);
+	/* An IPI or a device interrupt between our handler and TAI. */
+	WT_EQ(wult_rule_exit_after_intr(2000, 1500, 1, 0), WULT_OTHER_INTR);
+	WT_EQ(wult_rule_exit_after_intr(2000, 1500, 0, 1), WULT_OTHER_INTR);
+	/* (c) Our interrupt hit an exit probe running with IRQs on. */
+	WT_EQ(wult_rule_exit_after_intr(1400, 1500, 0, 0), WULT_STALE_TAI);
+	WT_EQ(wult_rule_exit_after_intr(1500, 1500, 0, 0), WULT_KEEP);
+}
+
+/* The exit first (IntrOff = 1 candidate). */
+static void test_exit_first(void)
+{
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0), WULT_KEEP);
+	WT_EQ(wult_rule_exit_first(900, 1000, false, false, 0, 0), WULT_EARLY_WAKE);
+	WT_EQ(wult_rule_exit_first(2000, 1000, true, false, 0, 0), WULT_EARLY_WAKE);
+	/* (c) An exit with IRQs on cannot precede its wake interrupt. */
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, true, 0, 0), WULT_EARLY_WAKE);
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 1, 0), WULT_EARLY_WAKE);
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 1), WULT_EARLY_WAKE);
+}
+
+/* (b) Our handler after the exit: exactly ours, no NMI. */
+static void test_intr_after_exit(void)
+{
+	WT_EQ(wult_rule_intr_after_exit(1, 0), WULT_KEEP);
+	/* An IPI serviced before our timer interrupt. */
+	WT_EQ(wult_rule_intr_after_exit(2, 0), WULT_OTHER_INTR);
+	WT_EQ(wult_rule_intr_after_exit(1, 1), WULT_OTHER_INTR);
+	/* Our interrupt not counted: not possible, never kept. */
+	WT_EQ(wult_rule_intr_after_exit(0, 0), WULT_OTHER_INTR);
+}
+
+/* (i) u32 counters that wrap between the two snapshots. */
+static void test_wrap(void)
+{
+	WT_EQ(wult_delta32(0, 0xffffffffU), 1);
+	WT_EQ(wult_delta32(5, 0xfffffffeU), 7);
+	WT_EQ(wult_rule_intr_in_idle(false, false, wult_delta32(0, 0xffffffffU),
+				     wult_delta32(3, 3)), WULT_KEEP);
+	WT_EQ(wult_rule_intr_after_exit(wult_delta32(1, 0xffffffffU), 0),
+	      WULT_OTHER_INTR);
+}
+
+int main(void)
+{
+	test_intr_in_idle();
+	test_exit_after_intr();
+	test_exit_first();
+	test_intr_after_exit();
+	test_wrap();
+	return wt_done();
+}
