@@ -5,6 +5,9 @@
 # per-state report of `wult report`. LDist is in microseconds. Runs in the
 # vm-run guest (make run) or on real hardware (wult-run --host). Leaves
 # wult.data, report.txt and datapoints.csv (intel wult's columns) in $OUT.
+# Where no cpuidle driver is registered and $WULT_REFIDLE_KO is given (the
+# guest), the reference driver wult_refidle is loaded first, so the report
+# shows its four states (POLL, C1, C2, C3) as a real machine would.
 set -euo pipefail
 cpu=${1:-1} count=${2:-10000} ldist=${3:-0,4000}
 stats=/sys/kernel/debug/wult/stats
@@ -12,6 +15,12 @@ stats=/sys/kernel/debug/wult/stats
 die() { echo "measure: $*" >&2; exit 1; }
 
 [[ "$count" =~ ^[1-9][0-9]*$ ]] || die "DATAPOINTS must be a positive integer"
+drv=/sys/devices/system/cpu/cpuidle/current_driver
+if [ -n "${WULT_REFIDLE_KO:-}" ] && [ "$(cat $drv 2>/dev/null)" = none ]; then
+	insmod "$WULT_REFIDLE_KO" || die "cannot load $WULT_REFIDLE_KO"
+	echo "wult: no cpuidle driver here: loaded the reference driver wult_refidle" \
+		"(states $(cat /sys/devices/system/cpu/cpu"$cpu"/cpuidle/state*/name | tr '\n' ' '))"
+fi
 if [ ! -d /sys/bus/event_source/devices/wult ]; then
 	insmod "$WULT_KO" || die "cannot load $WULT_KO"
 fi

@@ -10,7 +10,13 @@ trap 'rm -rf "$tmp"' EXIT
 "$top/scripts/wult-run" --datapoints 400 --ldist 50,1000 --out "$tmp/o" > "$tmp/out" 2>&1
 t_eq "wult-run exits 0" 0 $?
 t_check "report has 400 datapoints in all" grep -q '^all: 400 datapoints' "$tmp/out"
-t_check "report names the state C1" grep -q '^C1: 400 datapoints' "$tmp/out"
+t_check "the guest got the reference cpuidle driver" \
+	grep -q 'loaded the reference driver wult_refidle (states POLL C1 C2 C3 )' "$tmp/out"
+# LDist 50-1000 us spans the reference driver's residencies (2/100/400 us).
+n=$(grep -cE '^(POLL|C1|C2|C3): [0-9]+ datapoints' "$tmp/out")
+t_check "report has datapoints of several states ($n)" test "$n" -ge 3
+t_eq "per-state counts add up to 400" 400 "$(grep -E '^(POLL|C1|C2|C3): [0-9]+ datapoints' "$tmp/out" |
+	awk '{ s += $2 } END { print s }')"
 for st in count min median p99 p99.9 max; do
 	t_check "report has $st of WakeLatency and IntrLatency" \
 		grep -qE "^  $st +[0-9.]+ +[0-9.]+$" "$tmp/out"
