@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <wult/csv.h>
 #include "err.h"
@@ -21,7 +22,11 @@ struct wult_csv_writer {
 	FILE *f;
 	size_t ncols;
 	int failed;
-	enum wult_metric cols[];
+	int started;		/* the header is out: columns are fixed */
+	int holes;		/* some row lacked a column of the header */
+	enum wult_metric *cols;	/* the requested columns */
+	unsigned char *on;	/* per requested column: in the header */
+	unsigned char *hole;	/* ... and some later row lacked it */
 };
 
 struct wult_csv_reader {
@@ -51,19 +56,54 @@ int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 	for (i = 0; i < ncols; i++)
 		if (!wult_metric_desc(cols[i]))
 			return -EINVAL;
-	w = calloc(1, sizeof(*w) + ncols * sizeof(w->cols[0]));
+	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	w->cols = calloc(ncols + 1, sizeof(w->cols[0]));
+	w->on = calloc(ncols + 1, 1);
+	w->hole = calloc(ncols + 1, 1);
+	if (!w->cols || !w->on || !w->hole) {
+		free(w->cols);
+		free(w->on);
+		free(w->hole);
+		free(w);
+		return -ENOMEM;
+	}
 	w->f = f;
 	w->ncols = ncols;
 	memcpy(w->cols, cols, ncols * sizeof(cols[0]));
-	for (i = 0; i < ncols; i++)
-		if (fprintf(f, "%s%s", i ? "," : "", wult_metric_desc(cols[i])->name) < 0)
-			w->failed = 1;
-	if (fputc('\n', f) == EOF)
-		w->failed = 1;
 	*out = w;
 	return 0;
+}
+
+static int has_val(const struct wult_csv_writer *w, size_t i, const struct wult_point *pt)
+{
+	const struct wult_val *v = &pt->v[w->cols[i]];
+
+	return wult_metric_desc(w->cols[i])->type == WULT_VAL_STR ? !!v->str : !isnan(v->num);
+}
+
+/*
+ * The header names the columns @pt fills (all of them when @pt is NULL:
+ * no rows). intel wult refuses a CSV with any empty cell, so a counter the
+ * machine lacks is left out rather than written empty.
+ */
+static void write_header(struct wult_csv_writer *w, const struct wult_point *pt)
+{
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < w->ncols; i++) {
+		w->on[i] = !pt || has_val(w, i, pt);
+		if (!w->on[i])
+			continue;
+		if (fprintf(w->f, "%s%s", first ? "" : ",", wult_metric_desc(w->cols[i])->name) < 0)
+			w->failed = 1;
+		first = 0;
+	}
+	if (fputc('\n', w->f) == EOF)
+		w->failed = 1;
+	w->started = 1;
 }
 
 static int put_str(FILE *f, const char *s)
@@ -82,34 +122,42 @@ static int put_str(FILE *f, const char *s)
 	return fputc('"', f);
 }
 
+static int put_val(FILE *f, const struct wult_metric_desc *d, const struct wult_val *v)
+{
+	if (d->type == WULT_VAL_STR)
+		return put_str(f, v->str);
+	if (d->is_time && d->csv_scale == 1e3)
+		/* ns -> us with 3 decimals keeps every nanosecond. */
+		return fprintf(f, "%.3f", v->num / 1e3);
+	if (!strcmp(d->csv_unit, "%"))
+		return fprintf(f, "%.2f", v->num);
+	if (!strcmp(d->csv_unit, "MHz"))
+		return fprintf(f, "%.1f", v->num);
+	return fprintf(f, "%.0f", v->num);
+}
+
 int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 {
 	size_t i;
-	int ret = 0;
+	int ret = 0, first = 1;
 
+	if (!w->started)
+		write_header(w, pt);
 	for (i = 0; i < w->ncols && ret >= 0; i++) {
-		const struct wult_metric_desc *d = wult_metric_desc(w->cols[i]);
-		const struct wult_val *v = &pt->v[w->cols[i]];
-
-		if (i)
+		if (!w->on[i])
+			continue;
+		if (!first)
 			ret = fputc(',', w->f);
+		first = 0;
 		if (ret < 0)
 			break;
-		if (d->type == WULT_VAL_STR) {
-			if (v->str)
-				ret = put_str(w->f, v->str);
-		} else if (isnan(v->num)) {
-			continue;	/* an empty field: pandas reads NaN */
-		} else if (d->is_time && d->csv_scale == 1e3) {
-			/* ns -> us with 3 decimals keeps every nanosecond. */
-			ret = fprintf(w->f, "%.3f", v->num / 1e3);
-		} else if (!strcmp(d->csv_unit, "%")) {
-			ret = fprintf(w->f, "%.2f", v->num);
-		} else if (!strcmp(d->csv_unit, "MHz")) {
-			ret = fprintf(w->f, "%.1f", v->num);
-		} else {
-			ret = fprintf(w->f, "%.0f", v->num);
+		if (!has_val(w, i, pt)) {
+			/* Left empty for now; the column goes at close. */
+			w->hole[i] = 1;
+			w->holes = 1;
+			continue;
 		}
+		ret = put_val(w->f, wult_metric_desc(w->cols[i]), &pt->v[w->cols[i]]);
 	}
 	if (ret >= 0)
 		ret = fputc('\n', w->f);
@@ -120,22 +168,97 @@ int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 	return 0;
 }
 
+/* Copies one CSV line without the fields flagged in @drop (indexes of the
+ * header's columns). Quoted fields (ReqCState) may hold commas. */
+static int copy_line(const char *line, const unsigned char *drop, size_t ncols, FILE *to)
+{
+	const char *p = line, *start;
+	size_t col;
+	int quoted, first = 1;
+
+	for (col = 0; col < ncols; col++) {
+		for (start = p, quoted = 0; *p && *p != '\n' && (quoted || *p != ','); p++)
+			if (*p == '"')
+				quoted = !quoted;
+		if (!drop[col]) {
+			if ((!first && fputc(',', to) == EOF) ||
+			    fwrite(start, 1, p - start, to) != (size_t)(p - start))
+				return -1;
+			first = 0;
+		}
+		if (*p == ',')
+			p++;
+	}
+	return fputc('\n', to) == EOF ? -1 : 0;
+}
+
+/* Rewrites the file without the columns some row left empty. */
+static int drop_holes(struct wult_csv_writer *w)
+{
+	unsigned char drop[256 + 1] = { 0 };
+	size_t i, n = 0, cap = 0;
+	char *line = NULL;
+	FILE *tmp;
+	int ret = 0;
+
+	for (i = 0; i < w->ncols && n < sizeof(drop) - 1; i++)
+		if (w->on[i])
+			drop[n++] = w->hole[i];
+	if (fflush(w->f) == EOF || fseek(w->f, 0, SEEK_SET))
+		return -ESPIPE;	/* not a regular file opened for reading too */
+	tmp = tmpfile();
+	if (!tmp)
+		return -EIO;
+	while (!ret && getline(&line, &cap, w->f) > 0)
+		ret = copy_line(line, drop, n, tmp);
+	if (!ret && (ferror(w->f) || fflush(tmp) == EOF || fseek(tmp, 0, SEEK_SET) ||
+		     fseek(w->f, 0, SEEK_SET) || ftruncate(fileno(w->f), 0)))
+		ret = -1;
+	while (!ret && getline(&line, &cap, tmp) > 0)
+		if (fputs(line, w->f) == EOF)
+			ret = -1;
+	free(line);
+	fclose(tmp);
+	return ret ? -EIO : 0;
+}
+
 int wult_csv_writer_close(struct wult_csv_writer *w)
 {
 	int failed;
 
 	if (!w)
 		return 0;
-	failed = w->failed || fflush(w->f) == EOF || ferror(w->f);
+	if (!w->started)
+		write_header(w, NULL);
+	failed = w->failed || (w->holes && drop_holes(w)) || fflush(w->f) == EOF ||
+		 ferror(w->f);
+	free(w->cols);
+	free(w->on);
+	free(w->hole);
 	free(w);
 	return failed ? -EIO : 0;
 }
 
-int wult_csv_write_info(FILE *f, const char *reportid, int cpu, const char *devid)
+int wult_csv_write_info(FILE *f, const struct wult_csv_info *in)
 {
-	/* format_version 1.2: times in us, the layout this writer produces. */
-	if (fprintf(f, "cpu: %d\ndevid: %s\nformat_version: '1.2'\nreportid: %s\n"
-		    "toolname: wult\n", cpu, devid, reportid) < 0 || fflush(f) == EOF)
+	int ret;
+
+	/* Keys in alphabetical order, as intel wult's YAML dump writes them;
+	 * format_version 1.2: times in us, the layout this writer produces. */
+	ret = in->cpu >= 0 ? fprintf(f, "cpu: %d\n", in->cpu) : 0;
+	if (ret >= 0 && in->date)
+		ret = fprintf(f, "date: '%s'\n", in->date);
+	if (ret >= 0 && in->devid)
+		ret = fprintf(f, "devid: %s\n", in->devid);
+	if (ret >= 0 && !isnan(in->duration))
+		ret = fprintf(f, "duration: %.3f\n", in->duration);
+	if (ret >= 0)
+		ret = fprintf(f, "format_version: '1.2'\nreportid: %s\n", in->reportid);
+	if (ret >= 0 && !isnan(in->resolution))
+		ret = fprintf(f, "resolution: %.0f\n", in->resolution);
+	if (ret >= 0)
+		ret = fprintf(f, "toolname: wult\ntoolver: '%s'\n", in->toolver);
+	if (ret < 0 || fflush(f) == EOF)
 		return -EIO;
 	return 0;
 }

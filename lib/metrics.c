@@ -40,6 +40,15 @@ static const struct wult_metric_desc descs[WULT_M_NR] = {
 	[WULT_M_TAI] = ABS("TAI"),
 	[WULT_M_TINTR] = ABS("TIntr"),
 	[WULT_M_SCALED] = NUM("Scaled"),
+	[WULT_M_CC1_DERIVED] = PCT("CC1Derived%"),
+	[WULT_M_CC10] = PCT("CC10%"),
+	[WULT_M_MC1] = PCT("MC1%"),
+	[WULT_M_MC6] = PCT("MC6%"),
+	[WULT_M_PC1] = PCT("PC1%"),
+	[WULT_M_PC8] = PCT("PC8%"),
+	[WULT_M_PC9] = PCT("PC9%"),
+	[WULT_M_PC10] = PCT("PC10%"),
+	[WULT_M_SWIRQ_CNT] = NUM("SWIRQCnt"),
 };
 
 const struct wult_metric_desc *wult_metric_desc(enum wult_metric m)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -28,16 +29,20 @@
 #define DEF_WIDTH		80	/* columns, when stdout is not a terminal */
 
 const enum wult_metric rpt_ctr_metrics[RPT_NCTR] = {
-	WULT_M_CC0, WULT_M_CC1, WULT_M_CC3, WULT_M_CC6, WULT_M_CC7, WULT_M_PC2,
-	WULT_M_PC3, WULT_M_PC6, WULT_M_PC7, WULT_M_CPU_FREQ, WULT_M_SMI_CNT, WULT_M_NMI_CNT,
+	WULT_M_CC0, WULT_M_CC1, WULT_M_CC1_DERIVED, WULT_M_CC3, WULT_M_CC6, WULT_M_CC7,
+	WULT_M_CC10, WULT_M_MC1, WULT_M_MC6, WULT_M_PC1, WULT_M_PC2, WULT_M_PC3, WULT_M_PC6,
+	WULT_M_PC7, WULT_M_PC8, WULT_M_PC9, WULT_M_PC10, WULT_M_CPU_FREQ, WULT_M_SMI_CNT,
+	WULT_M_NMI_CNT, WULT_M_SWIRQ_CNT,
 };
 
 /* Every metric in a CSV export, in intel wult's column order. */
 static const enum wult_metric csv_cols[] = {
 	WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY, WULT_M_SILENT_TIME, WULT_M_LDIST,
-	WULT_M_REQ_CSTATE, WULT_M_INTR_OFF, WULT_M_CC0, WULT_M_CC1, WULT_M_CC3, WULT_M_CC6,
-	WULT_M_CC7, WULT_M_PC2, WULT_M_PC3, WULT_M_PC6, WULT_M_PC7, WULT_M_CPU_FREQ,
-	WULT_M_SMI_CNT, WULT_M_NMI_CNT, WULT_M_CPU, WULT_M_LTIME, WULT_M_TBI, WULT_M_TAI,
+	WULT_M_REQ_CSTATE, WULT_M_INTR_OFF, WULT_M_CC0, WULT_M_CC1, WULT_M_CC1_DERIVED,
+	WULT_M_CC3, WULT_M_CC6, WULT_M_CC7, WULT_M_CC10, WULT_M_MC1, WULT_M_MC6, WULT_M_PC1,
+	WULT_M_PC2, WULT_M_PC3, WULT_M_PC6, WULT_M_PC7, WULT_M_PC8, WULT_M_PC9, WULT_M_PC10,
+	WULT_M_CPU_FREQ, WULT_M_SMI_CNT, WULT_M_NMI_CNT, WULT_M_SWIRQ_CNT, WULT_M_CPU, WULT_M_LTIME,
+	WULT_M_TBI, WULT_M_TAI,
 	WULT_M_TINTR, WULT_M_WAKE_LATENCY_RAW, WULT_M_INTR_LATENCY_RAW, WULT_M_SCALED,
 };
 
@@ -359,7 +364,27 @@ struct csv_out {
 	struct wult_csv_writer *w;
 	char *dir;		/* set when OUT is a directory */
 	char *path;
+	uint64_t nrows;
+	double ltime_min, ltime_max;	/* ns, of the rows written */
 };
+
+static int csv_add(struct csv_out *c, const struct wult_point *pt)
+{
+	double t = pt->v[WULT_M_LTIME].num;
+
+	if (wult_csv_writer_add(c->w, pt)) {
+		fprintf(stderr, "wult report: --csv: write error on %s\n", c->path);
+		return -EIO;
+	}
+	if (!isnan(t)) {
+		if (!c->nrows || t < c->ltime_min)
+			c->ltime_min = t;
+		if (!c->nrows || t > c->ltime_max)
+			c->ltime_max = t;
+		c->nrows++;
+	}
+	return 0;
+}
 
 /* Would writing @out clobber the input @in (a file, or a result directory)? */
 static int same_file(const char *out, const char *in)
@@ -404,7 +429,8 @@ static int csv_open(const char *out, const char *input, struct csv_out *c)
 			c->path);
 		return -EEXIST;
 	}
-	c->f = fopen(c->path, "w");
+	/* "w+": the writer may have to re-read it (see wult/csv.h). */
+	c->f = fopen(c->path, "w+");
 	if (!c->f) {
 		fprintf(stderr, "wult report: --csv: cannot write %s: %s\n", c->path,
 			strerror(errno));
@@ -414,11 +440,69 @@ static int csv_open(const char *out, const char *input, struct csv_out *c)
 				   &c->w);
 }
 
+/* An intel wult input's own info.yml value, kept in our export; NULL if
+ * none. @buf receives it. */
+static const char *input_info(const char *input, const char *key, char *buf, size_t len)
+{
+	struct wult_csv_reader *r;
+	const char *v;
+	char err[256];
+
+	if (wult_csv_open(input, &r, err, sizeof(err)))
+		return NULL;
+	v = wult_csv_info(r, key);
+	if (v)
+		snprintf(buf, len, "%s", v);
+	wult_csv_close(r);
+	return v ? buf : NULL;
+}
+
+static int write_info(const char *path, const char *input, const struct rpt_src *src,
+		      const struct csv_out *c)
+{
+	char *copy = strdup(input), date[64], devid[64], res[32];
+	struct wult_csv_info in = {
+		.toolver = WULT_VERSION, .cpu = rpt_src_cpu(src), .duration = NAN,
+		.resolution = NAN,
+	};
+	struct stat st;
+	struct tm tm;
+	FILE *f;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	/* The report id is the input's name, as intel wult names results. */
+	in.reportid = basename(copy);
+	in.devid = input_info(input, "devid", devid, sizeof(devid));
+	if (!in.devid)
+		in.devid = "hrt";	/* wult.ko's hrtimer source */
+	if (input_info(input, "resolution", res, sizeof(res)))
+		in.resolution = atof(res);
+	in.date = input_info(input, "date", date, sizeof(date));
+	/* perf writes a perf.data's header last: its mtime is the end of
+	 * the recording, the best date the file has. */
+	if (!in.date && !stat(input, &st) && gmtime_r(&st.st_mtime, &tm) &&
+	    strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		in.date = date;
+	if (c->nrows > 1)
+		in.duration = (c->ltime_max - c->ltime_min) / 1e9;
+	f = fopen(path, "w");
+	if (!f || wult_csv_write_info(f, &in)) {
+		fprintf(stderr, "wult report: --csv: cannot write %s: %s\n", path,
+			strerror(errno));
+		ret = -EIO;
+	}
+	if (f && fclose(f))
+		ret = -EIO;
+	free(copy);
+	return ret;
+}
+
 /* Finishes the export; info.yml needs the input's CPU, known only now. */
 static int csv_close(struct csv_out *c, const struct rpt_src *src, const char *input, int ok)
 {
-	char *ipath = NULL, *copy;
-	FILE *f;
+	char *ipath = NULL;
 	int ret = 0;
 
 	if (c->w && wult_csv_writer_close(c->w))
@@ -431,24 +515,11 @@ static int csv_close(struct csv_out *c, const struct rpt_src *src, const char *i
 	if (c->f && (ret || !ok))
 		unlink(c->path);
 	if (!ret && ok && c->dir) {
-		copy = strdup(input);
-		if (!copy || asprintf(&ipath, "%s/info.yml", c->dir) < 0) {
-			free(copy);
+		if (asprintf(&ipath, "%s/info.yml", c->dir) < 0)
 			ret = -ENOMEM;
-		} else {
-			f = fopen(ipath, "w");
-			/* The report id is the input's name, as intel wult names results. */
-			if (!f || wult_csv_write_info(f, basename(copy), rpt_src_cpu(src),
-						      "hrt")) {
-				fprintf(stderr, "wult report: --csv: cannot write %s: %s\n",
-					ipath, strerror(errno));
-				ret = -EIO;
-			}
-			if (f && fclose(f))
-				ret = -EIO;
-			free(copy);
-			free(ipath);
-		}
+		else
+			ret = write_info(ipath, input, src, c);
+		free(ipath);
 	}
 	free(c->dir);
 	free(c->path);
@@ -525,10 +596,8 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 			fprintf(stderr, "wult report: %s: out of memory\n", path);
 			goto out;
 		}
-		if (csv.w && wult_csv_writer_add(csv.w, &pt)) {
-			fprintf(stderr, "wult report: --csv: write error on %s\n", csv.path);
+		if (csv.w && csv_add(&csv, &pt))
 			goto out;
-		}
 	}
 	if (ret < 0) {
 		data_err(path, rpt_src_error(src));

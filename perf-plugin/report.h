@@ -28,7 +28,7 @@
 #define RPT_MAX_FILTERS	16		/* --include / --exclude each */
 #define RPT_MAX_FILES	64		/* inputs of a diff */
 #define RPT_MAX_MODULES	64		/* --module */
-#define RPT_NCTR	12		/* counter metrics, see rpt_ctr_metrics */
+#define RPT_NCTR	21		/* counter metrics, see rpt_ctr_metrics */
 #define RPT_ALL		"all"		/* the group of every state */
 
 /* Exit statuses: usage errors and data errors are told apart. */

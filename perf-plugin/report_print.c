@@ -77,7 +77,8 @@ static const char *metric_name(enum wult_metric m)
 /* Decimals of a counter metric's mean: MHz, rare-event counts, percent. */
 static int ctr_prec(enum wult_metric m)
 {
-	return m == WULT_M_CPU_FREQ ? 1 : m == WULT_M_SMI_CNT || m == WULT_M_NMI_CNT ? 3 : 2;
+	return m == WULT_M_CPU_FREQ ? 1 : m == WULT_M_SMI_CNT || m == WULT_M_NMI_CNT ||
+	       m == WULT_M_SWIRQ_CNT ? 3 : 2;
 }
 
 static const char *ctr_fmt(enum wult_metric m, double v, char *buf, size_t len)

@@ -14,15 +14,33 @@
 struct wult_csv_writer;
 struct wult_csv_reader;
 
-/* Writes the header of columns @cols to @f (which stays the caller's). */
+/*
+ * A writer of columns @cols to @f (which stays the caller's). The header,
+ * written with the first row, names only the columns that row fills; a
+ * later row that lacks one of them makes close rewrite @f without it, so
+ * every cell is filled (intel wult refuses empty ones). That rewrite needs
+ * @f seekable and readable ("w+").
+ */
 int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 			struct wult_csv_writer **out);
 /* One row; 0 or -EIO. */
 int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt);
-/* Flushes and frees; 0 or -EIO if any write failed. */
+/* Flushes and frees; 0 or -EIO if any write (or the rewrite) failed. */
 int wult_csv_writer_close(struct wult_csv_writer *w);
-/* Writes a minimal info.yml for a result directory; 0 or -errno. */
-int wult_csv_write_info(FILE *f, const char *reportid, int cpu, const char *devid);
+/* info.yml of a result directory: what intel wult 1.12 requires (toolname,
+ * toolver, reportid, format_version) and what is known of the rest. */
+struct wult_csv_info {
+	const char *reportid;
+	const char *toolver;
+	int cpu;			/* -1: unknown */
+	const char *devid;		/* NULL: unknown */
+	const char *date;		/* "YYYY-MM-DD HH:MM:SS UTC", NULL: unknown */
+	double duration;		/* s, NAN: unknown */
+	double resolution;		/* ns, NAN: unknown */
+};
+
+/* Writes @info as info.yml to @f; 0 or -EIO. */
+int wult_csv_write_info(FILE *f, const struct wult_csv_info *info);
 
 /*
  * Opens the raw result directory @dir. Returns 0, or a negative errno with

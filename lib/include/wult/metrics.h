@@ -30,6 +30,17 @@ enum wult_metric {
 	WULT_M_PC3,
 	WULT_M_PC6,
 	WULT_M_PC7,
+	/* intel wult metrics wult.ko does not measure, kept from its CSV.
+	 * Between PC7 and NMICnt: the decoder resets CC0..NMICnt per point. */
+	WULT_M_CC1_DERIVED,		/* % C1 derived: 100 - CC0% - other CCx% */
+	WULT_M_CC10,
+	WULT_M_MC1,			/* % module C-state residencies */
+	WULT_M_MC6,
+	WULT_M_PC1,
+	WULT_M_PC8,
+	WULT_M_PC9,
+	WULT_M_PC10,
+	WULT_M_SWIRQ_CNT,		/* unrelated softirqs before the event */
 	WULT_M_CPU_FREQ,		/* MHz, APERF/MPERF * TSC */
 	WULT_M_SMI_CNT,
 	WULT_M_NMI_CNT,
