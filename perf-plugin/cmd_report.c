@@ -65,6 +65,13 @@ static void report_usage(FILE *f)
 		"                        columns; OUT a directory (existing, or ending in\n"
 		"                        '/'): OUT/datapoints.csv and OUT/info.yml, an intel\n"
 		"                        wult raw result. One FILE only\n"
+		"      --html OUT        also write OUT, one self-contained HTML page: the\n"
+		"                        tables, scatters against SilentTime, histograms and\n"
+		"                        cumulative histograms per state and FILE\n"
+		"      --plots LIST      metrics the page plots, comma-separated (default\n"
+		"                        WakeLatency,IntrLatency; any numeric metric)\n"
+		"      --plot-x LIST     x axes of the scatters (default SilentTime; e.g.\n"
+		"                        SilentTime,LDist)\n"
 		"      --hist[=METRIC]   a histogram per state (default WakeLatency)\n"
 		"      --hist-linear     linear buckets (default: logarithmic)\n"
 		"      --hist-buckets N  buckets per histogram (default %d)\n"
@@ -149,6 +156,44 @@ static int parse_metrics(struct rpt_opts *o, const char *list)
 	return 0;
 }
 
+/* --plots, --plot-x: numeric metrics (any but ReqCState), at most @max. */
+static int parse_plot_list(const char *opt, const char *list, enum wult_metric *arr,
+			   unsigned int *n, unsigned int max)
+{
+	const char *p = list, *end;
+	unsigned int i;
+	int m;
+
+	*n = 0;
+	while (*p) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		m = wult_metric_lookup(p, end - p);
+		if (m < 0 || wult_metric_desc(m)->type != WULT_VAL_NUM) {
+			fprintf(stderr, "wult report: %s: '%.*s' is not a numeric metric "
+				"(WakeLatency, IntrLatency, SilentTime, LDist, CC0%%, CPUFreq, "
+				"...)\n", opt, (int)(end - p), p);
+			return -EINVAL;
+		}
+		for (i = 0; i < *n && arr[i] != (enum wult_metric)m; i++)
+			;
+		if (i == *n) {
+			if (*n == max) {
+				fprintf(stderr, "wult report: %s: more than %u metrics\n", opt, max);
+				return -EINVAL;
+			}
+			arr[(*n)++] = m;
+		}
+		p = *end ? end + 1 : end;
+	}
+	if (!*n) {
+		fprintf(stderr, "wult report: %s: empty list\n", opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Compiles a filter; a syntax error shows the expression and a caret. */
 static int add_filter(struct wult_filter **arr, unsigned int *n, const char *opt,
 		      const char *expr)
@@ -223,12 +268,15 @@ static struct rpt_group *group_of(struct rpt_file *f, const struct rpt_opts *o,
 		if (!g->st[i])
 			goto nomem;
 	}
+	if (o->html_out && rpt_plot_new(o, 1, &g->plot))
+		goto nomem;
 	f->groups[f->ngroups++] = g;
 	return g;
 nomem:
 	if (g) {
 		for (i = 0; i < o->ntime; i++)
 			wult_stats_free(g->st[i]);
+		rpt_plot_free(g->plot);
 		free(g->name);
 	}
 	free(g);
@@ -270,6 +318,8 @@ static int count_point(const struct rpt_opts *o, struct rpt_group *g, const stru
 	}
 	if (pt->v[WULT_M_SCALED].num == 1)
 		g->scaled++;
+	if (g->plot && rpt_plot_add(g->plot, o, pt))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -279,6 +329,20 @@ static int group_sort_cmp(const void *a, const void *b)
 	const struct rpt_group *y = *(const struct rpt_group *const *)b;
 
 	return rpt_state_cmp(x->name, y->name);
+}
+
+/* --html: each state's histograms, and those of "all" from theirs. */
+static int finish_plots(const struct rpt_opts *o, struct rpt_file *f)
+{
+	unsigned int k;
+
+	if (!f->all.plot)
+		return 0;
+	for (k = 0; k < f->ngroups; k++)
+		if (rpt_plot_merge(f->all.plot, f->groups[k]->plot) ||
+		    rpt_plot_finish(f->groups[k]->plot, o))
+			return -ENOMEM;
+	return rpt_plot_finish(f->all.plot, o);
 }
 
 /* Summaries (and histograms) of every group, "all" merged from the states;
@@ -329,7 +393,7 @@ static int finish(const struct rpt_opts *o, struct rpt_file *f)
 	}
 	f->kept = f->all.kept;
 	f->excluded = f->all.excluded;
-	return 0;
+	return finish_plots(o, f);
 }
 
 static void free_group(struct rpt_group *g)
@@ -337,6 +401,7 @@ static void free_group(struct rpt_group *g)
 	unsigned int i;
 
 	wult_br_tally_free(g->br);
+	rpt_plot_free(g->plot);
 	for (i = 0; i < RPT_MAX_TIME; i++)
 		wult_stats_free(g->st[i]);
 	free(g->name);
@@ -575,6 +640,10 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 		return RPT_EXIT_DATA;
 	}
 	f->path = path;
+	if (o->html_out && rpt_plot_new(o, 0, &f->all.plot)) {
+		fprintf(stderr, "wult report: out of memory\n");
+		goto out;
+	}
 	ret = rpt_src_open(path, o, &src, err, sizeof(err));
 	if (ret) {
 		data_err(path, err);
@@ -667,7 +736,8 @@ static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 int wult_cmd_report(int argc, char **argv)
 {
 	enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
-	       O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE };
+	       O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE, O_HTML, O_PLOTS,
+	       O_PLOT_X };
 	static const struct option lopts[] = {
 		{ "include", required_argument, NULL, 'i' },
 		{ "exclude", required_argument, NULL, 'x' },
@@ -685,6 +755,9 @@ int wult_cmd_report(int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "vmlinux", required_argument, NULL, O_VMLINUX },
 		{ "module", required_argument, NULL, O_MODULE },
+		{ "html", required_argument, NULL, O_HTML },
+		{ "plots", required_argument, NULL, O_PLOTS },
+		{ "plot-x", required_argument, NULL, O_PLOT_X },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -693,6 +766,8 @@ int wult_cmd_report(int argc, char **argv)
 		.ntime = 3, .hist_metric = WULT_M_WAKE_LATENCY,
 		.hist_buckets = DEF_HIST_BUCKETS, .unit_ns = 1e3, .unit = "us",
 		.br_depth = DEF_BR_DEPTH,
+		.plot = { WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY }, .nplot = 2,
+		.plot_x = { WULT_M_SILENT_TIME }, .nplot_x = 1,
 	};
 	struct rpt_file **files = NULL;
 	int c, ret = 0, raw = 0, status = 0, nfiles, i;
@@ -774,6 +849,16 @@ int wult_cmd_report(int argc, char **argv)
 			}
 			o.modules[o.nmodules++] = optarg;
 			break;
+		case O_HTML:
+			o.html_out = optarg;
+			break;
+		case O_PLOTS:
+			ret = parse_plot_list("--plots", optarg, o.plot, &o.nplot, RPT_MAX_PLOT);
+			break;
+		case O_PLOT_X:
+			ret = parse_plot_list("--plot-x", optarg, o.plot_x, &o.nplot_x,
+					      RPT_MAX_PLOT_X);
+			break;
 		case 'h':
 			report_usage(stdout);
 			free_opts(&o);
@@ -827,6 +912,8 @@ int wult_cmd_report(int argc, char **argv)
 			fprintf(stderr, "wult report: write error on stdout\n");
 			status = RPT_EXIT_DATA;
 		}
+		if (!status && o.html_out && rpt_html_write(&o, files, nfiles))
+			status = RPT_EXIT_DATA;
 	}
 	for (i = 0; i < nfiles; i++)
 		free_file(files[i]);

@@ -30,6 +30,8 @@
 #define RPT_MAX_MODULES	64		/* --module */
 #define RPT_NCTR	21		/* counter metrics, see rpt_ctr_metrics */
 #define RPT_ALL		"all"		/* the group of every state */
+#define RPT_MAX_PLOT	8		/* metrics plotted in the HTML report */
+#define RPT_MAX_PLOT_X	2		/* x axes of its scatters */
 
 /* Exit statuses: usage errors and data errors are told apart. */
 #define RPT_EXIT_DATA	1
@@ -55,6 +57,11 @@ struct rpt_opts {
 	const char *kallsyms, *vmlinux;		/* symbols for branch addresses */
 	const char *modules[RPT_MAX_MODULES];	/* --module FILE[@ADDR] */
 	unsigned int nmodules;
+	const char *html_out;			/* --html */
+	enum wult_metric plot[RPT_MAX_PLOT];	/* --plots */
+	unsigned int nplot;
+	enum wult_metric plot_x[RPT_MAX_PLOT_X];	/* --plot-x */
+	unsigned int nplot_x;
 };
 
 /* Counter metrics reported as means (wult_point indexes). */
@@ -74,6 +81,7 @@ struct rpt_group {
 	struct rpt_mean ctr[RPT_NCTR];
 	char *hist;					/* rendered histogram */
 	struct wult_br_tally *br;			/* with --branches */
+	struct rpt_plot *plot;				/* with --html */
 };
 
 /* One input and what the pass over it found. */
@@ -112,9 +120,71 @@ void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f);
 int rpt_src_cpu(const struct rpt_src *s);
 void rpt_src_close(struct rpt_src *s);
 
+/* ---- report_plot.c: what the HTML page draws of a group ---- */
+struct rpt_plot;
+
+/* A histogram the C code computed: bucket b is [edge[b], edge[b + 1]), in
+ * the metric's integer units (rpt_plot_scale()). */
+struct rpt_plot_hist {
+	int64_t *edge;
+	uint64_t *cnt;
+	unsigned int n;
+	uint64_t total;
+};
+
+/* Integer units per metric unit: 1 for ns, 100 for %, 10 for MHz. */
+double rpt_plot_scale(enum wult_metric m);
+/* For o->plot; with @scatter also the reduced scatters against o->plot_x. */
+int rpt_plot_new(const struct rpt_opts *o, int scatter, struct rpt_plot **out);
+int rpt_plot_add(struct rpt_plot *p, const struct rpt_opts *o, const struct wult_point *pt);
+/* Adds @src's statistics (not its scatter) to @dst: the "all" group. */
+int rpt_plot_merge(struct rpt_plot *dst, const struct rpt_plot *src);
+/* Turns the statistics into histograms and frees them. 0 or -ENOMEM. */
+int rpt_plot_finish(struct rpt_plot *p, const struct rpt_opts *o);
+const struct rpt_plot_hist *rpt_plot_hist(const struct rpt_plot *p, unsigned int i);
+unsigned int rpt_plot_nseries(const struct rpt_plot *p);
+/* Series @i: its metrics and datapoint count; with @emit, its kept points
+ * in ascending x. -ENOMEM when they cannot be sorted. */
+int64_t rpt_plot_series(const struct rpt_plot *p, unsigned int i, enum wult_metric *xm,
+			enum wult_metric *ym, void (*emit)(double x, double y, void *ctx),
+			void *ctx);
+void rpt_plot_free(struct rpt_plot *p);
+
+/* ---- report_html.c ---- */
+/* Writes the HTML report of @files to o->html_out. 0, or -errno (printed). */
+int rpt_html_write(const struct rpt_opts *o, struct rpt_file *const *files,
+		   unsigned int nfiles);
+
 /* ---- report_print.c ---- */
+/* The rows of a statistics table. */
+enum {
+	RPT_S_COUNT, RPT_S_MIN, RPT_S_MEDIAN, RPT_S_P90, RPT_S_P99, RPT_S_P99_9, RPT_S_P99_99,
+	RPT_S_P99_999, RPT_S_MAX, RPT_S_MEAN, RPT_S_STDDEV, RPT_S_NR,
+};
+extern const char *const rpt_stat_names[RPT_S_NR];
+/* Row @k of @s (NaN: none), as every output prints it. */
+double rpt_stat_val(const struct wult_stats_summary *s, int k);
+double rpt_mean_val(const struct rpt_mean *m);
+/* Formatting shared by the text and HTML reports: a time (ns) in o's unit,
+ * a table cell, a counter mean, a change against the first file. */
+const char *rpt_fmt_time(char *buf, size_t len, const struct rpt_opts *o, double ns);
+const char *rpt_fmt_stat(char *buf, size_t len, const struct rpt_opts *o, int k, double v);
+const char *rpt_ctr_fmt(enum wult_metric m, double v, char *buf, size_t len);
+void rpt_fmt_change(const struct rpt_opts *o, int prec, int k, double base, double v,
+		    char *abs, char *pct, size_t len);
+int rpt_ctr_prec(enum wult_metric m);
+/* The state names of several files, ordered, "all" last; and one's group. */
+unsigned int rpt_state_union(struct rpt_file *const *files, unsigned int nfiles,
+			     const char **names, unsigned int max);
+const struct rpt_group *rpt_find_group(const struct rpt_file *f, const char *name);
+/* Histogram bucket edges from @min to @max + 1 (log unless @linear), the
+ * bucket count returned: the text --hist and the HTML page share them. */
+unsigned int rpt_hist_edges(int linear, int64_t min, int64_t max, int64_t *edge,
+			    unsigned int n);
 /* Appends a histogram of @st to @g->hist. 0 or -ENOMEM. */
 int rpt_hist_render(const struct rpt_opts *o, struct rpt_group *g, const struct wult_stats *st);
+/* The input's datapoint and validity counts, as the header prints them. */
+void rpt_print_validity(FILE *out, const struct rpt_file *f);
 void rpt_print_one(FILE *out, const struct rpt_opts *o, const struct rpt_file *f);
 /* The --branches section: each state's most frequent contexts, symbolized. */
 void rpt_print_branches(FILE *out, const struct rpt_opts *o, const struct rpt_file *f);

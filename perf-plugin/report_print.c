@@ -16,12 +16,7 @@
 
 #include "report.h"
 
-enum {
-	S_COUNT, S_MIN, S_MEDIAN, S_P90, S_P99, S_P99_9, S_P99_99, S_P99_999, S_MAX,
-	S_MEAN, S_STDDEV, S_NR,
-};
-
-static const char *const stat_names[S_NR] = {
+const char *const rpt_stat_names[RPT_S_NR] = {
 	"count", "min", "median", "p90", "p99", "p99.9", "p99.99", "p99.999", "max",
 	"mean", "stddev",
 };
@@ -29,27 +24,27 @@ static const char *const stat_names[S_NR] = {
 #define LABEL_W	10	/* the stat-name column */
 #define COL_W	15	/* a value column */
 
-static double stat_val(const struct wult_stats_summary *s, int k)
+double rpt_stat_val(const struct wult_stats_summary *s, int k)
 {
 	if (!s->count)
-		return k == S_COUNT ? 0 : NAN;
+		return k == RPT_S_COUNT ? 0 : NAN;
 	switch (k) {
-	case S_COUNT: return s->count;
-	case S_MIN: return s->min;
-	case S_MEDIAN: return s->median;
-	case S_P90: return s->p90;
-	case S_P99: return s->p99;
-	case S_P99_9: return s->p99_9;
-	case S_P99_99: return s->p99_99;
-	case S_P99_999: return s->p99_999;
-	case S_MAX: return s->max;
-	case S_MEAN: return s->mean;
+	case RPT_S_COUNT: return s->count;
+	case RPT_S_MIN: return s->min;
+	case RPT_S_MEDIAN: return s->median;
+	case RPT_S_P90: return s->p90;
+	case RPT_S_P99: return s->p99;
+	case RPT_S_P99_9: return s->p99_9;
+	case RPT_S_P99_99: return s->p99_99;
+	case RPT_S_P99_999: return s->p99_999;
+	case RPT_S_MAX: return s->max;
+	case RPT_S_MEAN: return s->mean;
 	default: return s->count > 1 ? s->stddev : NAN;
 	}
 }
 
 /* A time (ns) in the output unit; "-" when there is none. */
-static const char *fmt_time(char *buf, size_t len, const struct rpt_opts *o, double ns)
+const char *rpt_fmt_time(char *buf, size_t len, const struct rpt_opts *o, double ns)
 {
 	if (isnan(ns))
 		snprintf(buf, len, "-");
@@ -60,13 +55,13 @@ static const char *fmt_time(char *buf, size_t len, const struct rpt_opts *o, dou
 	return buf;
 }
 
-static const char *fmt_stat(char *buf, size_t len, const struct rpt_opts *o, int k, double v)
+const char *rpt_fmt_stat(char *buf, size_t len, const struct rpt_opts *o, int k, double v)
 {
-	if (k == S_COUNT && !isnan(v)) {
+	if (k == RPT_S_COUNT && !isnan(v)) {
 		snprintf(buf, len, "%.0f", v);
 		return buf;
 	}
-	return fmt_time(buf, len, o, v);
+	return rpt_fmt_time(buf, len, o, v);
 }
 
 static const char *metric_name(enum wult_metric m)
@@ -75,22 +70,22 @@ static const char *metric_name(enum wult_metric m)
 }
 
 /* Decimals of a counter metric's mean: MHz, rare-event counts, percent. */
-static int ctr_prec(enum wult_metric m)
+int rpt_ctr_prec(enum wult_metric m)
 {
 	return m == WULT_M_CPU_FREQ ? 1 : m == WULT_M_SMI_CNT || m == WULT_M_NMI_CNT ||
 	       m == WULT_M_SWIRQ_CNT ? 3 : 2;
 }
 
-static const char *ctr_fmt(enum wult_metric m, double v, char *buf, size_t len)
+const char *rpt_ctr_fmt(enum wult_metric m, double v, char *buf, size_t len)
 {
 	if (isnan(v))
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%.*f", ctr_prec(m), v);
+		snprintf(buf, len, "%.*f", rpt_ctr_prec(m), v);
 	return buf;
 }
 
-static double mean(const struct rpt_mean *m)
+double rpt_mean_val(const struct rpt_mean *m)
 {
 	return m->n ? m->sum / m->n : NAN;
 }
@@ -118,12 +113,12 @@ static void print_group(FILE *out, const struct rpt_opts *o, const struct rpt_gr
 		if (show[i])
 			fprintf(out, "%*s", COL_W, metric_name(o->time[i]));
 	fprintf(out, "\n");
-	for (k = 0; k < S_NR; k++) {
-		fprintf(out, "  %-*s", LABEL_W - 2, stat_names[k]);
+	for (k = 0; k < RPT_S_NR; k++) {
+		fprintf(out, "  %-*s", LABEL_W - 2, rpt_stat_names[k]);
 		for (i = 0; i < o->ntime; i++)
 			if (show[i])
-				fprintf(out, "%*s", COL_W, fmt_stat(buf, sizeof(buf), o, k,
-								    stat_val(&g->sum[i], k)));
+				fprintf(out, "%*s", COL_W, rpt_fmt_stat(buf, sizeof(buf), o, k,
+								    rpt_stat_val(&g->sum[i], k)));
 		fprintf(out, "\n");
 	}
 	col = 0;
@@ -135,7 +130,7 @@ static void print_group(FILE *out, const struct rpt_opts *o, const struct rpt_gr
 		if (!g->ctr[i].n)
 			continue;
 		n = snprintf(item, sizeof(item), "%s %s%s", metric_name(m),
-			     ctr_fmt(m, mean(&g->ctr[i]), buf, sizeof(buf)),
+			     rpt_ctr_fmt(m, rpt_mean_val(&g->ctr[i]), buf, sizeof(buf)),
 			     m == WULT_M_CPU_FREQ ? " MHz" : "");
 		if (!any || col + n + 2 > o->width) {
 			fprintf(out, "%s  %s", any ? "\n" : "", any ? "      " : "means:");
@@ -154,7 +149,7 @@ static void print_group(FILE *out, const struct rpt_opts *o, const struct rpt_gr
 		fputs(g->hist, out);
 }
 
-static void print_validity(FILE *out, const struct rpt_file *f)
+void rpt_print_validity(FILE *out, const struct rpt_file *f)
 {
 	fprintf(out, "  datapoints: %llu read, %llu kept, %llu excluded by filters\n",
 		(unsigned long long)f->read, (unsigned long long)f->kept,
@@ -185,7 +180,7 @@ void rpt_print_one(FILE *out, const struct rpt_opts *o, const struct rpt_file *f
 	for (i = 0; !any && i < o->ntime; i++)
 		show[i] = 1;
 	fprintf(out, "File: %s\n%s", f->path, f->desc ? f->desc : "");
-	print_validity(out, f);
+	rpt_print_validity(out, f);
 	for (i = 0; i < f->ngroups; i++)
 		print_group(out, o, f->groups[i], show);
 	print_group(out, o, &f->all, show);
@@ -193,7 +188,7 @@ void rpt_print_one(FILE *out, const struct rpt_opts *o, const struct rpt_file *f
 
 /* ---- several inputs ---- */
 
-static const struct rpt_group *find_group(const struct rpt_file *f, const char *name)
+const struct rpt_group *rpt_find_group(const struct rpt_file *f, const char *name)
 {
 	unsigned int i;
 
@@ -207,7 +202,7 @@ static const struct rpt_group *find_group(const struct rpt_file *f, const char *
 
 /* The change of @v against @base: absolute (in @abs) and relative (@pct);
  * @o for times, else @prec decimals. */
-static void fmt_change(const struct rpt_opts *o, int prec, int k, double base, double v,
+void rpt_fmt_change(const struct rpt_opts *o, int prec, int k, double base, double v,
 		       char *abs, char *pct, size_t len)
 {
 	double d = v - base;
@@ -217,7 +212,7 @@ static void fmt_change(const struct rpt_opts *o, int prec, int k, double base, d
 		snprintf(pct, len, "-");
 		return;
 	}
-	if (k == S_COUNT)
+	if (k == RPT_S_COUNT)
 		snprintf(abs, len, "%+.0f", d);
 	else if (o)
 		snprintf(abs, len, "%+.*f", o->unit_ns == 1 ? (d == floor(d) ? 0 : 1) :
@@ -255,27 +250,27 @@ static void diff_header(FILE *out, const char *title, unsigned int nfiles)
 static void diff_row(FILE *out, const struct rpt_opts *o, const char *label, int k,
 		     const double *v, unsigned int nfiles, int ctr)
 {
-	int is_time = ctr < 0 && k != S_COUNT, prec = ctr < 0 ? 0 : ctr_prec(ctr);
+	int is_time = ctr < 0 && k != RPT_S_COUNT, prec = ctr < 0 ? 0 : rpt_ctr_prec(ctr);
 	char buf[64], abs[64], pct[64];
 	unsigned int j;
 
 	fprintf(out, "  %-*s", LABEL_W - 2, label);
 	for (j = 0; j < nfiles; j++) {
 		if (ctr >= 0)
-			ctr_fmt(ctr, v[j], buf, sizeof(buf));
+			rpt_ctr_fmt(ctr, v[j], buf, sizeof(buf));
 		else
-			fmt_stat(buf, sizeof(buf), o, k, v[j]);
+			rpt_fmt_stat(buf, sizeof(buf), o, k, v[j]);
 		fprintf(out, "%*s", COL_W - 2, buf);
 		if (!j)
 			continue;
-		fmt_change(is_time ? o : NULL, prec, k, v[0], v[j], abs, pct, sizeof(abs));
+		rpt_fmt_change(is_time ? o : NULL, prec, k, v[0], v[j], abs, pct, sizeof(abs));
 		fprintf(out, "%*s%*s", COL_W - 2, abs, 11, pct);
 	}
 	fprintf(out, "\n");
 }
 
 /* The union of the inputs' state names, ordered, "all" last. */
-static unsigned int state_union(struct rpt_file *const *files, unsigned int nfiles,
+unsigned int rpt_state_union(struct rpt_file *const *files, unsigned int nfiles,
 				const char **names, unsigned int max)
 {
 	unsigned int n = 0, i, j, k;
@@ -317,36 +312,36 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 	for (j = 0; j < nfiles; j++) {
 		fprintf(out, "[%u] %s\n%s", j + 1, files[j]->path,
 			files[j]->desc ? files[j]->desc : "");
-		print_validity(out, files[j]);
+		rpt_print_validity(out, files[j]);
 	}
-	nst = state_union(files, nfiles, names, RPT_MAX_STATES + 1);
+	nst = rpt_state_union(files, nfiles, names, RPT_MAX_STATES + 1);
 	for (s = 0; s < nst; s++) {
 		const struct rpt_group *g[RPT_MAX_FILES];
 		int any_ctr = 0;
 
 		for (j = 0; j < nfiles; j++)
-			g[j] = find_group(files[j], names[s]);
+			g[j] = rpt_find_group(files[j], names[s]);
 		fprintf(out, "\n== %s ==\n", names[s]);
 		diff_header(out, "datapoints", nfiles);
 		for (j = 0; j < nfiles; j++)
 			v[j] = g[j] ? g[j]->kept : 0;
-		diff_row(out, o, "kept", S_COUNT, v, nfiles, -1);
+		diff_row(out, o, "kept", RPT_S_COUNT, v, nfiles, -1);
 		for (j = 0; j < nfiles; j++)
 			v[j] = g[j] ? g[j]->excluded : 0;
-		diff_row(out, o, "excluded", S_COUNT, v, nfiles, -1);
+		diff_row(out, o, "excluded", RPT_S_COUNT, v, nfiles, -1);
 		for (i = 0; i < o->ntime; i++) {
 			snprintf(title, sizeof(title), "%s (%s)", metric_name(o->time[i]), o->unit);
 			fprintf(out, "%s\n", title);
 			diff_header(out, "", nfiles);
-			for (k = 0; k < S_NR; k++) {
+			for (k = 0; k < RPT_S_NR; k++) {
 				for (j = 0; j < nfiles; j++)
-					v[j] = g[j] ? stat_val(&g[j]->sum[i], k) : NAN;
-				diff_row(out, o, stat_names[k], k, v, nfiles, -1);
+					v[j] = g[j] ? rpt_stat_val(&g[j]->sum[i], k) : NAN;
+				diff_row(out, o, rpt_stat_names[k], k, v, nfiles, -1);
 			}
 		}
 		for (i = 0; i < RPT_NCTR; i++) {
 			for (j = 0; j < nfiles; j++)
-				v[j] = g[j] ? mean(&g[j]->ctr[i]) : NAN;
+				v[j] = g[j] ? rpt_mean_val(&g[j]->ctr[i]) : NAN;
 			for (j = 0; j < nfiles && isnan(v[j]); j++)
 				;
 			if (j == nfiles)
@@ -356,7 +351,7 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 				diff_header(out, "", nfiles);
 				any_ctr = 1;
 			}
-			diff_row(out, o, metric_name(rpt_ctr_metrics[i]), S_MEAN, v, nfiles,
+			diff_row(out, o, metric_name(rpt_ctr_metrics[i]), RPT_S_MEAN, v, nfiles,
 				 rpt_ctr_metrics[i]);
 		}
 	}
@@ -398,8 +393,8 @@ static int hist_add(int64_t val, uint64_t cnt, void *ctx)
 
 /* Bucket edges from @min to @max + 1, strictly increasing; returns the
  * bucket count (fewer than asked when the range has fewer integers). */
-static unsigned int hist_edges(const struct rpt_opts *o, int64_t min, int64_t max,
-			       int64_t *edge, unsigned int n)
+unsigned int rpt_hist_edges(int linear, int64_t min, int64_t max, int64_t *edge,
+			    unsigned int n)
 {
 	double lo = min > 1 ? (double)min : 1, ratio;
 	unsigned int i, m = 1;
@@ -410,7 +405,7 @@ static unsigned int hist_edges(const struct rpt_opts *o, int64_t min, int64_t ma
 	ratio = pow(((double)max + 1) / lo, 1.0 / n);
 	edge[0] = min;
 	for (i = 1; i < n; i++) {
-		if (o->hist_linear)
+		if (linear)
 			e = min + (int64_t)ceil((double)i * ((double)(max - min) + 1) / n);
 		else
 			e = (int64_t)ceil(lo * pow(ratio, i));
@@ -443,7 +438,7 @@ int rpt_hist_render(const struct rpt_opts *o, struct rpt_group *g, const struct 
 		goto out;
 	}
 	fprintf(f, "\n");
-	n = hist_edges(o, sum.min, sum.max, edge, o->hist_buckets);
+	n = rpt_hist_edges(o->hist_linear, sum.min, sum.max, edge, o->hist_buckets);
 	h.edge = edge;
 	h.cnt = cnt;
 	h.n = n;
@@ -452,8 +447,8 @@ int rpt_hist_render(const struct rpt_opts *o, struct rpt_group *g, const struct 
 		if (cnt[b] > top)
 			top = cnt[b];
 	/* "  LO - HI COUNT |bar": labels as wide as the widest time. */
-	fmt_time(lo, sizeof(lo), o, (double)sum.min);
-	fmt_time(hi, sizeof(hi), o, (double)sum.max);
+	rpt_fmt_time(lo, sizeof(lo), o, (double)sum.min);
+	rpt_fmt_time(hi, sizeof(hi), o, (double)sum.max);
 	{
 		int w = (int)(strlen(hi) > strlen(lo) ? strlen(hi) : strlen(lo));
 		int fixed = 2 + w + 3 + w + 1 + 10 + 2;
@@ -463,8 +458,8 @@ int rpt_hist_render(const struct rpt_opts *o, struct rpt_group *g, const struct 
 			unsigned int len_b = (unsigned int)((double)cnt[b] * bar_w / top + 0.5);
 			unsigned int x;
 
-			fmt_time(lo, sizeof(lo), o, (double)edge[b]);
-			fmt_time(hi, sizeof(hi), o, (double)(edge[b + 1] - 1));
+			rpt_fmt_time(lo, sizeof(lo), o, (double)edge[b]);
+			rpt_fmt_time(hi, sizeof(hi), o, (double)(edge[b + 1] - 1));
 			fprintf(f, "  %*s - %*s %10llu |", w, lo, w, hi,
 				(unsigned long long)cnt[b]);
 			if (!len_b && cnt[b])
