@@ -377,6 +377,8 @@ static int finish(const struct rpt_opts *o, struct rpt_file *f)
 			f->clamped += g->sum[i].clamped;
 			if (!ret && o->hist && o->time[i] == o->hist_metric)
 				ret = rpt_hist_render(o, g, g->st[i]);
+			if (!ret)
+				ret = rpt_plot_hist_from(g->plot, o, o->time[i], g->st[i]);
 			wult_stats_free(g->st[i]);
 			g->st[i] = NULL;
 			if (ret) {
@@ -387,6 +389,8 @@ static int finish(const struct rpt_opts *o, struct rpt_file *f)
 		wult_stats_summary(all, &f->all.sum[i]);
 		ret = o->hist && o->time[i] == o->hist_metric ?
 		      rpt_hist_render(o, &f->all, all) : 0;
+		if (!ret)
+			ret = rpt_plot_hist_from(f->all.plot, o, o->time[i], all);
 		wult_stats_free(all);
 		if (ret)
 			return ret;

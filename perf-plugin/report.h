@@ -139,7 +139,11 @@ int rpt_plot_new(const struct rpt_opts *o, int scatter, struct rpt_plot **out);
 int rpt_plot_add(struct rpt_plot *p, const struct rpt_opts *o, const struct wult_point *pt);
 /* Adds @src's statistics (not its scatter) to @dst: the "all" group. */
 int rpt_plot_merge(struct rpt_plot *dst, const struct rpt_plot *src);
-/* Turns the statistics into histograms and frees them. 0 or -ENOMEM. */
+/* The histogram of a plotted metric that the tables have statistics of
+ * (o->time), from those: they are not kept twice. 0 or -ENOMEM. */
+int rpt_plot_hist_from(struct rpt_plot *p, const struct rpt_opts *o, enum wult_metric m,
+		       const struct wult_stats *st);
+/* Turns the other metrics' statistics into histograms and frees them. */
 int rpt_plot_finish(struct rpt_plot *p, const struct rpt_opts *o);
 const struct rpt_plot_hist *rpt_plot_hist(const struct rpt_plot *p, unsigned int i);
 unsigned int rpt_plot_nseries(const struct rpt_plot *p);

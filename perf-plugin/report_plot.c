@@ -35,8 +35,7 @@ struct series {
 	unsigned int ntop;
 	struct pt2 *pts;		/* kept by the grid rule */
 	size_t npts, cap;
-	uint32_t *keys;			/* open addressing: cell key + 1 */
-	uint8_t *cnt;
+	uint32_t *cells;		/* open addressing: (key + 1) << 8 | kept */
 	size_t ncells, hcap;
 };
 
@@ -70,8 +69,11 @@ int rpt_plot_new(const struct rpt_opts *o, int scatter, struct rpt_plot **out)
 		return -ENOMEM;
 	p->nm = o->nplot;
 	for (i = 0; i < o->nplot; i++) {
-		p->st[i] = wult_stats_new();
-		if (!p->st[i])
+		/* A metric of the tables has statistics already (rpt_plot_hist_from). */
+		for (k = 0; k < o->ntime && o->time[k] != o->plot[i]; k++)
+			;
+		p->st[i] = k < o->ntime ? NULL : wult_stats_new();
+		if (k == o->ntime && !p->st[i])
 			goto nomem;
 		for (k = 0; scatter && k < o->nplot_x; k++) {
 			struct series *s;
@@ -98,8 +100,7 @@ static void free_series(struct series *s)
 	if (!s)
 		return;
 	free(s->pts);
-	free(s->keys);
-	free(s->cnt);
+	free(s->cells);
 	free(s);
 }
 
@@ -119,39 +120,44 @@ void rpt_plot_free(struct rpt_plot *p)
 	free(p);
 }
 
-/* The grid cell of a value: the top 16 bits of the double (sign, exponent
- * and 4 mantissa bits), i.e. 16 cells per octave, without a log(). */
+/* The grid cell of a value, 12 bits: its sign, the low 7 bits of its
+ * exponent and 4 mantissa bits, i.e. 16 cells per octave without a log()
+ * (values 2^128 apart share cells: no metric spans that). */
 static uint32_t cell_of(double v)
 {
 	uint64_t bits;
 
 	memcpy(&bits, &v, sizeof(bits));
-	return (uint32_t)(bits >> 48);
+	return (uint32_t)((bits >> 63) << 11 | ((bits >> 48) & 0x7ff));
+}
+
+/* A point's cell key, 1..2^24 (0 marks a free slot). */
+static uint32_t key_of(double x, double y)
+{
+	return ((cell_of(x) << 12) | cell_of(y)) + 1;
+}
+
+static size_t slot_of(uint32_t key, size_t cap)
+{
+	return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
 }
 
 static int grow_cells(struct series *s)
 {
 	size_t ncap = s->hcap ? s->hcap * 2 : 1024, i, j;
-	uint32_t *keys = calloc(ncap, sizeof(*keys));
-	uint8_t *cnt = calloc(ncap, 1);
+	uint32_t *cells = calloc(ncap, sizeof(*cells));
 
-	if (!keys || !cnt) {
-		free(keys);
-		free(cnt);
+	if (!cells)
 		return -ENOMEM;
-	}
 	for (i = 0; i < s->hcap; i++) {
-		if (!s->keys[i])
+		if (!s->cells[i])
 			continue;
-		for (j = (s->keys[i] * 2654435761u) & (ncap - 1); keys[j]; j = (j + 1) & (ncap - 1))
+		for (j = slot_of(s->cells[i] >> 8, ncap); cells[j]; j = (j + 1) & (ncap - 1))
 			;
-		keys[j] = s->keys[i];
-		cnt[j] = s->cnt[i];
+		cells[j] = s->cells[i];
 	}
-	free(s->keys);
-	free(s->cnt);
-	s->keys = keys;
-	s->cnt = cnt;
+	free(s->cells);
+	s->cells = cells;
 	s->hcap = ncap;
 	return 0;
 }
@@ -159,23 +165,21 @@ static int grow_cells(struct series *s)
 /* The grid rule for a point that is not (or no longer) among the top. */
 static int grid_add(struct series *s, struct pt2 pt)
 {
-	uint32_t key = ((cell_of(pt.x) << 16) | cell_of(pt.y)) + 1;
+	uint32_t key = key_of(pt.x, pt.y);
 	size_t j;
 
-	if (!key)
-		key = 1;	/* the one key that wraps: shares a cell */
-	if (s->ncells * 2 >= s->hcap && grow_cells(s))
+	if (s->ncells * 4 >= s->hcap * 3 && grow_cells(s))
 		return -ENOMEM;
-	for (j = (key * 2654435761u) & (s->hcap - 1); s->keys[j] && s->keys[j] != key;
+	for (j = slot_of(key, s->hcap); s->cells[j] && s->cells[j] >> 8 != key;
 	     j = (j + 1) & (s->hcap - 1))
 		;
-	if (!s->keys[j]) {
-		s->keys[j] = key;
+	if (!s->cells[j]) {
+		s->cells[j] = key << 8;
 		s->ncells++;
 	}
-	if (s->cnt[j] >= CELL_KEEP)
+	if ((s->cells[j] & 0xff) >= CELL_KEEP)
 		return 0;
-	s->cnt[j]++;
+	s->cells[j]++;
 	if (s->npts == s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 256;
 		struct pt2 *n = realloc(s->pts, ncap * sizeof(*n));
@@ -233,8 +237,16 @@ int rpt_plot_add(struct rpt_plot *p, const struct rpt_opts *o, const struct wult
 
 	for (i = 0; i < p->nm; i++) {
 		v = pt->v[o->plot[i]].num;
-		if (!isnan(v) && wult_stats_add(p->st[i], llround(v * rpt_plot_scale(o->plot[i]))))
+		if (p->st[i] && !isnan(v) && wult_stats_add(p->st[i], llround(v * rpt_plot_scale(o->plot[i]))))
 			return -ENOMEM;
+	}
+	/* The cell lookups miss the cache: start them all, then use them. */
+	for (i = 0; i < p->nser; i++) {
+		struct series *s = p->ser[i];
+
+		if (s->hcap)
+			__builtin_prefetch(&s->cells[slot_of(key_of(pt->v[s->xm].num,
+								    pt->v[s->ym].num), s->hcap)]);
 	}
 	for (i = 0; i < p->nser; i++) {
 		struct series *s = p->ser[i];
@@ -251,7 +263,7 @@ int rpt_plot_merge(struct rpt_plot *dst, const struct rpt_plot *src)
 	unsigned int i;
 
 	for (i = 0; i < dst->nm && i < src->nm; i++)
-		if (src->st[i] && wult_stats_merge(dst->st[i], src->st[i]))
+		if (dst->st[i] && src->st[i] && wult_stats_merge(dst->st[i], src->st[i]))
 			return -ENOMEM;
 	return 0;
 }
@@ -272,35 +284,56 @@ static int fill(int64_t val, uint64_t cnt, void *ctx)
 	return 0;
 }
 
-/* Histograms from the statistics, which are freed: the same bucket rule as
- * the text report's --hist (log buckets for times, linear otherwise). */
-int rpt_plot_finish(struct rpt_plot *p, const struct rpt_opts *o)
+/* The histogram of metric @i from @st: the same bucket rule as the text
+ * report's --hist (log buckets for times, linear otherwise). */
+static int hist_from(struct rpt_plot *p, const struct rpt_opts *o, unsigned int i,
+		     const struct wult_stats *st)
 {
+	struct rpt_plot_hist *h = &p->hist[i];
 	struct wult_stats_summary sum;
+	struct hist_fill hf = { 0 };
+
+	wult_stats_summary(st, &sum);
+	h->total = sum.count;
+	if (!sum.count || h->edge)
+		return 0;
+	h->edge = calloc(HIST_BUCKETS + 1, sizeof(*h->edge));
+	h->cnt = calloc(HIST_BUCKETS, sizeof(*h->cnt));
+	if (!h->edge || !h->cnt)
+		return -ENOMEM;
+	h->n = rpt_hist_edges(!wult_metric_desc(o->plot[i])->is_time, sum.min, sum.max,
+			      h->edge, HIST_BUCKETS);
+	hf.edge = h->edge;
+	hf.cnt = h->cnt;
+	hf.n = h->n;
+	return wult_stats_foreach(st, fill, &hf);
+}
+
+int rpt_plot_hist_from(struct rpt_plot *p, const struct rpt_opts *o, enum wult_metric m,
+		       const struct wult_stats *st)
+{
 	unsigned int i;
 
-	for (i = 0; i < p->nm; i++) {
-		struct rpt_plot_hist *h = &p->hist[i];
-		struct hist_fill hf = { 0 };
+	for (i = 0; p && i < p->nm; i++)
+		if (o->plot[i] == m && !p->st[i])
+			return hist_from(p, o, i, st);
+	return 0;
+}
 
-		wult_stats_summary(p->st[i], &sum);
-		h->total = sum.count;
-		if (sum.count) {
-			h->edge = calloc(HIST_BUCKETS + 1, sizeof(*h->edge));
-			h->cnt = calloc(HIST_BUCKETS, sizeof(*h->cnt));
-			if (!h->edge || !h->cnt)
-				return -ENOMEM;
-			h->n = rpt_hist_edges(!wult_metric_desc(o->plot[i])->is_time, sum.min,
-					      sum.max, h->edge, HIST_BUCKETS);
-			hf.edge = h->edge;
-			hf.cnt = h->cnt;
-			hf.n = h->n;
-			wult_stats_foreach(p->st[i], fill, &hf);
-		}
+int rpt_plot_finish(struct rpt_plot *p, const struct rpt_opts *o)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < p->nm; i++) {
+		if (!p->st[i])
+			continue;
+		if (!ret)
+			ret = hist_from(p, o, i, p->st[i]);
 		wult_stats_free(p->st[i]);
 		p->st[i] = NULL;
 	}
-	return 0;
+	return ret;
 }
 
 const struct rpt_plot_hist *rpt_plot_hist(const struct rpt_plot *p, unsigned int i)
