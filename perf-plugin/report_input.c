@@ -218,8 +218,8 @@ static int load_cstate_names(struct rpt_src *s)
 }
 
 /*
- * What this input is asked for (filters, --metrics, --hist) must be metrics
- * its decoder fills: any other is NaN on every datapoint, and a filter on
+ * What this input is asked for (filters, --metrics, --hist, --plots) must
+ * be metrics its decoder fills: any other is NaN on every datapoint, and a filter on
  * it would drop everything without a word.
  */
 static int check_metrics(struct rpt_src *s, uint64_t bits)
@@ -239,6 +239,10 @@ static int check_metrics(struct rpt_src *s, uint64_t bits)
 			why = wult_filter_reads(o->inc[i], m) ? "--include" : NULL;
 		for (i = 0; i < o->nexc && !why; i++)
 			why = wult_filter_reads(o->exc[i], m) ? "--exclude" : NULL;
+		for (i = 0; o->html_out && i < o->nplot && !why; i++)
+			why = o->plot[i] == m ? "--plots" : NULL;
+		for (i = 0; o->html_out && i < o->nplot_x && !why; i++)
+			why = o->plot_x[i] == m ? "--plot-x" : NULL;
 		if (!why)
 			continue;
 		wult_metric_set_init(&set, bits);
