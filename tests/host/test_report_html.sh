@@ -119,6 +119,9 @@ t_check "unwritable --html named" grep -q "/nonexistent/x.html" "$tmp/e"
 "$W" report --html "$tmp/x.html" --plots ReqCState "$tmp/a.data" > /dev/null 2> "$tmp/e"
 t_eq "--plots of a non-numeric metric exits 2" 2 $?
 t_check "--plots error says why" grep -q "not a numeric metric" "$tmp/e"
+"$W" report --html "$tmp/x.html" --plots CPUFreq "$tmp/a.data" > /dev/null 2> "$tmp/e"
+t_eq "--plots of a metric the input lacks exits 1" 1 $?
+t_check "--plots: the input does not provide it" grep -q "does not provide" "$tmp/e"
 "$W" report --html "$tmp/x.html" --plot-x A,B,C "$tmp/a.data" > /dev/null 2> "$tmp/e"
 t_eq "--plot-x of unknown metrics exits 2" 2 $?
 t_done
