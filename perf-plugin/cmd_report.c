@@ -625,6 +625,21 @@ static int count_branches(const struct rpt_opts *o, struct rpt_file *f, struct r
 	return 0;
 }
 
+/* What the HTML header tells of the kept datapoints: CPUs, LDist range. */
+static void note_point(struct rpt_file *f, const struct wult_point *pt)
+{
+	double cpu = pt->v[WULT_M_CPU].num, ld = pt->v[WULT_M_LDIST].num;
+
+	if (cpu >= 0 && cpu < RPT_MAX_CPUS)
+		f->cpus[(unsigned int)cpu / 64] |= 1ULL << ((unsigned int)cpu % 64);
+	if (!isnan(ld)) {
+		if (isnan(f->ldist_min) || ld < f->ldist_min)
+			f->ldist_min = ld;
+		if (isnan(f->ldist_max) || ld > f->ldist_max)
+			f->ldist_max = ld;
+	}
+}
+
 /* Reads one input into @out. 0, or an exit status with the cause printed. */
 static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file **out)
 {
@@ -644,6 +659,7 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 		return RPT_EXIT_DATA;
 	}
 	f->path = path;
+	f->ldist_min = f->ldist_max = NAN;
 	if (o->html_out && rpt_plot_new(o, 0, &f->all.plot)) {
 		fprintf(stderr, "wult report: out of memory\n");
 		goto out;
@@ -665,6 +681,7 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 			g->excluded++;
 			continue;
 		}
+		note_point(f, &pt);
 		if (count_point(o, g, &pt) || count_branches(o, f, g, src)) {
 			fprintf(stderr, "wult report: %s: out of memory\n", path);
 			goto out;

@@ -30,6 +30,7 @@
 #define RPT_MAX_MODULES	64		/* --module */
 #define RPT_NCTR	21		/* counter metrics, see rpt_ctr_metrics */
 #define RPT_ALL		"all"		/* the group of every state */
+#define RPT_MAX_CPUS	4096		/* CPU numbers the header lists */
 #define RPT_MAX_PLOT	8		/* metrics plotted in the HTML report */
 #define RPT_MAX_PLOT_X	2		/* x axes of its scatters */
 
@@ -96,6 +97,8 @@ struct rpt_file {
 	uint64_t clamped;		/* values outside the statistics' range */
 	uint64_t br_read;		/* branch contexts decoded */
 	uint64_t br_matched;		/* ... attached to a datapoint */
+	uint64_t cpus[RPT_MAX_CPUS / 64];	/* CPUs of the kept datapoints */
+	double ldist_min, ldist_max;	/* ns, of the kept datapoints; NaN: none */
 	struct rpt_group *groups[RPT_MAX_STATES];	/* sorted after the pass */
 	unsigned int ngroups;
 	struct rpt_group all;

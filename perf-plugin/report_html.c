@@ -95,6 +95,33 @@ static void branches_fn(FILE *m, const void *a, const void *b)
 	rpt_print_branches(m, a, b);
 }
 
+/* The measured CPUs (as ranges) and LDist range of the kept datapoints. */
+static void put_measured(FILE *f, const struct rpt_opts *o, const struct rpt_file *rf)
+{
+	char lo[48], hi[48];
+	unsigned int c, start;
+	int first = 1;
+
+	fputs("<p class=\"meas\">CPUs:", f);
+	for (c = 0; c < RPT_MAX_CPUS; c++) {
+		if (!(rf->cpus[c / 64] & (1ULL << (c % 64))))
+			continue;
+		for (start = c; c + 1 < RPT_MAX_CPUS &&
+		     (rf->cpus[(c + 1) / 64] & (1ULL << ((c + 1) % 64))); c++)
+			;
+		fprintf(f, "%s%u", first ? " " : ",", start);
+		if (c > start)
+			fprintf(f, "-%u", c);
+		first = 0;
+	}
+	if (first)
+		fputs(" -", f);
+	if (!isnan(rf->ldist_min))
+		fprintf(f, "; LDist %s - %s %s", rpt_fmt_time(lo, sizeof(lo), o, rf->ldist_min),
+			rpt_fmt_time(hi, sizeof(hi), o, rf->ldist_max), o->unit);
+	fprintf(f, "; %llu datapoints kept</p>\n", (unsigned long long)rf->kept);
+}
+
 static void write_header(FILE *f, const struct rpt_opts *o, struct rpt_file *const *files,
 			 unsigned int nfiles)
 {
@@ -112,6 +139,7 @@ static void write_header(FILE *f, const struct rpt_opts *o, struct rpt_file *con
 		fprintf(f, "<h3>[%u] ", j + 1);
 		put_esc(f, files[j]->path);
 		fputs("</h3>\n", f);
+		put_measured(f, o, files[j]);
 		put_pre(f, validity_fn, files[j], NULL, "desc");
 	}
 	fputs("</section>\n", f);

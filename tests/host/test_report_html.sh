@@ -112,6 +112,13 @@ for s in POLL C1; do
 		test $(( (k + 1) / 2 )) -lt $(( n / 2 ))
 done
 
+# ---- the header: what was measured (a real recording: CPU 1, LDist 20-40 ms) ----
+"$W" report --html "$tmp/r.html" "$top/tests/data/wult_record.data" > /dev/null
+t_check "header: CPUs and LDist range of a real recording" \
+	grep -q '<p class="meas">CPUs: 1; LDist 20906.424 - 39648.124 us; 30 datapoints kept' \
+	"$tmp/r.html"
+t_check "header: kernel and command" grep -q "kernel 6.1.0-56-amd64" "$tmp/r.html"
+
 # ---- errors ----
 "$W" report --html /nonexistent/x.html "$tmp/a.data" > /dev/null 2> "$tmp/e"
 t_eq "unwritable --html exits 1" 1 $?
