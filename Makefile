@@ -131,6 +131,12 @@ $(BUILD)/plugins/dlfilter/%.so: perf-plugin/dlfilter/%.c $(BUILD)/pic/libwult.a
 		-Wl,--exclude-libs,ALL -Wl,-Bsymbolic -Wl,-z,defs \
 		-l:libtraceevent.a -lzstd -lm -lc
 
+# The HTML report's assets are embedded with .incbin (report_html.c), which
+# -MMD does not see: Chart.js from Debian's libjs-chart.js, our script, style.
+HTML_ASSETS := /usr/share/javascript/chart.js/chart.min.js perf-plugin/html/report.js \
+	perf-plugin/html/report.css
+$(BUILD)/rel/perf-plugin/report_html.o $(BUILD)/san/perf-plugin/report_html.o: $(HTML_ASSETS)
+
 user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TEP_PLUGINS) $(DLFILTERS)
 
 -include $(shell find $(BUILD)/rel $(BUILD)/san -name '*.d' 2>/dev/null)
