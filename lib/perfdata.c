@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -231,7 +232,7 @@ int wult_pd_open_fd(int fd, unsigned int flags, struct wult_pd **out, char *err,
 	pd->fd = fd;
 	pd->flags = flags;
 	pd->data_end = UINT64_MAX;	/* until the header says where data ends */
-	pd->in = malloc(INBUF_SIZE);
+	pd->in = pd->inbuf = malloc(INBUF_SIZE);
 	if (!pd->in) {
 		ret = -ENOMEM;
 		goto out;
@@ -349,7 +350,9 @@ void wult_pd_close(struct wult_pd *pd)
 	free(pd->dbuf);
 	free(pd->qbuf);
 	free(pd->q);
-	free(pd->in);
+	if (pd->map)
+		munmap(pd->map, pd->map_len);
+	free(pd->inbuf);
 	free(pd);
 }
 

@@ -42,6 +42,8 @@
 #define MAX_DECOMP		(64U << 20)	/* one COMPRESSED record's output */
 #define MAX_QUEUE		(256U << 20)	/* ordered mode: bytes held */
 #define INBUF_SIZE		(256U << 10)
+/* File mode maps the data a window at a time (see map_window()). */
+#define MAP_WINDOW		(4U << 20)
 
 enum {
 	FEAT_TRACING_DATA = 1, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_NRCPUS = 7,
@@ -99,9 +101,13 @@ struct wult_pd {
 	char err[512];
 	uint64_t file_size;
 
-	/* the data stream */
+	/* the data stream: in the read buffer or in the mapped window */
 	uint8_t *in;
 	size_t in_pos, in_len;
+	uint8_t *inbuf;		/* INBUF_SIZE, for read() */
+	int map_ok;		/* file mode: map windows instead of read() */
+	void *map;
+	size_t map_len;
 	uint64_t in_off;	/* file offset of in[in_pos] */
 	uint64_t data_end;	/* file mode: end of the data section */
 	int eof;

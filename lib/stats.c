@@ -1,37 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Exact streaming statistics.
+ * Streaming statistics: exact to the ns where latencies live, bounded
+ * memory everywhere.
  *
- * A latency run produces millions of datapoints, but their values fall into
- * a narrow range (a few microseconds to a few milliseconds). Counting each
- * nanosecond value in a histogram instead of keeping the values makes every
- * percentile exact while memory follows the covered range, not the count.
+ * A latency run produces millions of datapoints whose values fall into a
+ * narrow range. Counting each nanosecond value instead of keeping the
+ * values makes every percentile exact while memory follows the covered
+ * range, not the count. A wide range (SilentTime and LDist reach 50 ms) would
+ * make a per-ns histogram large, so values are counted two ways:
  *
- * Layout: a value v is biased to u = v - WULT_STATS_MIN (39 bits) and split
- * into top (19 bits) / mid (10 bits) / leaf (10 bits) indexes:
- *   top:  2^19 mid pointers, 4 MiB, allocated with the object (calloc, so
- *         untouched parts stay zero pages and cost no RSS);
- *   mid:  one per touched 2^20 ns (~1.05 ms) range: 1024 per-leaf totals
- *         (8 KiB) and a 4 MiB anonymous mapping of u32 counts, of which
- *         only the touched pages are ever backed;
- *   leaf: one 4 KiB page of that mapping per touched 1024 ns range.
- * Memory bound: 4 MiB + 8 KiB * min(n, R / 2^20) + 4 KiB * min(n, R / 2^10)
- * for n values spread over a range of R ns; e.g. values over 0..4 ms take at
- * most ~4 MiB + 40 KiB + 16 MiB whatever n is, plus the batch: 32 KiB, or
- * 1 MiB for values spread over more than a millisecond.
- * Counts are 64-bit: each is a u32 in the mapping plus, for the rare
- * value seen 2^32 times or more, a high word in a second mapping made when
- * the first count carries (see count_carry()).
+ *   exact:  |v| < WULT_STATS_EXACT (2^22 ns, ~4.2 ms): one counter per ns,
+ *           in leaves of 1024 ns. A leaf's counters are bytes in one 8 MiB
+ *           anonymous mapping (untouched pages cost nothing; huge pages
+ *           where the system allows them, so a touched 2 MiB costs 2 MiB,
+ *           and spares the TLB misses of random increments over 4 MiB of
+ *           SilentTime, 7x faster); a leaf whose counter would pass 255 moves to an
+ *           array of u64 (8 KiB, mapped), so no count wraps.
+ *   log:    |v| >= WULT_STATS_EXACT: log-linear buckets, 2048 per power of
+ *           two (each 2^-11 of its octave wide), up to +-2^38 ns (values
+ *           beyond are clamped and counted in `clamped`). A bucket stands
+ *           for its middle: within 2^-12 (0.025%) of every value in it.
+ *           512 KiB, calloc'ed, touched pages only.
  *
- * Every allocation failure is kept (st->err): from then on every query
- * returns it, as the histogram lacks values.
+ * So percentiles are exact (numpy's linear interpolation between order
+ * statistics) while the order statistics are below 4.2 ms, and within
+ * 0.025% beyond; count, min, max, mean and stddev are always exact. Memory
+ * per object: at most 8 MiB of byte counters (1 KiB per touched 1024-ns
+ * leaf, or 2 MiB per touched huge page), plus 8 KiB per leaf holding a value seen 256 times or more (only
+ * the narrow body of a latency distribution), plus the log buckets' pages
+ * touched (at most 512 KiB).
  *
- * Values are batched and a wide batch is radix-sorted before it is counted,
- * so the increments walk memory in order (see flush()). Queries flush the
- * batch first.
- *
- * Percentiles walk the totals (top to mid to leaf), so a query costs
- * O(2^19 + 2^10 + 2^10) steps regardless of n.
+ * Adding a value of the exact part appends it to a batch; a batch is
+ * counted in partition order (see flush()). Count, extremes and moments of
+ * the exact part come from the counters when asked for (exactly, in 128-bit
+ * integers), not per value; values beyond keep exact sums as they come.
+ * Every allocation failure is kept (st->err) and returned by every later
+ * query.
  */
 #include <errno.h>
 #include <math.h>
@@ -42,43 +46,37 @@
 #include <wult/stats.h>
 
 #define LEAF_BITS	10
-#define MID_BITS	10
-#define TOP_BITS	19
 #define LEAF_N		(1U << LEAF_BITS)
-#define MID_N		(1U << MID_BITS)
-#define TOP_N		(1U << TOP_BITS)
-#define MID_SPAN	((size_t)LEAF_N * MID_N)	/* values one mid covers */
-#define BATCH_MIN	4096
-#define BATCH_MAX	65536
-/* A batch spanning less than this many ns is applied unsorted: its counts
- * stay in the caches anyway. A wider one grows the batch to BATCH_MAX (then
- * several values share each page) and is sorted.
- */
-#define SORT_SPAN	(1U << 20)
-
-struct mid {
-	uint64_t total;
-	uint64_t sum[MID_N];	/* total count of each leaf */
-	uint32_t *counts;	/* MID_SPAN counts, mmap'ed: leaves are its pages */
-	uint32_t *hi;		/* their high words, NULL until one carries */
-	uint8_t leaf_hi[MID_N];	/* the leaf has a non-zero high word */
-};
+#define EXACT_N		(2 * (uint64_t)WULT_STATS_EXACT)	/* counters, -E..E-1 */
+#define NLEAVES		(EXACT_N >> LEAF_BITS)
+#define SUB_BITS	11				/* log buckets per octave */
+#define SUB_N		(1U << SUB_BITS)
+#define OCT_LO		22				/* log2(WULT_STATS_EXACT) */
+#define OCT_HI		38				/* clamp: |v| < 2^38 */
+#define NLOG		((OCT_HI - OCT_LO) * SUB_N)	/* per sign */
+#define BATCH		16384				/* values counted at once */
+#define PART_SHIFT	14				/* 16 KiB of counters */
+#define NPART		(EXACT_N >> PART_SHIFT)
 
 struct wult_stats {
-	uint64_t n, clamped;
-	int64_t min, max;
-	int64_t shift;		/* first value: sums are of v - shift */
-	__int128 s1;		/* sum of (v - shift), exact */
-	unsigned __int128 s2;	/* sum of (v - shift)^2, exact below 2^62 */
+	uint64_t n;		/* every value */
+	uint64_t clamped;
+	int err;		/* an allocation failed: the histogram lacks values */
 	size_t mem;
-	int err;		/* a flush failed: the histogram lacks values */
-	struct mid **top;
-	uint32_t ti_lo, ti_end;	/* the mids in use are in [ti_lo, ti_end) */
-	/* Values not yet in the histogram (biased), and sort scratch. */
-	unsigned int nbuf, cap;
-	unsigned int nexact;	/* buf[0..nexact) are biased and in the moments */
-	uint64_t blo, bhi;	/* their extremes */
-	uint64_t *buf, *tmp;
+	/* exact part: the histogram is the data (moments come from it) */
+	uint8_t *c8;		/* EXACT_N byte counters (mmap'ed) */
+	uint64_t **wide;	/* NLEAVES: a leaf's u64 counters, once promoted */
+	uint64_t *lsum;		/* NLEAVES: each leaf's total */
+	/* log part: buckets by |v| for v >= E and v <= -E, and the values'
+	 * exact count, extremes and sums (rare values: the slow path) */
+	uint64_t *pos, *neg;
+	uint64_t nlog;
+	int64_t lmin, lmax;
+	__int128 ls1;
+	unsigned __int128 ls2;
+	/* exact-part indexes not counted yet, and partition scratch */
+	uint32_t *batch, *tmp;
+	unsigned int nbatch;
 };
 
 struct wult_stats *wult_stats_new(void)
@@ -87,20 +85,25 @@ struct wult_stats *wult_stats_new(void)
 
 	if (!st)
 		return NULL;
-	st->top = calloc(TOP_N, sizeof(*st->top));
-	if (!st->top) {
-		free(st);
+	st->c8 = mmap(NULL, EXACT_N, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (st->c8 == MAP_FAILED)
+		st->c8 = NULL;
+	else	/* random increments over megabytes: TLB misses cost the most */
+		madvise(st->c8, EXACT_N, MADV_HUGEPAGE);
+	st->wide = calloc(NLEAVES, sizeof(*st->wide));
+	st->lsum = calloc(NLEAVES, sizeof(*st->lsum));
+	st->pos = calloc(NLOG, sizeof(*st->pos));
+	st->neg = calloc(NLOG, sizeof(*st->neg));
+	st->batch = malloc(BATCH * sizeof(*st->batch));
+	st->tmp = malloc(BATCH * sizeof(*st->tmp));
+	if (!st->c8 || !st->wide || !st->lsum || !st->pos || !st->neg || !st->batch ||
+	    !st->tmp) {
+		wult_stats_free(st);
 		return NULL;
 	}
-	st->cap = BATCH_MIN;
-	st->buf = malloc(st->cap * sizeof(*st->buf));
-	if (!st->buf) {
-		free(st->top);
-		free(st);
-		return NULL;
-	}
-	st->mem = sizeof(*st) + TOP_N * sizeof(*st->top) + st->cap * sizeof(*st->buf);
-	st->ti_lo = TOP_N;
+	st->mem = sizeof(*st) + NLEAVES * (sizeof(*st->wide) + sizeof(*st->lsum)) +
+		  2 * BATCH * sizeof(*st->batch);
 	return st;
 }
 
@@ -110,371 +113,438 @@ void wult_stats_free(struct wult_stats *st)
 
 	if (!st)
 		return;
-	for (i = st->ti_lo; i < st->ti_end; i++) {
-		struct mid *m = st->top[i];
-
-		if (!m)
-			continue;
-		munmap(m->counts, MID_SPAN * sizeof(uint32_t));
-		if (m->hi)
-			munmap(m->hi, MID_SPAN * sizeof(uint32_t));
-		free(m);
-	}
-	free(st->top);
-	free(st->buf);
+	if (st->c8)
+		munmap(st->c8, EXACT_N);
+	for (i = 0; st->wide && i < NLEAVES; i++)
+		if (st->wide[i])
+			munmap(st->wide[i], LEAF_N * sizeof(*st->wide[i]));
+	free(st->wide);
+	free(st->lsum);
+	free(st->pos);
+	free(st->neg);
+	free(st->batch);
 	free(st->tmp);
 	free(st);
 }
 
-static uint32_t *map_counts(void)
-{
-	/* Untouched pages of the mapping cost no memory: a leaf's page is
-	 * backed when its first value is counted.
-	 */
-	void *p = mmap(NULL, MID_SPAN * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+/* ---- where a value is counted ---- */
 
-	return p == MAP_FAILED ? NULL : p;
+/* The log bucket of |v| >= WULT_STATS_EXACT (clamped below 2^38). */
+static inline uint32_t log_idx(uint64_t a)
+{
+	unsigned int e = 63 - __builtin_clzll(a);
+
+	return (e - OCT_LO) * SUB_N + ((a >> (e - SUB_BITS)) & (SUB_N - 1));
 }
 
-static struct mid *get_mid(struct wult_stats *st, uint32_t ti)
+/* The value a log bucket stands for: its middle. */
+static inline uint64_t log_mid(uint32_t idx)
 {
-	struct mid *m = st->top[ti];
+	unsigned int e = OCT_LO + idx / SUB_N, sh = e - SUB_BITS;
 
-	if (m)
-		return m;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return NULL;
-	m->counts = map_counts();
-	if (!m->counts) {
-		free(m);
-		return NULL;
-	}
-	st->top[ti] = m;
-	st->mem += sizeof(*m);
-	if (ti < st->ti_lo)
-		st->ti_lo = ti;
-	if (ti + 1 > st->ti_end)
-		st->ti_end = ti + 1;
-	return m;
+	return ((uint64_t)(SUB_N + idx % SUB_N) << sh) + ((uint64_t)1 << sh) / 2;
 }
 
-/* Adds @carry to the high word of count @i (its low word wrapped). */
-static int count_carry(struct wult_stats *st, struct mid *m, size_t i, uint64_t carry)
+/* Moves leaf @l's byte counters to u64 ones: a count is about to pass 255. */
+static int promote(struct wult_stats *st, uint32_t l)
 {
-	if (!m->hi) {
-		m->hi = map_counts();
-		if (!m->hi)
-			return -ENOMEM;
-	}
-	if (!m->leaf_hi[i / LEAF_N])
-		st->mem += LEAF_N * sizeof(uint32_t);
-	m->leaf_hi[i / LEAF_N] = 1;
-	m->hi[i] += (uint32_t)carry;
-	return 0;
-}
-
-static inline uint64_t count_at(const struct mid *m, size_t i)
-{
-	uint64_t c = m->counts[i];
-
-	return m->leaf_hi[i / LEAF_N] ? c | (uint64_t)m->hi[i] << 32 : c;
-}
-
-static int hist_add(struct wult_stats *st, uint64_t u, uint64_t cnt)
-{
-	uint32_t ti = u >> (LEAF_BITS + MID_BITS);
-	uint32_t mi = (u >> LEAF_BITS) & (MID_N - 1);
-	size_t i = u & (MID_SPAN - 1);
-	struct mid *m = get_mid(st, ti);
-	uint64_t lo;
-	int ret;
-
-	if (!m)
-		return -ENOMEM;
-	lo = (uint64_t)m->counts[i] + (uint32_t)cnt;
-	if ((lo >> 32) + (cnt >> 32)) {
-		ret = count_carry(st, m, i, (lo >> 32) + (cnt >> 32));
-		if (ret)
-			return ret;
-	}
-	if (!m->sum[mi])
-		st->mem += LEAF_N * sizeof(uint32_t);
-	m->counts[i] = (uint32_t)lo;
-	m->sum[mi] += cnt;
-	m->total += cnt;
-	return 0;
-}
-
-/* LSD radix sort of @n values below 2^@bits, 8 bits a pass. */
-static void radix_sort(uint64_t *a, uint64_t *tmp, unsigned int n, unsigned int bits)
-{
-	unsigned int shift, i;
-
-	for (shift = 0; shift < bits; shift += 8) {
-		unsigned int cnt[257] = { 0 };
-
-		for (i = 0; i < n; i++)
-			cnt[((a[i] >> shift) & 0xff) + 1]++;
-		for (i = 1; i < 257; i++)
-			cnt[i] += cnt[i - 1];
-		for (i = 0; i < n; i++)
-			tmp[cnt[(a[i] >> shift) & 0xff]++] = a[i];
-		memcpy(a, tmp, n * sizeof(*a));
-	}
-}
-
-/*
- * Moves the batch into the histogram. Random increments over a wide range
- * (SilentTime spans milliseconds: megabytes of counts) miss the caches and
- * the TLB on nearly every value; sorted, they walk memory in order.
- */
-static void add_exact(struct wult_stats *st, int64_t v, uint64_t cnt);
-static uint64_t bias(struct wult_stats *st, int64_t v, uint64_t cnt);
-
-/*
- * The exact moments of the raw values buf[from..n), which are then biased
- * in place; widens [*lop, *hip] to the biased values' extremes.
- */
-static void batch_exact(struct wult_stats *st, unsigned int from, unsigned int n,
-			uint64_t *lop, uint64_t *hip)
-{
-	uint64_t lo = *lop, hi = *hip;
-	int64_t mn, mx, bmn = INT64_MAX, bmx = INT64_MIN, sh;
-	__int128 s1 = 0;
-	unsigned __int128 s2 = 0;
+	uint64_t *w = mmap(NULL, LEAF_N * sizeof(*w), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *c = st->c8 + ((size_t)l << LEAF_BITS);
 	unsigned int i;
 
-	if (from >= n)
-		return;
-	if (!st->n)
-		st->min = st->max = st->shift = (int64_t)st->buf[from];
-	mn = st->min;
-	mx = st->max;
-	sh = st->shift;
-	for (i = from; i < n; i++) {
-		int64_t v = (int64_t)st->buf[i], d;
-
-		/* Differences of in-range values fit 64 bits; others take the
-		 * slow exact path.
-		 */
-		if (v > WULT_STATS_MAX || v < WULT_STATS_MIN || sh > WULT_STATS_MAX ||
-		    sh < WULT_STATS_MIN) {
-			st->s1 += s1;
-			st->s2 += s2;
-			s1 = s2 = 0;
-			st->min = mn;
-			st->max = mx;
-			add_exact(st, v, 1);
-			mn = st->min;
-			mx = st->max;
-			st->buf[i] = bias(st, v, 1);
-			if (st->buf[i] < lo)
-				lo = st->buf[i];
-			if (st->buf[i] > hi)
-				hi = st->buf[i];
-			continue;
-		}
-		bmn = v < bmn ? v : bmn;
-		bmx = v > bmx ? v : bmx;
-		d = v - sh;
-		s1 += d;
-		s2 += (unsigned __int128)((__int128)d * d);
-		st->buf[i] = (uint64_t)v - (uint64_t)WULT_STATS_MIN;
-		st->n++;
-	}
-	if (bmn <= bmx) {
-		/* Biasing is monotonic: the extremes give the batch's span. */
-		mn = bmn < mn ? bmn : mn;
-		mx = bmx > mx ? bmx : mx;
-		if ((uint64_t)bmn - (uint64_t)WULT_STATS_MIN < lo)
-			lo = (uint64_t)bmn - (uint64_t)WULT_STATS_MIN;
-		if ((uint64_t)bmx - (uint64_t)WULT_STATS_MIN > hi)
-			hi = (uint64_t)bmx - (uint64_t)WULT_STATS_MIN;
-	}
-	*lop = lo;
-	*hip = hi;
-	st->min = mn;
-	st->max = mx;
-	st->s1 += s1;
-	st->s2 += s2;
-}
-
-/* A wide batch: a bigger one, sorted in @tmp. -ENOMEM is kept (st->err). */
-static int grow_batch(struct wult_stats *st)
-{
-	uint64_t *nb = realloc(st->buf, BATCH_MAX * sizeof(*nb));
-
-	if (!nb)
+	if (w == MAP_FAILED)
 		return st->err = -ENOMEM;
-	st->buf = nb;
-	st->tmp = malloc(BATCH_MAX * sizeof(*st->tmp));
-	if (!st->tmp)
-		return st->err = -ENOMEM;
-	st->mem += (2 * BATCH_MAX - st->cap) * sizeof(*nb);
-	st->cap = BATCH_MAX;
+	for (i = 0; i < LEAF_N; i++)
+		w[i] = c[i];
+	st->wide[l] = w;
+	st->mem += LEAF_N * sizeof(*w);
+	/* The bytes stay mapped but are never touched again. */
 	return 0;
 }
 
-static int flush(struct wult_stats *st, int all)
+/* Counts @cnt times the value at index @i of the exact part. */
+static int count_exact(struct wult_stats *st, uint64_t i, uint64_t cnt)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
-	unsigned int i, n = st->nbuf, bits;
-	struct mid *m = NULL;
-	uint32_t mti = UINT32_MAX;
-	int ret = 0;
+	uint32_t l = i >> LEAF_BITS;
 
-	if (n == st->nexact)
-		return st->err;
-	if (st->nexact) {
-		/* A grown batch: its first part is biased already. */
-		lo = st->blo;
-		hi = st->bhi;
-	}
-	batch_exact(st, st->nexact, n, &lo, &hi);
-	st->nexact = n;
-	st->blo = lo;
-	st->bhi = hi;
-	if (hi - lo >= SORT_SPAN && st->cap < BATCH_MAX && !st->err) {
-		ret = grow_batch(st);
-		if (!ret && !all)
-			return 0;	/* fill the bigger batch */
-	}
-	if (hi - lo >= SORT_SPAN && st->tmp) {
-		for (i = 0; i < n; i++)
-			st->buf[i] -= lo;
-		bits = 64 - __builtin_clzll(hi - lo);
-		radix_sort(st->buf, st->tmp, n, bits);
-		for (i = 0; i < n; i++)
-			st->buf[i] += lo;
-	}
-	for (i = 0; i < n; i++) {
-		uint64_t u = st->buf[i];
-		uint32_t ti = u >> (LEAF_BITS + MID_BITS), mi;
+	if (!st->wide[l] && st->c8[i] + cnt > 0xff && promote(st, l))
+		return -ENOMEM;
+	if (!st->lsum[l])
+		st->mem += LEAF_N;
+	st->lsum[l] += cnt;
+	if (st->wide[l])
+		st->wide[l][i & (LEAF_N - 1)] += cnt;
+	else
+		st->c8[i] += cnt;
+	return 0;
+}
 
-		if (ti != mti) {
-			m = get_mid(st, ti);
-			mti = ti;
-			if (!m) {
-				ret = -ENOMEM;
-				mti = UINT32_MAX;
-				continue;
-			}
-		}
-		mi = (u >> LEAF_BITS) & (MID_N - 1);
-		if (!m->sum[mi])
-			st->mem += LEAF_N * sizeof(uint32_t);
-		if (!++m->counts[u & (MID_SPAN - 1)] &&
-		    count_carry(st, m, u & (MID_SPAN - 1), 1)) {
-			m->counts[u & (MID_SPAN - 1)]--;	/* keep the 2^32 - 1 */
-			ret = -ENOMEM;
-			continue;
-		}
-		m->sum[mi]++;
-		m->total++;
+/* The slow path: a value beyond the exact part, @cnt times. */
+static void count_log(struct wult_stats *st, int64_t v, uint64_t cnt)
+{
+	int64_t hv = v > WULT_STATS_MAX ? WULT_STATS_MAX : v < WULT_STATS_MIN ? WULT_STATS_MIN : v;
+
+	if (hv != v)
+		st->clamped += cnt;
+	if (!st->nlog || v < st->lmin)
+		st->lmin = v;
+	if (!st->nlog || v > st->lmax)
+		st->lmax = v;
+	st->nlog += cnt;
+	st->ls1 += (__int128)v * cnt;
+	st->ls2 += (unsigned __int128)((__int128)v * v) * cnt;
+	if (hv > 0)
+		st->pos[log_idx(hv)] += cnt;
+	else
+		st->neg[log_idx(-(uint64_t)hv)] += cnt;
+}
+
+static inline void count_one(struct wult_stats *st, uint32_t i)
+{
+	uint32_t l = i >> LEAF_BITS;
+
+	if (st->wide[l]) {
+		st->wide[l][i & (LEAF_N - 1)]++;
+	} else if (st->c8[i] == 0xff) {
+		count_exact(st, i, 1);	/* a failure stays in st->err */
+		return;
+	} else {
+		if (!st->lsum[l])
+			st->mem += LEAF_N;
+		st->c8[i]++;
 	}
-	st->nbuf = st->nexact = 0;
-	if (ret && !st->err)
-		st->err = ret;
+	st->lsum[l]++;
+}
+
+/*
+ * Counts the batch. Spread over megabytes of counters (SilentTime), the
+ * increments would miss the caches and the TLB on nearly every value: a
+ * batch touching many 16 KiB partitions is first put in partition order
+ * (one counting pass, one scatter), so they walk memory in order.
+ */
+static int flush(struct wult_stats *st)
+{
+	uint32_t cnt[NPART + 1] = { 0 }, *b = st->batch;
+	unsigned int i, n = st->nbatch, parts = 0;
+
+	for (i = 0; i < n; i++)
+		parts += !cnt[(b[i] >> PART_SHIFT) + 1]++;
+	if (parts > 8) {
+		for (i = 1; i <= NPART; i++)
+			cnt[i] += cnt[i - 1];
+		for (i = 0; i < n; i++)
+			st->tmp[cnt[b[i] >> PART_SHIFT]++] = b[i];
+		b = st->tmp;
+	}
+	for (i = 0; i < n; i++)
+		count_one(st, b[i]);
+	st->nbatch = 0;
 	return st->err;
 }
 
-/* Queries see every value: flush first (the struct is logically const).
- * 0, or the allocation failure that left values out of the histogram.
+/* Queries see every value: count the batch first (the struct is logically
+ * const). 0, or the allocation failure that left values uncounted.
  */
-static int sync_hist(const struct wult_stats *st)
+static int sync(const struct wult_stats *st)
 {
-	return flush((struct wult_stats *)st, 1);
+	return st->nbatch ? flush((struct wult_stats *)st) : st->err;
 }
 
-static void add_exact(struct wult_stats *st, int64_t v, uint64_t cnt)
-{
-	__int128 d;
-
-	if (!st->n) {
-		st->min = st->max = st->shift = v;
-	} else {
-		if (v < st->min)
-			st->min = v;
-		if (v > st->max)
-			st->max = v;
-	}
-	st->n += cnt;
-	d = (__int128)v - st->shift;
-	st->s1 += d * cnt;
-	st->s2 += (unsigned __int128)(d * d) * cnt;
-}
-
-static uint64_t bias(struct wult_stats *st, int64_t v, uint64_t cnt)
-{
-	int64_t hv = v;
-
-	if (hv > WULT_STATS_MAX)
-		hv = WULT_STATS_MAX;
-	else if (hv < WULT_STATS_MIN)
-		hv = WULT_STATS_MIN;
-	if (hv != v)
-		st->clamped += cnt;
-	return (uint64_t)hv - (uint64_t)WULT_STATS_MIN;
-}
-
+/*
+ * The hot path: a value of the exact part joins the batch; count, extremes
+ * and moments of the exact part come from the counters when asked for, not
+ * per value.
+ */
 int wult_stats_add(struct wult_stats *st, int64_t val)
 {
-	/* Raw now; moments, clamping and counting happen per batch. One at
-	 * a time, n cannot reach WULT_STATS_MAX_COUNT in any real run (2^62
-	 * values at 10^9 a second take 146 years).
-	 */
-	st->buf[st->nbuf++] = (uint64_t)val;
-	if (st->nbuf == st->cap)
-		return flush(st, 0);
-	return 0;
+	uint64_t i = (uint64_t)val + WULT_STATS_EXACT;
+
+	st->n++;
+	if (i >= EXACT_N) {
+		count_log(st, val, 1);
+		return 0;
+	}
+	st->batch[st->nbatch++] = i;
+	return st->nbatch == BATCH ? flush(st) : 0;
 }
 
 int wult_stats_add_n(struct wult_stats *st, int64_t val, uint64_t cnt)
 {
-	int ret = flush(st, 1);
-	uint64_t u;
+	uint64_t i = (uint64_t)val + WULT_STATS_EXACT;
+	int ret = sync(st);
 
 	if (ret || !cnt)
 		return ret;
 	if (cnt > WULT_STATS_MAX_COUNT - st->n)
 		return -EOVERFLOW;
-	u = bias(st, val, 0);
-	ret = hist_add(st, u, cnt);
-	if (ret)
-		return st->err = ret;
-	if (u != (uint64_t)val - (uint64_t)WULT_STATS_MIN)
-		st->clamped += cnt;
-	add_exact(st, val, cnt);
+	if (i >= EXACT_N) {
+		count_log(st, val, cnt);
+	} else {
+		ret = count_exact(st, i, cnt);
+		if (ret)
+			return ret;
+	}
+	st->n += cnt;
 	return 0;
 }
 
-static int merge_one(int64_t val, uint64_t cnt, void *ctx)
+/* ---- queries ---- */
+
+static inline uint64_t leaf_count(const struct wult_stats *st, uint32_t l, uint32_t i)
 {
-	return wult_stats_add_n(ctx, val, cnt);
+	return st->wide[l] ? st->wide[l][i] : st->c8[((size_t)l << LEAF_BITS) + i];
 }
 
-int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
+/*
+ * Calls @fn(value, count) in ascending order: negative log buckets, the
+ * exact part, positive log buckets. A bucket's value is its middle.
+ */
+static int walk(const struct wult_stats *st, int (*fn)(int64_t, uint64_t, void *), void *ctx)
 {
-	int64_t smin, smax;
+	uint32_t l, i;
 	int ret;
 
-	/* The histogram holds clamped values: restore the exact extremes. */
-	ret = sync_hist(src);
-	smin = src->min;
-	smax = src->max;
-	ret = ret ?: flush(dst, 1);
-	if (!ret && src->n > WULT_STATS_MAX_COUNT - dst->n)
-		ret = -EOVERFLOW;
-	ret = ret ?: wult_stats_foreach(src, merge_one, dst);
-	if (ret || !src->n)
-		return ret;
-	if (smin < dst->min)
-		dst->min = smin;
-	if (smax > dst->max)
-		dst->max = smax;
+	for (i = NLOG; i-- > 0;)
+		if (st->neg[i] && (ret = fn(-(int64_t)log_mid(i), st->neg[i], ctx)))
+			return ret;
+	for (l = 0; l < NLEAVES; l++) {
+		int64_t base = (int64_t)((uint64_t)l << LEAF_BITS) - WULT_STATS_EXACT;
+
+		if (!st->lsum[l])
+			continue;
+		for (i = 0; i < LEAF_N; i++) {
+			uint64_t n = leaf_count(st, l, i);
+
+			if (n && (ret = fn(base + i, n, ctx)))
+				return ret;
+		}
+	}
+	for (i = 0; i < NLOG; i++)
+		if (st->pos[i] && (ret = fn((int64_t)log_mid(i), st->pos[i], ctx)))
+			return ret;
 	return 0;
+}
+
+/* Count, extremes and sums of every value, exact (the exact part from
+ * its counters, the log part from its own sums).
+ */
+struct moments {
+	uint64_t n;
+	int64_t min, max;
+	__int128 s1;
+	unsigned __int128 s2;
+};
+
+static void moments(const struct wult_stats *st, struct moments *m)
+{
+	uint32_t l, i;
+
+	m->n = st->nlog;
+	m->min = st->lmin;
+	m->max = st->lmax;
+	m->s1 = st->ls1;
+	m->s2 = st->ls2;
+	for (l = 0; l < NLEAVES; l++) {
+		int64_t base = (int64_t)((uint64_t)l << LEAF_BITS) - WULT_STATS_EXACT;
+		__int128 s1 = 0;
+		unsigned __int128 s2 = 0;
+
+		if (!st->lsum[l])
+			continue;
+		for (i = 0; i < LEAF_N; i++) {
+			uint64_t c = leaf_count(st, l, i);
+			int64_t v = base + i;
+
+			if (!c)
+				continue;
+			if (!m->n || v < m->min)
+				m->min = v;
+			if (!m->n || v > m->max)
+				m->max = v;
+			m->n += c;
+			s1 += (__int128)v * c;
+			s2 += (unsigned __int128)((__int128)v * v) * c;
+		}
+		m->s1 += s1;
+		m->s2 += s2;
+	}
+}
+
+struct rank_ctx {
+	uint64_t k;		/* ranks still to skip */
+	int64_t val;
+};
+
+static int rank_fn(int64_t val, uint64_t cnt, void *ctx)
+{
+	struct rank_ctx *r = ctx;
+
+	if (r->k < cnt) {
+		r->val = val;
+		return 1;
+	}
+	r->k -= cnt;
+	return 0;
+}
+
+/* The value of 0-based rank @k (k < n), within [@min, @max] (the exact
+ * extremes): whole leaves are skipped by their totals.
+ */
+static int64_t at_rank(const struct wult_stats *st, uint64_t k, int64_t min, int64_t max)
+{
+	struct rank_ctx r = { .k = k, .val = max };
+	uint64_t below = 0, i;
+	uint32_t l;
+
+	if (k == 0)
+		return min;
+	if (k == st->n - 1)
+		return max;
+	for (i = 0; i < NLOG; i++)
+		below += st->neg[i];
+	/* Rank in the exact part: jump to its leaf, walk only that one. */
+	if (k >= below) {
+		uint64_t kk = k - below;
+
+		for (l = 0; l < NLEAVES && kk >= st->lsum[l]; l++)
+			kk -= st->lsum[l];
+		for (i = 0; l < NLEAVES && i < LEAF_N; i++) {
+			uint64_t n = leaf_count(st, l, i);
+
+			if (kk < n)
+				return (int64_t)((uint64_t)l << LEAF_BITS) + (int64_t)i -
+				       WULT_STATS_EXACT;
+			kk -= n;
+		}
+	}
+	walk(st, rank_fn, &r);
+	return r.val < min ? min : r.val > max ? max : r.val;
+}
+
+/* numpy's default ('linear'): position (n - 1) * p between ranks. */
+static double percentile(const struct wult_stats *st, double pct, int64_t min, int64_t max)
+{
+	double h, frac;
+	uint64_t lo;
+	int64_t a, b;
+
+	if (pct < 0)
+		pct = 0;
+	if (pct > 100)
+		pct = 100;
+	h = (double)(st->n - 1) * pct / 100.0;
+	lo = (uint64_t)h;
+	if (lo >= st->n - 1)
+		return (double)max;
+	frac = h - (double)lo;
+	a = at_rank(st, lo, min, max);
+	if (frac == 0)
+		return (double)a;
+	b = at_rank(st, lo + 1, min, max);
+	return (double)a + frac * (double)(b - a);
+}
+
+double wult_stats_percentile(const struct wult_stats *st, double pct)
+{
+	struct moments m;
+
+	if (sync(st) || !st->n || isnan(pct))
+		return NAN;
+	moments(st, &m);
+	return percentile(st, pct, m.min, m.max);
+}
+
+int wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *sum)
+{
+	long double n, mean, s1, s2, var;
+	struct moments m;
+	int ret = sync(st);
+
+	memset(sum, 0, sizeof(*sum));
+	moments(st, &m);
+	sum->count = st->n;
+	sum->clamped = st->clamped;
+	sum->approx = st->nlog;
+	sum->min = m.min;
+	sum->max = m.max;
+	sum->mean = sum->stddev = NAN;
+	sum->median = sum->p90 = sum->p99 = NAN;
+	sum->p99_9 = sum->p99_99 = sum->p99_999 = NAN;
+	if (!st->n || ret)
+		return ret;
+	/* Sums about the whole-ns mean, so the variance does not cancel. */
+	n = m.n;
+	mean = (long double)m.s1 / n;
+	{
+		__int128 c = (__int128)llroundl(mean);
+
+		s1 = (long double)(m.s1 - c * (__int128)m.n);
+		s2 = (long double)(__int128)(m.s2 - (unsigned __int128)(2 * c * m.s1) +
+					     (unsigned __int128)(c * c * (__int128)m.n));
+	}
+	sum->mean = (double)mean;
+	if (m.n > 1) {
+		var = (s2 - s1 * s1 / n) / (n - 1);
+		sum->stddev = var > 0 ? (double)sqrtl(var) : 0;
+	}
+	sum->median = percentile(st, 50, m.min, m.max);
+	sum->p90 = percentile(st, 90, m.min, m.max);
+	sum->p99 = percentile(st, 99, m.min, m.max);
+	sum->p99_9 = percentile(st, 99.9, m.min, m.max);
+	sum->p99_99 = percentile(st, 99.99, m.min, m.max);
+	sum->p99_999 = percentile(st, 99.999, m.min, m.max);
+	return 0;
+}
+
+int wult_stats_foreach(const struct wult_stats *st,
+		       int (*fn)(int64_t val, uint64_t cnt, void *ctx), void *ctx)
+{
+	return sync(st) ?: walk(st, fn, ctx);
+}
+
+/* Adds @src's counters and log-part sums to @dst's: exact whatever they
+ * hold, as no value is re-derived from a bucket.
+ */
+int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
+{
+	uint32_t l, i;
+	int ret;
+
+	ret = sync(dst) ?: sync(src);
+	if (ret)
+		return ret;
+	if (src->n > WULT_STATS_MAX_COUNT - dst->n)
+		return -EOVERFLOW;
+	for (l = 0; l < NLEAVES; l++) {
+		if (!src->lsum[l])
+			continue;
+		for (i = 0; i < LEAF_N; i++) {
+			uint64_t c = leaf_count(src, l, i);
+
+			if (c && (ret = count_exact(dst, ((uint64_t)l << LEAF_BITS) + i, c)))
+				return ret;
+		}
+	}
+	for (i = 0; i < NLOG; i++) {
+		dst->pos[i] += src->pos[i];
+		dst->neg[i] += src->neg[i];
+	}
+	if (src->nlog && (!dst->nlog || src->lmin < dst->lmin))
+		dst->lmin = src->lmin;
+	if (src->nlog && (!dst->nlog || src->lmax > dst->lmax))
+		dst->lmax = src->lmax;
+	dst->nlog += src->nlog;
+	dst->ls1 += src->ls1;
+	dst->ls2 += src->ls2;
+	dst->clamped += src->clamped;
+	dst->n += src->n;
+	return 0;
+}
+
+uint64_t wult_stats_count(const struct wult_stats *st)
+{
+	return st->n;
 }
 
 int wult_stats_error(const struct wult_stats *st)
@@ -482,139 +552,7 @@ int wult_stats_error(const struct wult_stats *st)
 	return st->err;
 }
 
-uint64_t wult_stats_count(const struct wult_stats *st)
-{
-	return st->n + st->nbuf - st->nexact;
-}
-
 size_t wult_stats_mem(const struct wult_stats *st)
 {
 	return st->mem;
-}
-
-/* The value of 0-based rank @k (k < n) in sorted order. */
-static int64_t at_rank(const struct wult_stats *st, uint64_t k)
-{
-	uint32_t ti, mi, li;
-
-	for (ti = st->ti_lo; ti < st->ti_end; ti++) {
-		const struct mid *m = st->top[ti];
-
-		if (!m)
-			continue;
-		if (k >= m->total) {
-			k -= m->total;
-			continue;
-		}
-		for (mi = 0; mi < MID_N; mi++) {
-			if (k >= m->sum[mi]) {
-				k -= m->sum[mi];
-				continue;
-			}
-			for (li = 0; li < LEAF_N; li++) {
-				uint64_t c = count_at(m, (size_t)mi * LEAF_N + li);
-
-				if (k < c) {
-					uint64_t u = ((uint64_t)ti << (LEAF_BITS + MID_BITS)) |
-						     ((uint64_t)mi << LEAF_BITS) | li;
-
-					return (int64_t)(u + (uint64_t)WULT_STATS_MIN);
-				}
-				k -= c;
-			}
-		}
-	}
-	return st->max;	/* not reached while the totals are consistent */
-}
-
-double wult_stats_percentile(const struct wult_stats *st, double pct)
-{
-	double h, frac;
-	uint64_t lo;
-	int64_t a, b;
-
-	if (sync_hist(st) || !st->n || isnan(pct))
-		return NAN;
-	if (pct < 0)
-		pct = 0;
-	if (pct > 100)
-		pct = 100;
-	/* numpy's default ('linear'): position (n - 1) * p between ranks. */
-	h = (double)(st->n - 1) * pct / 100.0;
-	lo = (uint64_t)h;
-	if (lo >= st->n - 1)
-		return (double)at_rank(st, st->n - 1);
-	frac = h - (double)lo;
-	a = at_rank(st, lo);
-	if (frac == 0)
-		return (double)a;
-	b = at_rank(st, lo + 1);
-	return (double)a + frac * (double)(b - a);
-}
-
-int wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *sum)
-{
-	long double n, s1, s2, var;
-	int ret = sync_hist(st);
-
-	n = st->n;
-	s1 = st->s1;
-	s2 = st->s2;
-	memset(sum, 0, sizeof(*sum));
-	sum->count = st->n;
-	sum->clamped = st->clamped;
-	if (st->n) {
-		sum->min = st->min;
-		sum->max = st->max;
-	}
-	if (!st->n || ret) {
-		sum->mean = sum->stddev = NAN;
-		sum->median = sum->p90 = sum->p99 = NAN;
-		sum->p99_9 = sum->p99_99 = sum->p99_999 = NAN;
-		return ret;
-	}
-	sum->mean = (double)(st->shift + s1 / n);
-	if (st->n > 1) {
-		var = (s2 - s1 * s1 / n) / (n - 1);
-		sum->stddev = var > 0 ? (double)sqrtl(var) : 0;
-	}
-	sum->median = wult_stats_percentile(st, 50);
-	sum->p90 = wult_stats_percentile(st, 90);
-	sum->p99 = wult_stats_percentile(st, 99);
-	sum->p99_9 = wult_stats_percentile(st, 99.9);
-	sum->p99_99 = wult_stats_percentile(st, 99.99);
-	sum->p99_999 = wult_stats_percentile(st, 99.999);
-	return 0;
-}
-
-int wult_stats_foreach(const struct wult_stats *st,
-		       int (*fn)(int64_t val, uint64_t cnt, void *ctx), void *ctx)
-{
-	uint32_t ti, mi, li;
-	int ret = sync_hist(st);
-
-	if (ret)
-		return ret;
-	for (ti = st->ti_lo; ti < st->ti_end; ti++) {
-		const struct mid *m = st->top[ti];
-
-		if (!m)
-			continue;
-		for (mi = 0; mi < MID_N; mi++) {
-			if (!m->sum[mi])
-				continue;
-			for (li = 0; li < LEAF_N; li++) {
-				uint64_t u, c = count_at(m, (size_t)mi * LEAF_N + li);
-
-				if (!c)
-					continue;
-				u = ((uint64_t)ti << (LEAF_BITS + MID_BITS)) |
-				    ((uint64_t)mi << LEAF_BITS) | li;
-				ret = fn((int64_t)(u + (uint64_t)WULT_STATS_MIN), c, ctx);
-				if (ret)
-					return ret;
-			}
-		}
-	}
-	return 0;
 }

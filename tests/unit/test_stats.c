@@ -38,8 +38,11 @@ static uint64_t xs(void)
 	return rng;
 }
 
+/* Exact below WULT_STATS_EXACT; within the buckets' 2^-12 beyond. */
 static int close_to(double a, double b)
 {
+	if (fabs(b) >= (double)WULT_STATS_EXACT || fabs(a) >= (double)WULT_STATS_EXACT)
+		return fabs(a - b) <= fabs(b) / 4096 + 1;
 	return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b));
 }
 
@@ -203,13 +206,16 @@ static void alloc_failure(void)
 	uint64_t c = 0;
 	int i, ret = 0;
 
+	fail_mmap = 1;
+	WT_CHECK(!wult_stats_new(), "new fails without its mapping");
+	fail_mmap = 0;
 	for (i = 0; i < 1000; i++)
 		wult_stats_add(st, i);
 	WT_EQ(wult_stats_summary(st, &s), 0);
 	fail_mmap = 1;
-	/* Values beyond the first mid's millisecond need a new mapping. */
-	for (i = 0; i < 100000; i++)
-		ret = ret ?: wult_stats_add(st, 5000000 + i);
+	/* The 256th count of one value needs a wider leaf (a mapping). */
+	for (i = 0; i < 300; i++)
+		ret = ret ?: wult_stats_add(st, 5);
 	ret = ret ?: wult_stats_summary(st, &s);
 	fail_mmap = 0;
 	WT_EQ(ret, -ENOMEM);
@@ -224,6 +230,56 @@ static void alloc_failure(void)
 	WT_EQ(wult_stats_add_n(st, 1, 1), -ENOMEM);
 	wult_stats_free(st);
 	wult_stats_free(st2);
+}
+
+/*
+ * Wide ranges: exact below WULT_STATS_EXACT, within 2^-12 beyond, memory
+ * bounded whatever the range (LDist up to 50 ms) and the count; a merge
+ * keeps the exact moments and extremes.
+ */
+static void wide_range(void)
+{
+	struct wult_stats *st = wult_stats_new(), *a = wult_stats_new(), *b = wult_stats_new();
+	struct wult_stats_summary s, sa;
+	int64_t v;
+	int i;
+
+	for (i = 0; i < 4000000; i++) {
+		v = (int64_t)(xs() % 50000000);
+		wult_stats_add(st, v);
+		wult_stats_add(i & 1 ? a : b, v);
+	}
+	WT_CHECK(wult_stats_mem(st) < 10u << 20, "50 ms range: mem %zu", wult_stats_mem(st));
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	WT_CHECK(s.approx > 3500000 && s.approx < 3800000, "approx %llu",
+		 (unsigned long long)s.approx);
+	WT_CHECK(fabs(s.median - 25e6) < 25e6 / 200, "median %f", s.median);
+	WT_EQ(wult_stats_merge(a, b), 0);
+	WT_EQ(wult_stats_summary(a, &sa), 0);
+	WT_EQ(sa.count, s.count);
+	WT_EQ(sa.min, s.min);
+	WT_EQ(sa.max, s.max);
+	WT_CHECK(sa.mean == s.mean && fabs(sa.stddev - s.stddev) < 1e-6 * s.stddev,
+		 "merged mean %f/%f stddev %f/%f", sa.mean, s.mean, sa.stddev, s.stddev);
+	WT_CHECK(sa.median == s.median && sa.p99 == s.p99, "merged percentiles");
+	WT_EQ(sa.approx, s.approx);
+	wult_stats_free(st);
+	wult_stats_free(a);
+	wult_stats_free(b);
+	/* A value just below the limit is exact, one just above within 2^-12. */
+	st = wult_stats_new();
+	wult_stats_add(st, WULT_STATS_EXACT - 1);
+	wult_stats_add(st, WULT_STATS_EXACT - 1);
+	wult_stats_add(st, 3 * WULT_STATS_EXACT + 12345);
+	wult_stats_add(st, 3 * WULT_STATS_EXACT + 12345);
+	wult_stats_add(st, -5 * WULT_STATS_EXACT);
+	WT_CHECK(wult_stats_percentile(st, 25) == WULT_STATS_EXACT - 1, "exact at the limit");
+	v = 3 * WULT_STATS_EXACT + 12345;
+	WT_CHECK(fabs(wult_stats_percentile(st, 75) - v) <= v / 4096.0, "bucketed %f",
+		 wult_stats_percentile(st, 75));
+	WT_CHECK(wult_stats_percentile(st, 0) == -5 * WULT_STATS_EXACT, "min exact");
+	WT_CHECK(wult_stats_percentile(st, 100) == v, "max exact");
+	wult_stats_free(st);
 }
 
 int main(void)
@@ -241,6 +297,7 @@ int main(void)
 	interleaved();
 	big_counts();
 	alloc_failure();
+	wide_range();
 
 	/* Empty. */
 	st = wult_stats_new();
@@ -254,7 +311,7 @@ int main(void)
 	wult_stats_summary(st, &s);
 	WT_EQ(s.max, INT64_MAX / 4);
 	WT_EQ(s.clamped, 1);
-	WT_CHECK(wult_stats_percentile(st, 100) == (double)WULT_STATS_MAX, "clamp top");
+	WT_CHECK(wult_stats_percentile(st, 100) == (double)(INT64_MAX / 4), "max exact");
 
 	/* Merge keeps counts and exact extremes. */
 	st2 = wult_stats_new();

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Streaming statistics over integer samples (nanoseconds for time metrics).
+ * Streaming statistics over integer samples (nanoseconds for time metrics)
+ * in bounded memory.
  *
- * Exact in one pass: every value is counted in a sparse three-level
- * histogram with one-count-per-integer resolution, so the percentiles are
- * the same numbers a sort of all values would give. Memory depends on the
- * range the values cover, not on how many there are (see stats.c).
+ * Values below WULT_STATS_EXACT in magnitude (~4.2 ms: every latency) are
+ * counted per ns, so their percentiles are the numbers a sort of all values
+ * would give. Larger ones (SilentTime, LDist of tens of ms) are counted in
+ * log-linear buckets: percentiles there are within 2^-12 (0.025%) of the
+ * exact ones. count, min, max, mean and stddev are always exact. Memory
+ * depends on the range the values cover, never on how many there are: at
+ * most ~9 MiB per object (see stats.c).
  */
 #ifndef WULT_STATS_H
 #define WULT_STATS_H
@@ -15,6 +19,8 @@
 
 struct wult_stats;
 
+/* Percentiles are exact for values in (-WULT_STATS_EXACT, WULT_STATS_EXACT). */
+#define WULT_STATS_EXACT	((int64_t)1 << 22)
 /* Values outside [WULT_STATS_MIN, WULT_STATS_MAX] are clamped for the
  * percentiles (and counted in `clamped`); count/min/max/mean/stddev stay
  * exact. 2^38 ns is about 275 s.
@@ -25,6 +31,7 @@ struct wult_stats;
 struct wult_stats_summary {
 	uint64_t count;
 	uint64_t clamped;	/* values clamped into the histogram's range */
+	uint64_t approx;	/* values beyond WULT_STATS_EXACT (bucketed) */
 	int64_t min, max;
 	double mean;
 	double stddev;		/* sample standard deviation (n - 1), as pandas */
