@@ -371,55 +371,35 @@ static void moments(const struct wult_stats *st, struct moments *m)
 	}
 }
 
-struct rank_ctx {
-	uint64_t k;		/* ranks still to skip */
-	int64_t val;
-};
-
-static int rank_fn(int64_t val, uint64_t cnt, void *ctx)
-{
-	struct rank_ctx *r = ctx;
-
-	if (r->k < cnt) {
-		r->val = val;
-		return 1;
-	}
-	r->k -= cnt;
-	return 0;
-}
-
 /* The value of 0-based rank @k (k < n), within [@min, @max] (the exact
- * extremes): whole leaves are skipped by their totals.
+ * extremes): each part is skipped by its total, whole leaves by theirs.
  */
 static int64_t at_rank(const struct wult_stats *st, uint64_t k, int64_t min, int64_t max)
 {
-	struct rank_ctx r = { .k = k, .val = max };
-	uint64_t below = 0, i;
-	uint32_t l;
+	uint64_t n;
+	uint32_t l, i;
+	int64_t v = max;
 
 	if (k == 0)
 		return min;
 	if (k == st->n - 1)
 		return max;
-	for (i = 0; i < NLOG; i++)
-		below += st->neg[i];
-	/* Rank in the exact part: jump to its leaf, walk only that one. */
-	if (k >= below) {
-		uint64_t kk = k - below;
-
-		for (l = 0; l < NLEAVES && kk >= st->lsum[l]; l++)
-			kk -= st->lsum[l];
-		for (i = 0; l < NLEAVES && i < LEAF_N; i++) {
-			uint64_t n = leaf_count(st, l, i);
-
-			if (kk < n)
-				return (int64_t)((uint64_t)l << LEAF_BITS) + (int64_t)i -
-				       WULT_STATS_EXACT;
-			kk -= n;
-		}
+	for (i = NLOG; i-- > 0; k -= st->neg[i])
+		if (k < st->neg[i])
+			return -(int64_t)log_mid(i) < min ? min : -(int64_t)log_mid(i);
+	for (l = 0; l < NLEAVES && k >= st->lsum[l]; l++)
+		k -= st->lsum[l];
+	for (i = 0; l < NLEAVES && i < LEAF_N; i++, k -= n) {
+		n = leaf_count(st, l, i);
+		if (k < n)
+			return (int64_t)((uint64_t)l << LEAF_BITS) + (int64_t)i - WULT_STATS_EXACT;
 	}
-	walk(st, rank_fn, &r);
-	return r.val < min ? min : r.val > max ? max : r.val;
+	for (i = 0; l == NLEAVES && i < NLOG; i++, k -= st->pos[i - 1])
+		if (k < st->pos[i]) {
+			v = (int64_t)log_mid(i);
+			break;
+		}
+	return v > max ? max : v;
 }
 
 /* numpy's default ('linear'): position (n - 1) * p between ranks. */

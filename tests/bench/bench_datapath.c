@@ -1,42 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Benchmark for the data path: read + decode + filter + full statistics
- * over a 10M-datapoint perf.data (written by the synthetic generator) on
- * one core, against two baselines in the same run:
- *   - the reader alone (what decoding, filtering and statistics add);
+ * bench_datapath: the data path end to end, `wult report` as a user runs
+ * it, every figure a ratio to a baseline measured in the same run:
+ *   - `wult report FILE` on 10M synthetic datapoints (LDist up to 50 ms)
+ *     against `cat FILE` (what reading the file costs at memory speed) and
+ *     against libwult's reader alone;
+ *   - pipe mode (`cat FILE | wult report -`) against file mode;
  *   - `perf script -s scripts/perf/wult-report.py` (the python decoder) on
- *     a smaller file of the same distribution, per datapoint.
- * Goals (issue 5): >= 10M datapoints/s, peak RSS < 64 MB, >= 50x the python
- * decoder. A miss prints GOAL MISSED; the exit status stays 0.
+ *     200k datapoints of the same distribution;
+ *   - pandas reading the same datapoints as intel wult CSV and computing
+ *     the per-state quantiles (1M of them), when python3-pandas is there;
+ *   - peak RSS of `wult report` with four time metrics (SilentTime and
+ *     LDist up to 50 ms: the statistics' widest case).
+ * Goals (issue 14): >= 15M datapoints/s, >= 40x pandas, >= 300x python,
+ * peak RSS <= 64 MB, pipe mode within 1.5x of file mode. A miss prints GOAL
+ * MISSED (exit status 0: the machine may be busy); the run's ratios are
+ * kept in $WULT_BENCH_PREV (default build/bench/datapath.prev) and one
+ * more than 20% worse than the previous run's fails (exit status 1).
  *
  * Environment: WULT_BENCH_N (datapoints, default 10M), WULT_BENCH_PY_N
- * (python baseline datapoints, default 200000, 0 to skip), WULT_BENCH_ALL
- * (0 skips the all-metrics run), WULT_BENCH_DIR (default /tmp).
+ * (python baseline, default 200000, 0 skips), WULT_BENCH_PD_N (pandas
+ * baseline, default 1M, 0 skips), WULT_BENCH_DIR (default /tmp),
+ * WULT_BENCH_PREV, WULT (the wult binary, default build/rel/wult).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <wult/dp.h>
-#include <wult/filter.h>
-#include <wult/metrics.h>
+#include <perf/event.h>
 #include <wult/perfdata.h>
-#include <wult/stats.h>
 #include <wult/synth.h>
 
-#define GOAL_RATE	10e6	/* datapoints/s */
+#define GOAL_RATE	15e6	/* datapoints/s */
 #define GOAL_RSS_MB	64.0
-#define GOAL_PY_RATIO	50.0
-#define NSTATES		3
+#define GOAL_PY_RATIO	300.0
+#define GOAL_PD_RATIO	40.0
+#define GOAL_PIPE	1.5	/* pipe time / file time */
+#define REGRESSION	0.8	/* a ratio below 0.8x the previous run's fails */
 #define REPS		3
-#define FILTER		"WakeLatency < 1ms && ReqCState != \"POLL\" || LDist > 10us"
+#define NKEYS		5
 
 static int missed;
+static const char *wult = "build/rel/wult";
 
 static double now_s(void)
 {
@@ -44,14 +58,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double rss_mb(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss / 1024.0;
 }
 
 static uint64_t env_u64(const char *name, uint64_t def)
@@ -63,254 +69,364 @@ static uint64_t env_u64(const char *name, uint64_t def)
 
 static void goal(const char *what, double val, const char *unit, double limit, int above)
 {
-	int ok = above ? val >= limit : val < limit;
+	int ok = above ? val >= limit : val <= limit;
 
-	printf("  goal %-28s %12.2f %-5s %s %g: %s\n", what, val, unit, above ? ">=" : "<",
+	printf("  goal %-30s %10.2f %-5s %s %g: %s\n", what, val, unit, above ? ">=" : "<=",
 	       limit, ok ? "met" : "GOAL MISSED");
 	missed |= !ok;
 }
 
-/* Reader only: every record parsed, nothing else. */
-static double parse_only(const char *path, uint64_t *n)
-{
-	struct wult_pd *pd;
-	struct wult_pd_event ev;
-	char err[256];
-	double t0 = now_s();
-	uint64_t sink = 0;
+/* CPU seconds (user + system) of the last run(). */
+static double last_cpu;
 
-	*n = 0;
-	if (wult_pd_open(path, 0, &pd, err, sizeof(err))) {
-		printf("bench_datapath: %s\n", err);
+/*
+ * Runs @cmd (sh -c, output to /dev/null): wall seconds, or -1 when it
+ * fails; *@rss_mb gets the peak RSS of the process sh ran (sh execs a
+ * simple command).
+ */
+static double run(const char *cmd, double *rss_mb)
+{
+	struct rusage ru;
+	double t0 = now_s();
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, 1);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("  FAILED: %s\n", cmd);
 		return -1;
 	}
-	while (wult_pd_next(pd, &ev) > 0) {
-		if (ev.type == PERF_RECORD_SAMPLE) {
-			sink += ev.sample.raw_size;
-			(*n)++;
-		}
-	}
-	wult_pd_close(pd);
-	if (!sink)
-		printf("  (no samples)\n");
+	if (rss_mb)
+		*rss_mb = ru.ru_maxrss / 1024.0;
+	last_cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+		   ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 	return now_s() - t0;
 }
 
-struct full {
-	uint64_t n, kept;
-	struct wult_stats *overall[WULT_M_NR];
-	struct wult_stats *state[NSTATES][2];	/* WakeLatency, IntrLatency */
-};
-
-/* The goal run does what wult-report.py does: WakeLatency and IntrLatency,
- * per state and overall. The "all" run adds the Raw variants, SilentTime
- * and LDist (millisecond-wide: the histograms' worst case). */
-static const int overall_metrics[] = {
-	WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY, WULT_M_WAKE_LATENCY_RAW,
-	WULT_M_INTR_LATENCY_RAW, WULT_M_SILENT_TIME, WULT_M_LDIST,
-};
-
-static double full_path(const char *path, struct full *r, int all)
+/* Best wall time of REPS runs of @cmd (peak RSS and CPU time of the best
+ * one, the CPU time in last_cpu).
+ */
+static double best_of(const char *cmd, double *rss_mb)
 {
-	size_t nover = all ? sizeof(overall_metrics) / sizeof(overall_metrics[0]) : 2;
-	static const char *const names[NSTATES] = { "POLL", "C1", "C6" };
-	struct wult_pd *pd;
-	struct wult_dpdec *dp;
-	struct wult_filter *flt;
-	struct wult_pd_event ev;
-	struct wult_point pt;
-	char err[256];
-	double t0 = now_s();
-	size_t i;
-	int ret, s;
-
-	memset(r, 0, sizeof(*r));
-	if (wult_pd_open(path, 0, &pd, err, sizeof(err)) || wult_dpdec_new(&dp)) {
-		printf("bench_datapath: %s\n", err);
-		return -1;
-	}
-	if (wult_dpdec_load_pd(dp, pd, err, sizeof(err)) ||
-	    wult_filter_compile(FILTER, wult_metrics_resolve, NULL, &flt, err, sizeof(err))) {
-		printf("bench_datapath: %s\n", err);
-		return -1;
-	}
-	wult_dpdec_set_cstate_names(dp, names, NSTATES);
-	for (i = 0; i < nover; i++)
-		r->overall[overall_metrics[i]] = wult_stats_new();
-	for (s = 0; s < NSTATES; s++) {
-		r->state[s][0] = wult_stats_new();
-		r->state[s][1] = wult_stats_new();
-	}
-	while ((ret = wult_pd_next(pd, &ev)) > 0) {
-		if (ev.type != PERF_RECORD_SAMPLE || !wult_dpdec_is_wult(dp, &ev.sample))
-			continue;
-		if (wult_dpdec_decode(dp, &ev.sample, &pt))
-			continue;
-		r->n++;
-		if (!wult_filter_eval(flt, pt.v))
-			continue;
-		r->kept++;
-		for (i = 0; i < nover; i++)
-			wult_stats_add(r->overall[overall_metrics[i]],
-				       (int64_t)pt.v[overall_metrics[i]].num);
-		/* per state: ReqCState's number is the state index */
-		s = (int)pt.v[WULT_M_REQ_CSTATE].num;
-		if (s >= 0 && s < NSTATES) {
-			wult_stats_add(r->state[s][0], (int64_t)pt.v[WULT_M_WAKE_LATENCY].num);
-			wult_stats_add(r->state[s][1], (int64_t)pt.v[WULT_M_INTR_LATENCY].num);
-		}
-	}
-	if (ret < 0)
-		printf("bench_datapath: %s\n", wult_pd_error(pd));
-	/* The statistics' queries are part of the job. */
-	for (i = 0; i < WULT_M_NR; i++) {
-		struct wult_stats_summary sum;
-
-		if (r->overall[i])
-			wult_stats_summary(r->overall[i], &sum);
-	}
-	for (s = 0; s < NSTATES; s++) {
-		struct wult_stats_summary sum;
-
-		wult_stats_summary(r->state[s][0], &sum);
-		wult_stats_summary(r->state[s][1], &sum);
-	}
-	wult_filter_free(flt);
-	wult_dpdec_free(dp);
-	wult_pd_close(pd);
-	return now_s() - t0;
-}
-
-static void free_full(struct full *r)
-{
+	double best = -1, t, rss = 0, cpu = 0;
 	int i;
 
-	for (i = 0; i < WULT_M_NR; i++)
-		wult_stats_free(r->overall[i]);
-	for (i = 0; i < NSTATES; i++) {
-		wult_stats_free(r->state[i][0]);
-		wult_stats_free(r->state[i][1]);
+	for (i = 0; i < REPS; i++) {
+		t = run(cmd, &rss);
+		if (t < 0)
+			return -1;
+		if (best < 0 || t < best) {
+			best = t;
+			cpu = last_cpu;
+			if (rss_mb)
+				*rss_mb = rss;
+		}
 	}
-	memset(r, 0, sizeof(*r));
+	last_cpu = cpu;
+	return best;
 }
 
-/* The python decoder through stock perf; datapoints/s or -1. */
-static double python_rate(const char *dir, uint64_t n)
+/* libwult's reader alone, in this process: seconds. */
+static double reader_only(const char *path)
+{
+	struct wult_pd_event ev;
+	struct wult_pd *pd;
+	double t0 = now_s();
+	uint64_t n = 0;
+	char err[256];
+
+	if (wult_pd_open(path, 0, &pd, err, sizeof(err))) {
+		printf("  reader: %s\n", err);
+		return -1;
+	}
+	while (wult_pd_next(pd, &ev) > 0)
+		n += ev.type == PERF_RECORD_SAMPLE;
+	wult_pd_close(pd);
+	return n ? now_s() - t0 : -1;
+}
+
+static int synth(const char *path, uint64_t n, char *err, size_t errlen)
 {
 	struct wult_synth_opts o;
-	char path[512], cmd[2048], err[256];
-	const char *script = "scripts/perf/wult-report.py";
-	double t0, t;
-	int ret;
 
-	if (access(script, R_OK) || system("perf --version >/dev/null 2>&1")) {
+	wult_synth_defaults(&o);
+	o.count = n;
+	o.ncpus = 2;
+	o.ldist_max = 50000000;		/* 50 ms: the statistics' widest case */
+	return wult_synth_write(&o, path, err, errlen);
+}
+
+static int put(FILE *f, const void *p, size_t n)
+{
+	return fwrite(p, 1, n, f) == n ? 0 : -1;
+}
+
+/*
+ * The same recording in pipe mode, as `perf record -o -` streams it: the
+ * attrs with their ids as HEADER_ATTR records, the tracing data as a
+ * HEADER_TRACING_DATA record, then the data section.
+ */
+static int to_pipe(const char *src, const char *dst)
+{
+	uint64_t h[13], sec[2], pipe_hdr[2] = { 0x32454c4946524550ULL, 16 }, i, off;
+	uint8_t buf[1 << 16];
+	int fd = open(src, O_RDONLY), ret = 0;
+	FILE *f = fopen(dst, "w");
+	ssize_t r;
+
+	if (fd < 0 || !f || pread(fd, h, sizeof(h), 0) != sizeof(h) || h[2] > sizeof(buf) - 8)
+		ret = -1;
+	ret = ret ?: put(f, pipe_hdr, sizeof(pipe_hdr));
+	/* h: magic, size, attr_size, attrs {off, size}, data {off, size}, ... */
+	for (i = 0; !ret && i < h[4] / h[2]; i++) {
+		struct perf_event_header eh = { PERF_RECORD_HEADER_ATTR, 0, 0 };
+		uint64_t asz = h[2] - 16;
+
+		ret = pread(fd, buf, h[2], h[3] + i * h[2]) == (ssize_t)h[2] ? 0 : -1;
+		memcpy(sec, buf + asz, sizeof(sec));
+		if (ret || asz + sec[1] > sizeof(buf) - 8 ||
+		    pread(fd, buf + asz, sec[1], sec[0]) != (ssize_t)sec[1])
+			return -1;
+		eh.size = 8 + asz + sec[1];
+		ret = put(f, &eh, 8) ?: put(f, buf, asz + sec[1]);
+	}
+	/* TRACING_DATA (feature bit 1) is the first feature section. */
+	if (!ret && (h[9] & 2) && pread(fd, sec, sizeof(sec), h[5] + h[6]) == sizeof(sec)) {
+		struct { struct perf_event_header h; uint32_t size, pad; } td = {
+			{ PERF_RECORD_HEADER_TRACING_DATA, 0, 16 }, (sec[1] + 7) & ~7ULL, 0 };
+		uint8_t *t = calloc(1, td.size + 1);
+
+		if (!t || sec[1] > (1U << 30) || pread(fd, t, sec[1], sec[0]) != (ssize_t)sec[1])
+			ret = -1;
+		ret = ret ?: put(f, &td, sizeof(td)) ?: put(f, t, td.size);
+		free(t);
+	}
+	for (off = 0; !ret && off < h[6]; off += r) {
+		r = pread(fd, buf, h[6] - off > sizeof(buf) ? sizeof(buf) : h[6] - off, h[5] + off);
+		ret = r <= 0 ? -1 : put(f, buf, r);
+	}
+	close(fd);
+	if (f && fclose(f))
+		ret = -1;
+	return ret;
+}
+
+/* What the machine is and does, so figures can be compared. */
+static void machine(void)
+{
+	char line[256], model[256] = "?";
+	struct utsname u;
+	double l1 = 0;
+	FILE *f;
+
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = '\0';
+			break;
+		}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/loadavg", "r");
+	if (f && fscanf(f, "%lf", &l1) != 1)
+		l1 = -1;
+	if (f)
+		fclose(f);
+	uname(&u);
+	printf("  machine: %s, %ld CPUs, kernel %s, load average %.2f before the run\n",
+	       model, sysconf(_SC_NPROCESSORS_ONLN), u.release, l1);
+}
+
+/* python's perf script decoder: datapoints/s, or -1 (skipped). */
+static double python_rate(const char *dir, uint64_t n)
+{
+	const char *script = "scripts/perf/wult-report.py";
+	char path[512], cmd[2048], err[256];
+	double t;
+
+	if (!n || access(script, R_OK) || system("perf --version >/dev/null 2>&1")) {
 		printf("  python baseline   SKIP: needs perf and %s (run from the top)\n", script);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/wult-bench-py-%d.data", dir, (int)getpid());
-	wult_synth_defaults(&o);
-	o.count = n;
-	o.ncpus = 2;
-	if (wult_synth_write(&o, path, err, sizeof(err))) {
-		printf("bench_datapath: %s\n", err);
+	if (synth(path, n, err, sizeof(err))) {
+		printf("  python baseline: %s\n", err);
 		return -1;
 	}
-	snprintf(cmd, sizeof(cmd), "perf script -i %s -s %s >/dev/null 2>&1", path, script);
-	t0 = now_s();
-	ret = system(cmd);
-	t = now_s() - t0;
+	snprintf(cmd, sizeof(cmd), "perf script -i %s -s %s 2>/dev/null", path, script);
+	t = run(cmd, NULL);
 	unlink(path);
-	if (ret) {
-		printf("  python baseline   FAILED: %s (exit %d)\n", cmd, ret);
+	if (t <= 0)
+		return -1;
+	printf("  python baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (perf script -s %s)\n",
+	       n, t, n / t, script);
+	return n / t;
+}
+
+/* pandas on the same datapoints as intel wult CSV: datapoints/s or -1. */
+static double pandas_rate(const char *dir, uint64_t n)
+{
+	static const char *const py =
+		"import sys, pandas as pd\n"
+		"d = pd.read_csv(sys.argv[1])\n"
+		"q = [.5, .9, .99, .999, .9999, .99999]\n"
+		"for m in ('WakeLatency', 'IntrLatency', 'SilentTime'):\n"
+		"    g = d.groupby('ReqCState')[m]\n"
+		"    g.quantile(q); g.agg(['count', 'min', 'max', 'mean', 'std'])\n"
+		"    d[m].quantile(q)\n";
+	char path[512], out[512], script[512], cmd[2048], err[256];
+	double t = -1;
+	FILE *f;
+
+	if (!n || system("/usr/bin/python3 -c 'import pandas' 2>/dev/null")) {
+		printf("  pandas baseline   SKIP: no python3-pandas (scripts/deps installs it)\n");
 		return -1;
 	}
-	printf("  python baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s "
-	       "(perf script -s %s)\n", n, t, n / t, script);
+	snprintf(path, sizeof(path), "%s/wult-bench-pd-%d.data", dir, (int)getpid());
+	snprintf(out, sizeof(out), "%s/wult-bench-pd-%d/", dir, (int)getpid());
+	snprintf(script, sizeof(script), "%s/wult-bench-pd-%d.py", dir, (int)getpid());
+	f = fopen(script, "w");
+	if (f) {
+		fputs(py, f);
+		fclose(f);
+	}
+	snprintf(cmd, sizeof(cmd), "%s report --csv %s %s", wult, out, path);
+	if (f && !synth(path, n, err, sizeof(err)) && run(cmd, NULL) > 0) {
+		snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %sdatapoints.csv", script, out);
+		t = run(cmd, NULL);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s", out, path, script);
+	run(cmd, NULL);
+	if (t <= 0)
+		return -1;
+	printf("  pandas baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (read_csv + per-state "
+	       "quantiles of 3 metrics)\n", n, t, n / t);
 	return n / t;
+}
+
+struct figures {
+	const char *key[NKEYS];
+	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
+};
+
+/* Compares with the previous run's ratios and keeps this run's. 1 when a
+ * ratio fell by more than 20%.
+ */
+static int regressions(const struct figures *fg, const char *prev)
+{
+	char key[64], line[256];
+	double old;
+	int i, bad = 0;
+	FILE *f = fopen(prev, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lf", key, &old) != 2)
+			continue;
+		for (i = 0; i < NKEYS; i++) {
+			if (strcmp(key, fg->key[i]) || fg->val[i] <= 0 || old <= 0)
+				continue;
+			printf("  vs previous run   %-22s %10.3f, was %10.3f: %s\n", key,
+			       fg->val[i], old, fg->val[i] < REGRESSION * old ?
+			       "REGRESSION (more than 20% worse)" : "ok");
+			bad |= fg->val[i] < REGRESSION * old;
+		}
+	}
+	if (f)
+		fclose(f);
+	else
+		printf("  vs previous run   none yet (%s)\n", prev);
+	f = fopen(prev, "w");
+	for (i = 0; f && i < NKEYS; i++)
+		fprintf(f, "%s %.6f\n", fg->key[i], fg->val[i]);
+	if (f)
+		fclose(f);
+	return bad;
 }
 
 int main(void)
 {
-	uint64_t n = env_u64("WULT_BENCH_N", 10000000), pyn = env_u64("WULT_BENCH_PY_N", 200000);
+	uint64_t n = env_u64("WULT_BENCH_N", 10000000);
 	const char *dir = getenv("WULT_BENCH_DIR") ? getenv("WULT_BENCH_DIR") : "/tmp";
-	struct wult_synth_opts o;
-	struct full r;
-	char path[512], err[256];
-	double tgen, tparse, tfull, tall, rate, pyrate = -1, rss, rss_all;
-	uint64_t np;
-	int i;
+	const char *prev = getenv("WULT_BENCH_PREV") ? getenv("WULT_BENCH_PREV") :
+			   "build/bench/datapath.prev";
+	struct figures fg = { { "report_vs_cat", "report_vs_reader", "pipe_vs_file",
+				"report_vs_python", "report_vs_pandas" }, { 0 } };
+	double tcat, tread, trep, cpurep, tpipe, tmax, rss, rss_max, rate, pyrate, pdrate;
+	char path[512], pipe[600], cmd[1024], err[256];
+	struct stat sb;
 
+	if (getenv("WULT"))
+		wult = getenv("WULT");
+	printf("bench_datapath: wult report end to end, %" PRIu64 " datapoints\n", n);
+	machine();
 	snprintf(path, sizeof(path), "%s/wult-bench-%d.data", dir, (int)getpid());
-	wult_synth_defaults(&o);
-	o.count = n;
-	o.ncpus = 2;
-	tgen = now_s();
-	if (wult_synth_write(&o, path, err, sizeof(err))) {
+	if (synth(path, n, err, sizeof(err)) || stat(path, &sb)) {
 		printf("bench_datapath: %s\n", err);
 		return 1;
 	}
-	tgen = now_s() - tgen;
-	printf("bench_datapath: %" PRIu64 " datapoints, file written in %.2f s\n", n, tgen);
-	{
-		/* Other work on the machine halves these figures: say so. */
-		FILE *la = fopen("/proc/loadavg", "r");
-		double l1 = 0;
-
-		if (la && fscanf(la, "%lf", &l1) == 1)
-			printf("  load average %.2f on %ld CPUs before the run\n", l1,
-			       sysconf(_SC_NPROCESSORS_ONLN));
-		if (la)
-			fclose(la);
-	}
-	/* Warm the page cache so both timed passes read from memory. */
-	parse_only(path, &np);
-	tparse = parse_only(path, &np);
-	for (i = 1; i < REPS; i++) {
-		double t = parse_only(path, &np);
-
-		if (t >= 0 && t < tparse)
-			tparse = t;
-	}
-	tfull = full_path(path, &r, 0);
-	rss = rss_mb();
-	free_full(&r);
-	tall = env_u64("WULT_BENCH_ALL", 1) ? full_path(path, &r, 1) : 0;
-	rss_all = rss_mb();
-	if (tall > 0)
-		printf("  all 6 metrics     %10" PRIu64 " dp in %8.3f s: %12.0f dp/s, peak RSS %.1f MB "
-	       "(+ Raw, SilentTime, LDist)\n", r.n, tall, r.n / tall, rss_all);
-	/* Best of REPS for the goal figure, to shed the noise of a shared VM. */
-	for (i = 1; i < REPS; i++) {
-		double t;
-
-		free_full(&r);
-		t = full_path(path, &r, 0);
-		if (t >= 0 && t < tfull)
-			tfull = t;
-	}
-	unlink(path);
-	if (tparse < 0 || tfull < 0)
+	printf("  file: %s, %.2f GB (%.0f bytes a datapoint), LDist 1 us - 50 ms\n", path,
+	       sb.st_size / 1e9, (double)sb.st_size / n);
+	snprintf(cmd, sizeof(cmd), "cat %s", path);
+	run(cmd, NULL);					/* warm the page cache */
+	tcat = best_of(cmd, NULL);
+	tread = reader_only(path);
+	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
+	trep = best_of(cmd, &rss);
+	cpurep = last_cpu;
+	snprintf(pipe, sizeof(pipe), "%s.pipe", path);
+	if (to_pipe(path, pipe)) {
+		printf("bench_datapath: %s: cannot write the pipe-mode copy\n", pipe);
 		return 1;
-	rate = r.n / tfull;
-	printf("  reader only       %10" PRIu64 " dp in %8.3f s: %12.0f dp/s best of %d\n", np,
-	       tparse, np / tparse, REPS);
-	printf("  decode+filter+stats %8" PRIu64 " dp in %8.3f s: %12.0f dp/s best of %d "
-	       "(%" PRIu64 " kept by the filter), %.2fx the reader-only time\n",
-	       r.n, tfull, rate, REPS, r.kept, tfull / tparse);
-	{
-		struct wult_stats_summary s;
-
-		wult_stats_summary(r.overall[WULT_M_WAKE_LATENCY], &s);
-		printf("  WakeLatency ns: min %" PRId64 " median %.1f p99 %.1f p99.999 %.1f "
-		       "max %" PRId64 "\n", s.min, s.median, s.p99, s.p99_999, s.max);
 	}
-	free_full(&r);
-	if (pyn)
-		pyrate = python_rate(dir, pyn);
-	goal("datapoints/s", rate / 1e6, "M/s", GOAL_RATE / 1e6, 1);
-	goal("peak RSS", rss, "MB", GOAL_RSS_MB, 0);
+	snprintf(cmd, sizeof(cmd), "cat %s | %s report -", pipe, wult);
+	tpipe = best_of(cmd, NULL);
+	unlink(pipe);
+	snprintf(cmd, sizeof(cmd), "%s report -m WakeLatency,IntrLatency,SilentTime,LDist %s",
+		 wult, path);
+	tmax = run(cmd, &rss_max);
+	unlink(path);
+	if (tcat <= 0 || tread <= 0 || trep <= 0 || tpipe <= 0 || tmax <= 0)
+		return 1;
+	rate = n / trep;
+	printf("  cat FILE          %8.3f s: %6.2f GB/s (the memory-speed baseline)\n", tcat,
+	       sb.st_size / tcat / 1e9);
+	printf("  reader only       %8.3f s: %12.0f dp/s (libwult, in process)\n", tread, n / tread);
+	printf("  wult report FILE  %8.3f s: %12.0f dp/s, peak RSS %.1f MB; %.2fx cat's time, "
+	       "%.2fx the reader's\n", trep, rate, rss, trep / tcat, trep / tread);
+	printf("                    %8.3f s of CPU: %12.0f dp per CPU second (wall time "
+	       "above it: the machine was shared)\n", cpurep, n / cpurep);
+	printf("  cat P | report -  %8.3f s: %12.0f dp/s (pipe mode), %.2fx file mode's time\n",
+	       tpipe, n / tpipe, tpipe / trep);
+	printf("  4 time metrics    %8.3f s, peak RSS %.1f MB (SilentTime, LDist to 50 ms)\n",
+	       tmax, rss_max);
+	pyrate = python_rate(dir, env_u64("WULT_BENCH_PY_N", 200000));
+	pdrate = pandas_rate(dir, env_u64("WULT_BENCH_PD_N", 1000000));
+	fg.val[0] = tcat / trep;
+	fg.val[1] = tread / trep;
+	fg.val[2] = trep / tpipe;
+	fg.val[3] = pyrate > 0 ? rate / pyrate : 0;
+	fg.val[4] = pdrate > 0 ? rate / pdrate : 0;
+	goal("wult report datapoints/s", rate / 1e6, "M/s", GOAL_RATE / 1e6, 1);
+	goal("peak RSS, 4 metrics, 50 ms", rss_max, "MB", GOAL_RSS_MB, 0);
+	goal("pipe mode / file mode time", tpipe / trep, "x", GOAL_PIPE, 0);
 	if (pyrate > 0)
-		goal("speed vs python decoder", rate / pyrate, "x", GOAL_PY_RATIO, 1);
+		goal("speed vs python decoder", fg.val[3], "x", GOAL_PY_RATIO, 1);
+	if (pdrate > 0)
+		goal("speed vs pandas", fg.val[4], "x", GOAL_PD_RATIO, 1);
+	mkdir("build/bench", 0755);
+	if (regressions(&fg, prev)) {
+		printf("bench_datapath: REGRESSION\n");
+		return 1;
+	}
 	printf("bench_datapath: %s\n", missed ? "GOAL MISSED" : "all goals met");
 	return 0;
 }
