@@ -214,13 +214,30 @@ int wult_pd_next(struct wult_pd *pd, struct wult_pd_event *ev)
 
 /* ---- open / close ---- */
 
+/* The file's first 8 bytes are perf.data's magic, of this byte order. */
+static int check_magic(struct wult_pd *pd)
+{
+	uint64_t magic;
+
+	memcpy(&magic, pd->in, 8);
+	if (magic == PERF_MAGIC2_SWAPPED)
+		return pd_fail(pd, -EINVAL, "perf.data of the other endianness (byte-swapped "
+			       "magic): not supported, re-record on this architecture");
+	if (magic == PERF_MAGIC1)
+		return pd_fail(pd, -EINVAL, "perf.data version 1 (\"PERFFILE\"): too old, not "
+			       "supported");
+	if (magic != PERF_MAGIC2)
+		return pd_fail(pd, -EINVAL, "not a perf.data file (magic 0x%016llx, expected "
+			       "\"PERFILE2\")", (unsigned long long)magic);
+	return 0;
+}
+
 int wult_pd_open_fd(int fd, unsigned int flags, struct wult_pd **out, char *err,
 		    size_t errlen)
 {
 	struct file_header h;
 	struct wult_pd *pd;
 	struct stat st;
-	uint64_t magic;
 	int ret;
 
 	*out = NULL;
@@ -250,22 +267,9 @@ int wult_pd_open_fd(int fd, unsigned int flags, struct wult_pd **out, char *err,
 				      "header needs at least %d", pd->in_len, PIPE_HDR_SIZE);
 		goto out;
 	}
-	memcpy(&magic, pd->in, 8);
-	if (magic == PERF_MAGIC2_SWAPPED) {
-		ret = pd_fail(pd, -EINVAL, "perf.data of the other endianness (byte-swapped magic): "
-			      "not supported, re-record on this architecture");
+	ret = check_magic(pd);
+	if (ret)
 		goto out;
-	}
-	if (magic == PERF_MAGIC1) {
-		ret = pd_fail(pd, -EINVAL, "perf.data version 1 (\"PERFFILE\"): too old, not "
-			      "supported");
-		goto out;
-	}
-	if (magic != PERF_MAGIC2) {
-		ret = pd_fail(pd, -EINVAL, "not a perf.data file (magic 0x%016llx, expected "
-			      "\"PERFILE2\")", (unsigned long long)magic);
-		goto out;
-	}
 	memcpy(&h.size, pd->in + 8, 8);
 	if (h.size == PIPE_HDR_SIZE) {
 		pd->pipe = 1;

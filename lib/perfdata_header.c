@@ -157,12 +157,15 @@ static int add_attr(struct wult_pd *pd, const void *raw, uint32_t size,
 
 /* ---- features ---- */
 
-static int parse_tracing_data(struct wult_pd *pd, struct pd_rd *r)
+/* Tracing data up to the event formats: magic, version, endianness, the
+ * ring buffer's header formats and ftrace's own formats, all skipped.
+ */
+static int tracing_head(struct wult_pd *pd, struct pd_rd *r)
 {
 	static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	uint8_t m[10], bigendian, long_size;
-	uint32_t page_size, n, nsys, i, j, sz32;
-	char *ver = NULL, *name = NULL;
+	uint32_t page_size, n, i;
+	char *s = NULL;
 	uint64_t sz;
 	int ret;
 
@@ -171,10 +174,10 @@ static int parse_tracing_data(struct wult_pd *pd, struct pd_rd *r)
 		return ret;
 	if (memcmp(m, magic, sizeof(m)))
 		return pd_fail(pd, -EINVAL, "%s: bad tracing data magic", r->what);
-	ret = pd_rd_cstr(r, 16, &ver);
+	ret = pd_rd_cstr(r, 16, &s);
 	if (ret)
 		return ret;
-	free(ver);
+	free(s);
 	ret = pd_rd_read(r, &bigendian, 1);
 	ret = ret ?: pd_rd_read(r, &long_size, 1);
 	ret = ret ?: pd_rd_u32(r, &page_size);
@@ -184,10 +187,10 @@ static int parse_tracing_data(struct wult_pd *pd, struct pd_rd *r)
 		return pd_fail(pd, -EINVAL, "%s: big-endian tracing data is not supported", r->what);
 	/* header_page and header_event: a name, a u64 size, the text. */
 	for (i = 0; i < 2; i++) {
-		ret = pd_rd_cstr(r, 32, &name);
+		ret = pd_rd_cstr(r, 32, &s);
 		if (ret)
 			return ret;
-		free(name);
+		free(s);
 		ret = pd_rd_u64(r, &sz);
 		ret = ret ?: pd_rd_skip(r, sz);
 		if (ret)
@@ -195,76 +198,78 @@ static int parse_tracing_data(struct wult_pd *pd, struct pd_rd *r)
 	}
 	/* ftrace's own formats: kept out, wult decodes only event formats. */
 	ret = pd_rd_u32(r, &n);
-	if (ret)
-		return ret;
-	for (i = 0; i < n; i++) {
+	for (i = 0; !ret && i < n; i++) {
 		ret = pd_rd_u64(r, &sz);
 		ret = ret ?: pd_rd_skip(r, sz);
-		if (ret)
-			return ret;
 	}
-	ret = pd_rd_u32(r, &nsys);
+	return ret;
+}
+
+/* One event format of system @sys, kept (charged to the budget). */
+static int read_format(struct wult_pd *pd, struct pd_rd *r, const char *sys)
+{
+	struct format *nf;
+	char *text;
+	uint64_t sz;
+	int ret;
+
+	ret = pd_rd_u64(r, &sz);
 	if (ret)
 		return ret;
-	for (i = 0; i < nsys; i++) {
+	if (sz > MAX_FORMAT_SIZE || pd->nformats >= MAX_FORMATS)
+		return pd_fail(pd, -EINVAL, "%s: absurd event format (size %llu, count %u)",
+			       r->what, (unsigned long long)sz, pd->nformats);
+	ret = meta_charge(pd, sz + 1 + strlen(sys) + 1 + sizeof(*nf), r->what);
+	if (ret)
+		return ret;
+	text = malloc(sz + 1);
+	nf = realloc(pd->formats, (pd->nformats + 1) * sizeof(*nf));
+	if (nf)
+		pd->formats = nf;
+	if (!text || !nf) {
+		free(text);
+		return -ENOMEM;
+	}
+	ret = pd_rd_read(r, text, sz);
+	if (ret) {
+		free(text);
+		return ret;
+	}
+	text[sz] = '\0';
+	nf[pd->nformats].system = strdup(sys);
+	nf[pd->nformats].text = text;
+	nf[pd->nformats].len = sz;
+	if (!nf[pd->nformats].system) {
+		free(text);
+		return -ENOMEM;
+	}
+	pd->nformats++;
+	return 0;
+}
+
+static int parse_tracing_data(struct wult_pd *pd, struct pd_rd *r)
+{
+	uint32_t n, nsys, i, j, sz32;
+	int ret = tracing_head(pd, r);
+
+	ret = ret ?: pd_rd_u32(r, &nsys);
+	for (i = 0; !ret && i < nsys; i++) {
 		char *sys = NULL;
 
 		ret = pd_rd_cstr(r, 256, &sys);
 		if (ret)
 			return ret;
 		ret = pd_rd_u32(r, &n);
-		for (j = 0; !ret && j < n; j++) {
-			struct format *nf;
-			char *text;
-
-			ret = pd_rd_u64(r, &sz);
-			if (ret)
-				break;
-			if (sz > MAX_FORMAT_SIZE || pd->nformats >= MAX_FORMATS) {
-				ret = pd_fail(pd, -EINVAL, "%s: absurd event format (size %llu, count %u)",
-					      r->what, (unsigned long long)sz, pd->nformats);
-				break;
-			}
-			ret = meta_charge(pd, sz + 1 + strlen(sys) + 1 + sizeof(*nf), r->what);
-			if (ret)
-				break;
-			text = malloc(sz + 1);
-			nf = realloc(pd->formats, (pd->nformats + 1) * sizeof(*nf));
-			if (nf)
-				pd->formats = nf;
-			if (!text || !nf) {
-				free(text);
-				ret = -ENOMEM;
-				break;
-			}
-			ret = pd_rd_read(r, text, sz);
-			if (ret) {
-				free(text);
-				break;
-			}
-			text[sz] = '\0';
-			nf[pd->nformats].system = strdup(sys);
-			nf[pd->nformats].text = text;
-			nf[pd->nformats].len = sz;
-			if (!nf[pd->nformats].system) {
-				free(text);
-				ret = -ENOMEM;
-				break;
-			}
-			pd->nformats++;
-		}
+		for (j = 0; !ret && j < n; j++)
+			ret = read_format(pd, r, sys);
 		free(sys);
-		if (ret)
-			return ret;
 	}
 	/* kallsyms and printk formats (u32 sizes): not needed here. */
-	for (i = 0; i < 2 && r->left; i++) {
+	for (i = 0; !ret && i < 2 && r->left; i++) {
 		ret = pd_rd_u32(r, &sz32);
 		ret = ret ?: pd_rd_skip(r, sz32);
-		if (ret)
-			return ret;
 	}
-	return pd_rd_skip(r, r->left);	/* saved cmdlines and padding */
+	return ret ?: pd_rd_skip(r, r->left);	/* saved cmdlines and padding */
 }
 
 static int parse_event_desc(struct wult_pd *pd, struct pd_rd *r)
@@ -559,13 +564,80 @@ static int check_section(struct wult_pd *pd, const struct file_section *s, const
 	return 0;
 }
 
-int pd_read_file_header(struct wult_pd *pd, const struct file_header *h)
+/* Attr @i of the attrs section (@abuf holds h->attr_size bytes), and its ids. */
+static int file_attr(struct wult_pd *pd, const struct file_header *h, uint64_t i,
+		     uint8_t *abuf)
 {
 	struct file_section fs;
-	uint8_t abuf[4096 + 16];
-	uint64_t nattrs, i, off, nids;
-	unsigned int feat;
 	uint64_t *ids;
+	uint32_t asz;
+	int ret;
+
+	ret = pd_pread(pd, abuf, h->attr_size, h->attrs.offset + i * h->attr_size);
+	if (ret)
+		return ret;
+	memcpy(&asz, abuf + 4, 4);
+	if (asz != h->attr_size - 16 || !attr_size_ok(asz))
+		return pd_fail(pd, -EINVAL, "attr %llu: attr size mismatch: perf_event_attr.size "
+			       "is %u but the header's attr size says %llu",
+			       (unsigned long long)i, asz, (unsigned long long)(h->attr_size - 16));
+	memcpy(&fs, abuf + asz, sizeof(fs));
+	ret = check_section(pd, &fs, "ids");
+	if (ret)
+		return ret;
+	if (fs.size % 8 || fs.size / 8 > MAX_IDS)
+		return pd_fail(pd, -EINVAL, "attr %llu: bad ids section size %llu",
+			       (unsigned long long)i, (unsigned long long)fs.size);
+	ids = malloc(fs.size + 8);
+	if (!ids)
+		return -ENOMEM;
+	ret = pd_pread(pd, ids, fs.size, fs.offset);
+	ret = ret ?: add_attr(pd, abuf, asz, ids, fs.size / 8);
+	free(ids);
+	return ret;
+}
+
+/* The feature sections, whose table follows the data section. */
+static int file_features(struct wult_pd *pd, const struct file_header *h)
+{
+	uint64_t off = h->data.offset + h->data.size;
+	struct file_section fs;
+	unsigned int feat;
+	char why[sizeof(pd->err)];
+	int ret;
+
+	for (feat = 1; feat < FEAT_BITS; feat++) {
+		struct pd_rd r = { .pd = pd, .what = feat_name(feat) };
+
+		if (!(h->features[feat / 64] & (1ULL << (feat % 64))))
+			continue;
+		ret = pd_pread(pd, &fs, sizeof(fs), off);
+		if (ret) {
+			snprintf(why, sizeof(why), "%s", pd->err);
+			return pd_fail(pd, ret, "feature table truncated (feature %u): %s", feat,
+				       why);
+		}
+		off += sizeof(fs);
+		ret = check_section(pd, &fs, feat_name(feat));
+		if (ret)
+			return ret;
+		r.off = fs.offset;
+		r.left = fs.size;
+		if (feat == FEAT_TRACING_DATA && fs.size > MAX_TRACING_DATA)
+			return pd_fail(pd, -EINVAL, "TRACING_DATA section of %llu bytes, more than "
+				       "the %llu MiB perf writes", (unsigned long long)fs.size,
+				       MAX_TRACING_DATA >> 20);
+		ret = parse_feature(pd, feat, &r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int pd_read_file_header(struct wult_pd *pd, const struct file_header *h)
+{
+	uint8_t abuf[4096 + 16];
+	uint64_t nattrs, i;
 	int ret;
 
 	if (h->size != FILE_HDR_SIZE)
@@ -585,60 +657,11 @@ int pd_read_file_header(struct wult_pd *pd, const struct file_header *h)
 	nattrs = h->attrs.size / h->attr_size;
 	if (nattrs > MAX_ATTRS)
 		return pd_fail(pd, -EINVAL, "absurd attr count %llu", (unsigned long long)nattrs);
-	for (i = 0; i < nattrs; i++) {
-		uint32_t asz;
-
-		ret = pd_pread(pd, abuf, h->attr_size, h->attrs.offset + i * h->attr_size);
-		if (ret)
-			return ret;
-		memcpy(&asz, abuf + 4, 4);
-		if (asz != h->attr_size - 16 || !attr_size_ok(asz))
-			return pd_fail(pd, -EINVAL, "attr %llu: attr size mismatch: perf_event_attr.size "
-				       "is %u but the header's attr size says %llu",
-				       (unsigned long long)i, asz,
-				       (unsigned long long)(h->attr_size - 16));
-		memcpy(&fs, abuf + asz, sizeof(fs));
-		ret = check_section(pd, &fs, "ids");
-		if (ret)
-			return ret;
-		if (fs.size % 8 || fs.size / 8 > MAX_IDS)
-			return pd_fail(pd, -EINVAL, "attr %llu: bad ids section size %llu",
-				       (unsigned long long)i, (unsigned long long)fs.size);
-		nids = fs.size / 8;
-		ids = malloc(fs.size + 8);
-		if (!ids)
-			return -ENOMEM;
-		ret = pd_pread(pd, ids, fs.size, fs.offset);
-		ret = ret ?: add_attr(pd, abuf, asz, ids, nids);
-		free(ids);
-		if (ret)
-			return ret;
-	}
-	/* The feature sections' table follows the data section. */
-	off = h->data.offset + h->data.size;
-	for (feat = 1; feat < FEAT_BITS; feat++) {
-		struct pd_rd r = { .pd = pd, .what = feat_name(feat) };
-
-		if (!(h->features[feat / 64] & (1ULL << (feat % 64))))
-			continue;
-		ret = pd_pread(pd, &fs, sizeof(fs), off);
-		if (ret)
-			return pd_fail(pd, ret, "feature table truncated (feature %u): %s", feat,
-				       pd->err);
-		off += sizeof(fs);
-		ret = check_section(pd, &fs, feat_name(feat));
-		if (ret)
-			return ret;
-		r.off = fs.offset;
-		r.left = fs.size;
-		if (feat == FEAT_TRACING_DATA && fs.size > MAX_TRACING_DATA)
-			return pd_fail(pd, -EINVAL, "TRACING_DATA section of %llu bytes, more than "
-				       "the %llu MiB perf writes", (unsigned long long)fs.size,
-				       MAX_TRACING_DATA >> 20);
-		ret = parse_feature(pd, feat, &r);
-		if (ret)
-			return ret;
-	}
+	for (i = 0; !ret && i < nattrs; i++)
+		ret = file_attr(pd, h, i, abuf);
+	ret = ret ?: file_features(pd, h);
+	if (ret)
+		return ret;
 	pd->data_end = h->data.offset + h->data.size;
 	pd->in_off = h->data.offset;
 	pd->map_ok = 1;
