@@ -114,7 +114,10 @@ def write_csv(dps, path):
             row = []
             for c in CSV_COLS:
                 v = m[c]
-                row.append("%.3f" % (v / 1000.0) if c in TIME_COLS else str(v))
+                if v is None:
+                    row.append("")     # no value, as wult report --csv
+                else:
+                    row.append("%.3f" % (v / 1000.0) if c in TIME_COLS else str(v))
             f.write(",".join(row) + "\n")
 
 

@@ -26,6 +26,10 @@ BR_MAX = 32
 BR = struct.Struct("<Q4I%dQ%dQ" % (BR_MAX, BR_MAX))  # struct wult_branches
 BR_REC_SIZE = HDR.size + BR.size
 BR_TP_NAME = "wult__wake_branches"
+# struct wult_dp's flags: which optional fields hold a value.
+DPF_MPERF = 0x1
+DPF_SMI = 0x2
+DPF_NMI = 0x4
 KIND_DATAPOINTS = 0
 KIND_BRANCHES = 3
 PERF_TYPE_MAX = 6                       # dynamic PMUs (wult) are above
@@ -137,6 +141,12 @@ def metrics(dp):
     else:
         wake = wake_raw - cyc2ns(dp["intr_ts2"] - dp["intr_ts1"], khz)
         intr = intr_raw
+    flags = dp["flags"]
+    cc0 = None
+    if flags & DPF_MPERF and dp["tsc_delta"] > 0:
+        cc0 = min(100.0, dp["mperf_delta"] / dp["tsc_delta"] * 100)
+    # As libwult's decoder: a counter without its validity flag is no
+    # value (None), not a zero.
     return {
         "CPU": dp["cpu"],
         "WakeLatency": wake,
@@ -147,8 +157,9 @@ def metrics(dp):
         "LDist": dp["ldist"],
         "ReqCState": state_name(dp["cpu"], dp["req_cstate"]),
         "IntrOff": dp["intr_off"],
-        "SMICnt": dp["smi_cnt"],
-        "NMICnt": dp["nmi_cnt"],
+        "CC0%": cc0,
+        "SMICnt": dp["smi_cnt"] if flags & DPF_SMI else None,
+        "NMICnt": dp["nmi_cnt"] if flags & DPF_NMI else None,
     }
 
 
@@ -156,12 +167,19 @@ _names = {}
 
 
 def state_name(cpu, idx):
-    """The requested idle state's name from cpuidle sysfs on this machine.
+    """The requested idle state's name: from $WULT_CSTATES (comma-separated
+    names by index, as wult report --cstates), else from cpuidle sysfs on
+    this machine.
 
     Without a cpuidle driver the kernel's default idle reports index 0 for
     polling (idle=poll) and 1 for the architecture's default idle, which
     is HLT, i.e. C1, on x86."""
     key = (cpu, idx)
+    given = os.environ.get("WULT_CSTATES")
+    if given:
+        # Names given (as wult report --cstates): by index, for every CPU.
+        names = given.split(",")
+        return names[idx] if 0 <= idx < len(names) else "state%d" % idx
     if key not in _names:
         path = "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name" % (cpu, idx)
         try:
