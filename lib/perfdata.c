@@ -220,13 +220,13 @@ static int check_magic(struct wult_pd *pd)
 	uint64_t magic;
 
 	memcpy(&magic, pd->in, 8);
-	if (magic == PERF_MAGIC2_SWAPPED)
+	if (magic == PERF_FILE_MAGIC2_SWAPPED)
 		return pd_fail(pd, -EINVAL, "perf.data of the other endianness (byte-swapped "
 			       "magic): not supported, re-record on this architecture");
-	if (magic == PERF_MAGIC1)
+	if (magic == PERF_FILE_MAGIC1)
 		return pd_fail(pd, -EINVAL, "perf.data version 1 (\"PERFFILE\"): too old, not "
 			       "supported");
-	if (magic != PERF_MAGIC2)
+	if (magic != PERF_FILE_MAGIC2)
 		return pd_fail(pd, -EINVAL, "not a perf.data file (magic 0x%016llx, expected "
 			       "\"PERFILE2\")", (unsigned long long)magic);
 	return 0;
@@ -260,21 +260,21 @@ int wult_pd_open_fd(int fd, unsigned int flags, struct wult_pd **out, char *err,
 	}
 	pd->file_size = st.st_size;
 	/* Read the magic and size through the stream: works for pipes too. */
-	ret = pd_in_fill(pd, PIPE_HDR_SIZE);
+	ret = pd_in_fill(pd, PERF_PIPE_HDR_SIZE);
 	if (ret <= 0) {
 		if (!ret)
 			ret = pd_fail(pd, -EINVAL, "file header truncated: %zu bytes, a perf.data "
-				      "header needs at least %d", pd->in_len, PIPE_HDR_SIZE);
+				      "header needs at least %d", pd->in_len, PERF_PIPE_HDR_SIZE);
 		goto out;
 	}
 	ret = check_magic(pd);
 	if (ret)
 		goto out;
 	memcpy(&h.size, pd->in + 8, 8);
-	if (h.size == PIPE_HDR_SIZE) {
+	if (h.size == PERF_PIPE_HDR_SIZE) {
 		pd->pipe = 1;
-		pd->in_pos = PIPE_HDR_SIZE;
-		pd->in_off = PIPE_HDR_SIZE;
+		pd->in_pos = PERF_PIPE_HDR_SIZE;
+		pd->in_off = PERF_PIPE_HDR_SIZE;
 		*out = pd;
 		return 0;
 	}
@@ -283,9 +283,9 @@ int wult_pd_open_fd(int fd, unsigned int flags, struct wult_pd **out, char *err,
 			      "record with -o - for pipe mode", (unsigned long long)h.size);
 		goto out;
 	}
-	if (st.st_size < FILE_HDR_SIZE) {
+	if (st.st_size < PERF_FILE_HDR_SIZE) {
 		ret = pd_fail(pd, -EINVAL, "file header truncated: %lld bytes, a perf.data "
-			      "header needs %d", (long long)st.st_size, FILE_HDR_SIZE);
+			      "header needs %d", (long long)st.st_size, PERF_FILE_HDR_SIZE);
 		goto out;
 	}
 	ret = pd_pread(pd, &h, sizeof(h), 0);

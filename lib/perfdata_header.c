@@ -448,7 +448,7 @@ static void drop_feature(struct wult_pd *pd, unsigned int feat)
 	unsigned int i;
 
 	switch (feat) {
-	case FEAT_TRACING_DATA:
+	case PERF_FEAT_TRACING_DATA:
 		for (i = 0; i < pd->nformats; i++) {
 			free(pd->formats[i].system);
 			free(pd->formats[i].text);
@@ -457,33 +457,33 @@ static void drop_feature(struct wult_pd *pd, unsigned int feat)
 		pd->formats = NULL;
 		pd->nformats = 0;
 		break;
-	case FEAT_HOSTNAME:
+	case PERF_FEAT_HOSTNAME:
 		free(pd->hostname);
 		pd->hostname = NULL;
 		break;
-	case FEAT_OSRELEASE:
+	case PERF_FEAT_OSRELEASE:
 		free(pd->osrelease);
 		pd->osrelease = NULL;
 		break;
-	case FEAT_CMDLINE:
+	case PERF_FEAT_CMDLINE:
 		free(pd->cmdline);
 		pd->cmdline = NULL;
 		break;
-	case FEAT_EVENT_DESC:
+	case PERF_FEAT_EVENT_DESC:
 		for (i = 0; i < pd->nattrs; i++) {
 			free(pd->attrs[i].name);
 			pd->attrs[i].name = NULL;
 			pd->attrs[i].pub.name = NULL;
 		}
 		break;
-	case FEAT_PMU_MAPPINGS:
+	case PERF_FEAT_PMU_MAPPINGS:
 		for (i = 0; i < pd->npmus; i++)
 			free(pd->pmus[i].name);
 		free(pd->pmus);
 		pd->pmus = NULL;
 		pd->npmus = 0;
 		break;
-	case FEAT_WULT_CSTATES:
+	case PERF_FEAT_WULT_CSTATES:
 		for (i = 0; i < pd->ncstates; i++)
 			free(pd->cstates[i].name);
 		free(pd->cstates);
@@ -500,22 +500,22 @@ static int parse_feature_body(struct wult_pd *pd, unsigned int feat, struct pd_r
 	int ret;
 
 	switch (feat) {
-	case FEAT_TRACING_DATA:
+	case PERF_FEAT_TRACING_DATA:
 		return parse_tracing_data(pd, r);
-	case FEAT_HOSTNAME:
+	case PERF_FEAT_HOSTNAME:
 		return parse_str_feature(pd, r, &pd->hostname);
-	case FEAT_OSRELEASE:
+	case PERF_FEAT_OSRELEASE:
 		return parse_str_feature(pd, r, &pd->osrelease);
-	case FEAT_NRCPUS:
+	case PERF_FEAT_NRCPUS:
 		ret = pd_rd_u32(r, &pd->cpus_avail);
 		return ret ?: pd_rd_u32(r, &pd->cpus_online);
-	case FEAT_CMDLINE:
+	case PERF_FEAT_CMDLINE:
 		return parse_cmdline(pd, r);
-	case FEAT_EVENT_DESC:
+	case PERF_FEAT_EVENT_DESC:
 		return parse_event_desc(pd, r);
-	case FEAT_PMU_MAPPINGS:
+	case PERF_FEAT_PMU_MAPPINGS:
 		return parse_pmu_mappings(pd, r);
-	case FEAT_WULT_CSTATES:
+	case PERF_FEAT_WULT_CSTATES:
 		return parse_cstates(pd, r);
 	default:
 		return 0;	/* other features: not needed by wult */
@@ -541,14 +541,14 @@ static int parse_feature(struct wult_pd *pd, unsigned int feat, struct pd_rd *r)
 static const char *feat_name(unsigned int feat)
 {
 	switch (feat) {
-	case FEAT_TRACING_DATA: return "TRACING_DATA";
-	case FEAT_HOSTNAME: return "HOSTNAME";
-	case FEAT_OSRELEASE: return "OSRELEASE";
-	case FEAT_NRCPUS: return "NRCPUS";
-	case FEAT_CMDLINE: return "CMDLINE";
-	case FEAT_EVENT_DESC: return "EVENT_DESC";
-	case FEAT_PMU_MAPPINGS: return "PMU_MAPPINGS";
-	case FEAT_WULT_CSTATES: return "WULT_CSTATES";
+	case PERF_FEAT_TRACING_DATA: return "TRACING_DATA";
+	case PERF_FEAT_HOSTNAME: return "HOSTNAME";
+	case PERF_FEAT_OSRELEASE: return "OSRELEASE";
+	case PERF_FEAT_NRCPUS: return "NRCPUS";
+	case PERF_FEAT_CMDLINE: return "CMDLINE";
+	case PERF_FEAT_EVENT_DESC: return "EVENT_DESC";
+	case PERF_FEAT_PMU_MAPPINGS: return "PMU_MAPPINGS";
+	case PERF_FEAT_WULT_CSTATES: return "WULT_CSTATES";
 	default: return "feature";
 	}
 }
@@ -606,7 +606,7 @@ static int file_features(struct wult_pd *pd, const struct file_header *h)
 	char why[sizeof(pd->err)];
 	int ret;
 
-	for (feat = 1; feat < FEAT_BITS; feat++) {
+	for (feat = 1; feat < PERF_FEAT_BITS; feat++) {
 		struct pd_rd r = { .pd = pd, .what = feat_name(feat) };
 
 		if (!(h->features[feat / 64] & (1ULL << (feat % 64))))
@@ -623,7 +623,7 @@ static int file_features(struct wult_pd *pd, const struct file_header *h)
 			return ret;
 		r.off = fs.offset;
 		r.left = fs.size;
-		if (feat == FEAT_TRACING_DATA && fs.size > MAX_TRACING_DATA)
+		if (feat == PERF_FEAT_TRACING_DATA && fs.size > MAX_TRACING_DATA)
 			return pd_fail(pd, -EINVAL, "TRACING_DATA section of %llu bytes, more than "
 				       "the %llu MiB perf writes", (unsigned long long)fs.size,
 				       MAX_TRACING_DATA >> 20);
@@ -640,9 +640,9 @@ int pd_read_file_header(struct wult_pd *pd, const struct file_header *h)
 	uint64_t nattrs, i;
 	int ret;
 
-	if (h->size != FILE_HDR_SIZE)
+	if (h->size != PERF_FILE_HDR_SIZE)
 		return pd_fail(pd, -EINVAL, "file header size %llu, expected %d",
-			       (unsigned long long)h->size, FILE_HDR_SIZE);
+			       (unsigned long long)h->size, PERF_FILE_HDR_SIZE);
 	ret = check_section(pd, &h->attrs, "attrs");
 	ret = ret ?: check_section(pd, &h->data, "data");
 	if (ret)
@@ -697,11 +697,11 @@ int pd_handle_meta(struct wult_pd *pd, const struct perf_event_header *h)
 			return pd_fail(pd, -EINVAL, "offset %llu: feature record too short",
 				       (unsigned long long)pd->rec_off);
 		memcpy(&v, rec + 8, 8);
-		if (v >= FEAT_BITS)
+		if (v >= PERF_FEAT_BITS)
 			return pd_fail(pd, -EINVAL, "offset %llu: feature id %llu out of range",
 				       (unsigned long long)pd->rec_off, (unsigned long long)v);
 		r.what = feat_name(v);
-		if (v == FEAT_TRACING_DATA)
+		if (v == PERF_FEAT_TRACING_DATA)
 			return 0;	/* pipe mode sends it as its own record */
 		r.left = h->size - 16;
 		return parse_feature(pd, v, &r);
@@ -722,7 +722,7 @@ int pd_handle_meta(struct wult_pd *pd, const struct perf_event_header *h)
 			return pd_fail(pd, -EINVAL, "offset %llu: tracing data of %llu bytes, more "
 				       "than the %llu MiB perf writes", (unsigned long long)pd->rec_off,
 				       (unsigned long long)r.left, MAX_TRACING_DATA >> 20);
-		return parse_feature(pd, FEAT_TRACING_DATA, &r);
+		return parse_feature(pd, PERF_FEAT_TRACING_DATA, &r);
 	}
 	case PERF_RECORD_AUXTRACE:
 		if (h->size < 16 || pd->rec_inner)

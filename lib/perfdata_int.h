@@ -24,12 +24,8 @@
 #include <wult/pdwrite.h>
 #include <wult/perfdata.h>
 
-#define PERF_MAGIC2		0x32454c4946524550ULL	/* "PERFILE2" */
-#define PERF_MAGIC2_SWAPPED	0x50455246494c4532ULL
-#define PERF_MAGIC1		0x454c494646524550ULL	/* "PERFFILE" */
-#define FILE_HDR_SIZE		104
-#define PIPE_HDR_SIZE		16
-#define FEAT_BITS		256
+#include "perf_file.h"
+
 #define MAX_ATTRS		4096
 #define MAX_IDS			(1U << 20)
 #define MAX_FEAT_STR		(1U << 20)
@@ -45,11 +41,6 @@
 /* File mode maps the data a window at a time (see map_window()). */
 #define MAP_WINDOW		(4U << 20)
 
-enum {
-	FEAT_TRACING_DATA = 1, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_NRCPUS = 7,
-	FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12, FEAT_PMU_MAPPINGS = 16,
-	FEAT_WULT_CSTATES = WULT_PDW_FEAT_CSTATES,
-};
 
 struct file_section {
 	uint64_t offset, size;
@@ -58,7 +49,7 @@ struct file_section {
 struct file_header {
 	uint64_t magic, size, attr_size;
 	struct file_section attrs, data, event_types;
-	uint64_t features[FEAT_BITS / 64];
+	uint64_t features[PERF_FEAT_BITS / 64];
 };
 
 struct attr_ent {
@@ -144,7 +135,7 @@ struct wult_pd {
 	 * ids), so a repeated feature gives its old share back
 	 */
 	uint64_t meta;
-	uint64_t feat_meta[FEAT_BITS];
+	uint64_t feat_meta[PERF_FEAT_BITS];
 	unsigned int charging;		/* the feature being parsed, or 0 */
 
 	/* ordered mode: records of the rounds not yet flushed */
