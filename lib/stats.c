@@ -77,6 +77,7 @@ struct wult_stats {
 	/* exact-part indexes not counted yet, and partition scratch */
 	uint32_t *batch, *tmp;
 	unsigned int nbatch;
+	uint32_t bmin, bmax;	/* the batch's extremes */
 };
 
 struct wult_stats *wult_stats_new(void)
@@ -102,6 +103,7 @@ struct wult_stats *wult_stats_new(void)
 		wult_stats_free(st);
 		return NULL;
 	}
+	st->bmin = UINT32_MAX;
 	st->mem = sizeof(*st) + NLEAVES * (sizeof(*st->wide) + sizeof(*st->lsum)) +
 		  2 * BATCH * sizeof(*st->batch);
 	return st;
@@ -220,26 +222,39 @@ static inline void count_one(struct wult_stats *st, uint32_t i)
 /*
  * Counts the batch. Spread over megabytes of counters (SilentTime), the
  * increments would miss the caches and the TLB on nearly every value: a
- * batch touching many 16 KiB partitions is first put in partition order
- * (one counting pass, one scatter), so they walk memory in order.
+ * batch spanning more than eight 16 KiB partitions is first put in
+ * partition order (one counting pass, one scatter), so they walk memory in
+ * order, and the counters are fetched ahead.
  */
 static int flush(struct wult_stats *st)
 {
-	uint32_t cnt[NPART + 1] = { 0 }, *b = st->batch;
-	unsigned int i, n = st->nbatch, parts = 0;
+	uint32_t cnt[NPART + 1], *b = st->batch;
+	unsigned int i, n = st->nbatch;
 
-	for (i = 0; i < n; i++)
-		parts += !cnt[(b[i] >> PART_SHIFT) + 1]++;
-	if (parts > 8) {
+	if ((st->bmax >> PART_SHIFT) - (st->bmin >> PART_SHIFT) > 8) {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(b[i] >> PART_SHIFT) + 1]++;
 		for (i = 1; i <= NPART; i++)
 			cnt[i] += cnt[i - 1];
 		for (i = 0; i < n; i++)
 			st->tmp[cnt[b[i] >> PART_SHIFT]++] = b[i];
 		b = st->tmp;
 	}
-	for (i = 0; i < n; i++)
-		count_one(st, b[i]);
+	if (b == st->tmp) {
+		/* Spread: the counters miss the caches, fetch ahead. */
+		for (i = 0; i < n; i++) {
+			if (i + 16 < n)
+				__builtin_prefetch(&st->c8[b[i + 16]], 1);
+			count_one(st, b[i]);
+		}
+	} else {
+		for (i = 0; i < n; i++)
+			count_one(st, b[i]);
+	}
 	st->nbatch = 0;
+	st->bmin = UINT32_MAX;
+	st->bmax = 0;
 	return st->err;
 }
 
@@ -266,6 +281,8 @@ int wult_stats_add(struct wult_stats *st, int64_t val)
 		return 0;
 	}
 	st->batch[st->nbatch++] = i;
+	st->bmin = i < st->bmin ? i : st->bmin;
+	st->bmax = i > st->bmax ? i : st->bmax;
 	return st->nbatch == BATCH ? flush(st) : 0;
 }
 
