@@ -6,7 +6,8 @@
  *   cpuN armed=A emitted=E early_wake=W not_idle=I stale_tai=S other_intr=O
  *        invalid=V cancelled=C delivery_failed=F branches=B branches_off=O
  * (on one line). Counters are cumulative since module load.
- * /sys/kernel/debug/wult/source: the delayed-event source in use.
+ * /sys/kernel/debug/wult/source: per measured CPU, its delayed-event source
+ * ("cpu1 hrt").
  * /sys/kernel/debug/wult/lbr: the branch-record reader: arch, model, fake
  * or none.
  * /sys/kernel/debug/wult/events: wult events in existence; the cpu_idle
@@ -19,6 +20,7 @@
 #include "wult_debugfs.h"
 #include "wult_engine.h"
 #include "wult_lbr.h"
+#include "wult_source.h"
 
 static struct dentry *wult_dir;
 
@@ -38,9 +40,17 @@ static int stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
+/* Per CPU measured, its source: "cpu1 tdt". */
 static int source_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "%s\n", wult_engine_source_name());
+	const struct wult_source *src;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		src = wult_engine_source(cpu);
+		if (src)
+			seq_printf(m, "cpu%u %s\n", cpu, src->name);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(source);

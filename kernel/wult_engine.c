@@ -39,6 +39,7 @@
 #include <linux/bits.h>
 #include <linux/cpuidle.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/prandom.h>
@@ -55,11 +56,13 @@
 #include "wult_lbr.h"
 #include "wult_pmu.h"
 #include "wult_rules.h"
+#include "wult_tdt.h"
 #include "wult_source.h"
 #include "wult_trace.h"
 
 struct wult_cpu {
 	bool active;		/* measuring this CPU: the probes' first test */
+	bool ltime_ok;		/* at the last idle entry LTime was programmed */
 	bool armed;		/* event armed, its interrupt not handled yet */
 	bool in_idle;		/* TBI taken, the idle exit not seen yet */
 	bool woken;		/* exit seen first, our interrupt pending */
@@ -67,6 +70,7 @@ struct wult_cpu {
 	bool want_br;		/* a branches event is active on this CPU */
 	bool have_br;		/* brrec holds this wake's branch context */
 	u32 poll_mask;		/* idle states polling with IRQs on */
+	const struct wult_source *src;	/* of the events measuring this CPU */
 	u64 ldist_min;		/* ns */
 	u64 ldist_max;		/* ns */
 	/* Snapshots at TBI, and at the datapoint's first half (mark). */
@@ -103,7 +107,6 @@ static inline void wult_inc(u64 *counter)
 	WRITE_ONCE(*counter, *counter + 1);
 }
 
-static const struct wult_source *wult_src;
 static bool wult_has_mperf;
 static bool wult_has_smi;
 static bool wult_has_lbr;
@@ -138,13 +141,13 @@ static void wult_arm(struct wult_cpu *wc)
 {
 	struct wult_dp *dp = &wc->rec.dp;
 	u64 ldist = wult_pick_ldist(wc);
-	u64 ltime = ktime_get_ns() + ldist;
+	u64 ltime;
 
 	wc->in_idle = false;
 	wc->woken = false;
 	wc->fired = false;
 	wc->have_br = false;
-	if (wult_src->arm(ltime)) {
+	if (wc->src->arm(ldist, &ltime)) {
 		wc->armed = false;
 		return;
 	}
@@ -152,6 +155,21 @@ static void wult_arm(struct wult_cpu *wc)
 	wult_inc(&wc->stats.armed);
 	dp->ldist = ldist;
 	dp->ltime = ltime;
+}
+
+/*
+ * The four times to ns of the source's clock (uapi/linux/wult.h). TSC
+ * times become cycles * 10^6 / tsc_khz; this runs after every stamp.
+ */
+static void wult_to_ns(struct wult_cpu *wc, struct wult_dp *dp)
+{
+	dp->source = wc->src->id;
+	if (wc->src->clock != WULT_CLOCK_TSC)
+		return;
+	dp->ltime = mul_u64_u32_div(dp->ltime, USEC_PER_SEC, tsc_khz);
+	dp->tbi = mul_u64_u32_div(dp->tbi, USEC_PER_SEC, tsc_khz);
+	dp->tai = mul_u64_u32_div(dp->tai, USEC_PER_SEC, tsc_khz);
+	dp->tintr = mul_u64_u32_div(dp->tintr, USEC_PER_SEC, tsc_khz);
 }
 
 /* A datapoint ends here, emitted or dropped: the next one is armed. */
@@ -182,14 +200,17 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 		wult_arm(wc);
 		return;
 	}
-	if (dp->tai < dp->ltime || dp->tintr < dp->ltime) {
+	if (dp->tai < dp->ltime || dp->tintr < dp->ltime || !wc->ltime_ok) {
 		wult_drop(wc, WULT_KEEP);
 		return;
 	}
+	wult_to_ns(wc, dp);
 
 	dp->cpu = smp_processor_id();
 	dp->intr_off = intr_off;
 	dp->flags = wult_dp_flags;
+	if (wc->src->id == WULT_SOURCE_TDT && wult_tdt_emulated())
+		dp->flags |= WULT_DPF_TDT_EMULATED;
 	dp->nmi_cnt = wult_delta32(wult_nmis(), wc->nmis_bi);
 	if (wult_has_smi)
 		dp->smi_cnt = wult_read_msr(MSR_SMI_COUNT) - wc->smi_bi;
@@ -266,9 +287,15 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 	wc->nmis_bi = wult_nmis();
 	if (wult_has_smi)
 		wc->smi_bi = wult_read_msr(MSR_SMI_COUNT);
+	wc->ltime_ok = !wc->src->at_idle || wc->src->at_idle(&dp->ltime);
 
-	dp->tbi = ktime_get_ns();
-	wc->tsc_bi = rdtsc_ordered();
+	if (wc->src->clock == WULT_CLOCK_TSC) {
+		wc->tsc_bi = rdtsc_ordered();
+		dp->tbi = wc->tsc_bi;
+	} else {
+		dp->tbi = ktime_get_ns();
+		wc->tsc_bi = rdtsc_ordered();
+	}
 	/* Beside the TSC stamp: MPERF and TSC must span the same period. */
 	if (wult_has_mperf)
 		wc->mperf_bi = wult_read_msr(MSR_IA32_MPERF);
@@ -331,7 +358,8 @@ static noinline void wult_idle_exit(u64 tai)
 	local_irq_save(flags);
 	if (wc->active && wc->in_idle) {
 		wc->in_idle = false;
-		dp->tai = tai;
+		/* A TSC source's TAI is the TSC read first thing. */
+		dp->tai = wc->src->clock == WULT_CLOCK_TSC ? wc->exit_tsc : tai;
 		dp->ai_ts1 = wc->exit_tsc;
 		dp->tsc_delta = wc->exit_tsc - wc->tsc_bi;
 		if (wc->fired)
@@ -442,7 +470,8 @@ static u32 wult_poll_states(void)
 	return mask;
 }
 
-void wult_engine_start(u64 ldist_min, u64 ldist_max, bool branches)
+void wult_engine_start(const struct wult_source *src, u64 ldist_min,
+		       u64 ldist_max, bool branches)
 {
 	struct wult_cpu *wc = wult_cpu();
 
@@ -452,6 +481,7 @@ void wult_engine_start(u64 ldist_min, u64 ldist_max, bool branches)
 	wc->want_br = branches;
 	if (wc->active)
 		return;	/* a retune: an armed event keeps its LTime */
+	wc->src = src;
 	wc->poll_mask = wult_poll_states();
 	WRITE_ONCE(wc->active, true);
 	wult_arm(wc);
@@ -466,7 +496,7 @@ void wult_engine_stop(void)
 		return;
 	WRITE_ONCE(wc->active, false);
 	if (wc->armed)
-		wult_src->cancel();
+		wc->src->cancel();
 	/* An event fired but still waiting for its idle exit ends here too. */
 	if (wc->armed || wc->fired)
 		wult_inc(&wc->stats.cancelled);
@@ -529,9 +559,12 @@ void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
 	stats->branches_off = READ_ONCE(s->branches_off);
 }
 
-const char *wult_engine_source_name(void)
+/* The source measuring @cpu, NULL when it is not measured. */
+const struct wult_source *wult_engine_source(unsigned int cpu)
 {
-	return wult_src->name;
+	const struct wult_cpu *wc = per_cpu_ptr(&wult_cpus, cpu);
+
+	return READ_ONCE(wc->active) ? READ_ONCE(wc->src) : NULL;
 }
 
 /*
@@ -545,7 +578,7 @@ static bool wult_tsc_stable(void)
 	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable();
 }
 
-int wult_engine_init(const struct wult_source *src)
+int wult_engine_init(void)
 {
 	u64 val;
 
@@ -565,13 +598,6 @@ int wult_engine_init(const struct wult_source *src)
 
 	/* Seeded here: get_random_u32() may sleep on PREEMPT_RT. */
 	prandom_seed_full_state(&wult_cpus.rnd);
-
-	wult_src = src;
-	return src->init();
+	return 0;
 }
 
-void wult_engine_exit(void)
-{
-	/* Events hold a module reference: none exists, nor does the probe. */
-	wult_src->exit();
-}

@@ -47,9 +47,9 @@ struct wult_stats {
 	u64 branches_off;	/* ... of which LBR was not recording */
 };
 
-int wult_engine_init(const struct wult_source *src);
-void wult_engine_exit(void);
-const char *wult_engine_source_name(void);
+int wult_engine_init(void);
+/* The source measuring @cpu, NULL when it is not measured. */
+const struct wult_source *wult_engine_source(unsigned int cpu);
 
 /* Process context, for each new perf event: make sure the probe is in. */
 int wult_engine_get(void);
@@ -61,7 +61,8 @@ unsigned int wult_engine_users(void);
  * IRQs off, on the measured CPU: start or retune (LDist range in ns) and
  * stop this CPU's measurement loop.
  */
-void wult_engine_start(u64 ldist_min, u64 ldist_max, bool branches);
+void wult_engine_start(const struct wult_source *src, u64 ldist_min,
+		       u64 ldist_max, bool branches);
 void wult_engine_stop(void);
 
 void wult_engine_stats(unsigned int cpu, struct wult_stats *stats);

@@ -11,6 +11,7 @@
 #include <asm/msr.h>
 
 #include "wult_compat.h"
+#include "uapi/linux/wult.h"
 #include "wult_source.h"
 
 #define WULT_HRT_MODE	HRTIMER_MODE_ABS_PINNED_HARD
@@ -49,10 +50,11 @@ static void wult_hrt_exit(void)
 		hrtimer_cancel(per_cpu_ptr(&wult_hrt_timer, cpu));
 }
 
-static int wult_hrt_arm(u64 ltime)
+static int wult_hrt_arm(u64 ldist, u64 *ltime)
 {
+	*ltime = ktime_get_ns() + ldist;
 	/* Zero slack: expire at ltime, not somewhere in a range after it. */
-	hrtimer_start_range_ns(this_cpu_ptr(&wult_hrt_timer), ns_to_ktime(ltime),
+	hrtimer_start_range_ns(this_cpu_ptr(&wult_hrt_timer), ns_to_ktime(*ltime),
 			       0, WULT_HRT_MODE);
 	return 0;
 }
@@ -64,6 +66,8 @@ static void wult_hrt_cancel(void)
 
 const struct wult_source wult_hrt_source = {
 	.name	= "hrt",
+	.id	= WULT_SOURCE_HRT,
+	.clock	= WULT_CLOCK_MONO,
 	.init	= wult_hrt_init,
 	.exit	= wult_hrt_exit,
 	.arm	= wult_hrt_arm,

@@ -2,7 +2,7 @@
 /*
  * wult: wake up latency tracer as a perf PMU.
  *
- * Module init and exit, and the choice of delayed-event source. See
+ * Module init and exit, the table of delayed-event sources. See
  * Documentation/kernel.md for the design, the payload and the counters.
  */
 #include <linux/kernel.h>
@@ -14,31 +14,53 @@
 #include "wult_lbr.h"
 #include "wult_pmu.h"
 #include "wult_source.h"
+#include "wult_tdt.h"
 
-static const struct wult_source *const wult_sources[] = {
-	&wult_hrt_source,
+/* Indexed by enum wult_source_id, the PMU's "source" config term. */
+static const struct wult_source *const wult_sources[WULT_SOURCE_MAX] = {
+	[WULT_SOURCE_HRT] = &wult_hrt_source,
+	[WULT_SOURCE_TDT] = &wult_tdt_source,
 };
 
-static char *source = "hrt";
-module_param(source, charp, 0444);
-MODULE_PARM_DESC(source, "delayed-event source: hrt (default)");
+const struct wult_source *wult_source_by_id(unsigned int id)
+{
+	return id < WULT_SOURCE_MAX ? wult_sources[id] : NULL;
+}
+
+static void wult_sources_exit(void)
+{
+	int i;
+
+	for (i = 0; i < WULT_SOURCE_MAX; i++)
+		wult_sources[i]->exit();
+}
+
+static int wult_sources_init(void)
+{
+	int i, ret;
+
+	for (i = 0; i < WULT_SOURCE_MAX; i++) {
+		ret = wult_sources[i]->init();
+		if (ret) {
+			while (--i >= 0)
+				wult_sources[i]->exit();
+			return ret;
+		}
+	}
+	return 0;
+}
 
 static char *lbr = "auto";
 module_param(lbr, charp, 0444);
 MODULE_PARM_DESC(lbr, "branch records: auto (the CPU's LBR, default), off, fake (synthetic, for tests)");
 
+static char *tdt = "auto";
+module_param(tdt, charp, 0444);
+MODULE_PARM_DESC(tdt, "TSC deadline source: auto (where the local APIC timer is in TSC-deadline mode, default), off, emulated (LTime computed, for VMs without it)");
+
 static int __init wult_init(void)
 {
-	const struct wult_source *src = NULL;
-	int i, ret;
-
-	for (i = 0; i < ARRAY_SIZE(wult_sources); i++)
-		if (!strcmp(source, wult_sources[i]->name))
-			src = wult_sources[i];
-	if (!src) {
-		pr_err("wult: unknown source '%s'\n", source);
-		return -EINVAL;
-	}
+	int ret;
 
 	if (!wult_trace_type())
 		pr_warn("wult: wult:datapoint not registered, raw samples have type 0\n");
@@ -46,8 +68,15 @@ static int __init wult_init(void)
 		pr_err("wult: unknown lbr mode '%s' (auto, off, fake)\n", lbr);
 		return -EINVAL;
 	}
+	if (wult_tdt_set_mode(tdt)) {
+		pr_err("wult: unknown tdt mode '%s' (auto, off, emulated)\n", tdt);
+		return -EINVAL;
+	}
 
-	ret = wult_engine_init(src);
+	ret = wult_engine_init();
+	if (ret)
+		return ret;
+	ret = wult_sources_init();
 	if (ret)
 		return ret;
 	wult_debugfs_init();
@@ -55,7 +84,7 @@ static int __init wult_init(void)
 	ret = wult_pmu_init();
 	if (ret) {
 		wult_debugfs_exit();
-		wult_engine_exit();
+		wult_sources_exit();
 	}
 	return ret;
 }
@@ -65,7 +94,7 @@ static void __exit wult_exit(void)
 {
 	wult_pmu_exit();
 	wult_debugfs_exit();
-	wult_engine_exit();
+	wult_sources_exit();
 }
 
 module_init(wult_init);

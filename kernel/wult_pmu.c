@@ -28,10 +28,12 @@
 #include "wult_engine.h"
 #include "wult_lbr.h"
 #include "wult_pmu.h"
+#include "wult_source.h"
 
 #define WULT_CFG_KNOWN	((WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MIN_SHIFT) | \
 			 (WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MAX_SHIFT) | \
-			 (WULT_CFG_KIND_MASK << WULT_CFG_KIND_SHIFT))
+			 (WULT_CFG_KIND_MASK << WULT_CFG_KIND_SHIFT) | \
+			 (WULT_CFG_SOURCE_MASK << WULT_CFG_SOURCE_SHIFT))
 
 /* Events scheduled in on this CPU, linked through event->active_entry. */
 static DEFINE_PER_CPU(struct list_head, wult_pmu_events);
@@ -57,6 +59,11 @@ static unsigned int wult_cfg_kind(u64 config)
 	return (config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK;
 }
 
+static unsigned int wult_cfg_source(u64 config)
+{
+	return (config >> WULT_CFG_SOURCE_SHIFT) & WULT_CFG_SOURCE_MASK;
+}
+
 /*
  * The config, decoded once by event_init into fields of hw_perf_event
  * that no other code uses for a PMU of this kind.
@@ -76,6 +83,11 @@ static inline unsigned int wult_ev_kind(const struct perf_event *event)
 	return event->hw.config;	/* enum wult_kind */
 }
 
+static inline const struct wult_source *wult_ev_source(const struct perf_event *event)
+{
+	return wult_source_by_id(event->hw.idx);	/* enum wult_source_id */
+}
+
 /* What one datapoint adds to an event of this kind. */
 static u64 wult_ev_count(const struct perf_event *event,
 			 const struct wult_dp *dp)
@@ -90,9 +102,44 @@ static u64 wult_ev_count(const struct perf_event *event,
 	}
 }
 
+/*
+ * A CPU is measured with one source at a time: wult events in existence,
+ * per CPU and source, so that an event of another source is refused when
+ * it is opened (EBUSY) rather than never scheduled.
+ */
+static DEFINE_MUTEX(wult_pmu_lock);
+static DEFINE_PER_CPU(unsigned int [WULT_SOURCE_MAX], wult_pmu_users);
+
+static int wult_claim_cpu(int cpu, unsigned int id)
+{
+	unsigned int *users = per_cpu(wult_pmu_users, cpu);
+	int i, ret = 0;
+
+	mutex_lock(&wult_pmu_lock);
+	for (i = 0; i < WULT_SOURCE_MAX; i++)
+		if (i != id && users[i])
+			ret = -EBUSY;
+	if (!ret)
+		users[id]++;
+	mutex_unlock(&wult_pmu_lock);
+	return ret;
+}
+
+static void wult_release_cpu(int cpu, unsigned int id)
+{
+	mutex_lock(&wult_pmu_lock);
+	per_cpu(wult_pmu_users, cpu)[id]--;
+	mutex_unlock(&wult_pmu_lock);
+}
+
 static void wult_event_destroy(struct perf_event *event)
 {
+	const struct wult_source *src = wult_ev_source(event);
+
+	if (src->put)
+		src->put();
 	wult_engine_put();
+	wult_release_cpu(event->cpu, src->id);
 }
 
 /*
@@ -117,6 +164,7 @@ static int wult_event_init(struct perf_event *event)
 {
 	u64 cfg = event->attr.config;
 	unsigned int kind = wult_cfg_kind(cfg);
+	const struct wult_source *src = wult_source_by_id(wult_cfg_source(cfg));
 	int ret;
 
 	if (event->attr.type != event->pmu->type)
@@ -125,7 +173,7 @@ static int wult_event_init(struct perf_event *event)
 	if (event->cpu < 0)
 		return -EINVAL;
 	if ((cfg & ~WULT_CFG_KNOWN) || event->attr.config1 ||
-	    event->attr.config2 || kind >= WULT_KIND_MAX)
+	    event->attr.config2 || kind >= WULT_KIND_MAX || !src)
 		return -EINVAL;
 	if (wult_cfg_ldist_min(cfg) > wult_cfg_ldist_max(cfg) ||
 	    wult_cfg_ldist_max(cfg) > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
@@ -144,14 +192,35 @@ static int wult_event_init(struct perf_event *event)
 		return -EOPNOTSUPP;
 	}
 
-	ret = wult_engine_get();
+	if (src->usable) {
+		ret = src->usable();
+		if (ret)
+			return ret;
+	}
+
+	ret = wult_claim_cpu(event->cpu, src->id);
 	if (ret)
 		return ret;
+	ret = wult_engine_get();
+	if (ret)
+		goto err_release;
+	if (src->get) {
+		ret = src->get();
+		if (ret)
+			goto err_put;
+	}
 	event->hw.config_base = wult_cfg_ldist_min(cfg);
 	event->hw.event_base = wult_cfg_ldist_max(cfg);
 	event->hw.config = kind;
+	event->hw.idx = src->id;
 	event->destroy = wult_event_destroy;
 	return 0;
+
+err_put:
+	wult_engine_put();
+err_release:
+	wult_release_cpu(event->cpu, src->id);
+	return ret;
 }
 
 /* The span of the LDist ranges of this CPU's events drives the engine. */
@@ -170,7 +239,8 @@ static void wult_pmu_update(struct list_head *events)
 		hi = max(hi, wult_ev_hi(event));
 		branches |= wult_ev_kind(event) == WULT_KIND_BRANCHES;
 	}
-	wult_engine_start(lo, hi, branches);
+	event = list_first_entry(events, struct perf_event, active_entry);
+	wult_engine_start(wult_ev_source(event), lo, hi, branches);
 }
 
 static void wult_event_start(struct perf_event *event, int flags)
@@ -185,7 +255,14 @@ static void wult_event_stop(struct perf_event *event, int flags)
 
 static int wult_event_add(struct perf_event *event, int flags)
 {
+	struct list_head *events = this_cpu_ptr(&wult_pmu_events);
 	struct hw_perf_event *hwc = &event->hw;
+	struct perf_event *first;
+
+	/* A CPU is measured with one source at a time. */
+	first = list_first_entry_or_null(events, struct perf_event, active_entry);
+	if (first && first->hw.idx != hwc->idx)
+		return -EBUSY;
 
 	/*
 	 * As perf_swevent_add(): start a full period ahead, or the first
@@ -198,8 +275,8 @@ static int wult_event_add(struct perf_event *event, int flags)
 	}
 	hwc->state = (flags & PERF_EF_START) ? 0 : PERF_HES_STOPPED;
 
-	list_add_tail(&event->active_entry, this_cpu_ptr(&wult_pmu_events));
-	wult_pmu_update(this_cpu_ptr(&wult_pmu_events));
+	list_add_tail(&event->active_entry, events);
+	wult_pmu_update(events);
 	return 0;
 }
 
@@ -288,11 +365,13 @@ unsigned int wult_pmu_deliver(struct wult_rec *rec, struct wult_br_rec *brrec)
 PMU_FORMAT_ATTR(ldist_min, "config:0-15");
 PMU_FORMAT_ATTR(ldist_max, "config:16-31");
 PMU_FORMAT_ATTR(kind, "config:32-39");
+PMU_FORMAT_ATTR(source, "config:40-43");
 
 static struct attribute *wult_format_attrs[] = {
 	&format_attr_ldist_min.attr,
 	&format_attr_ldist_max.attr,
 	&format_attr_kind.attr,
+	&format_attr_source.attr,
 	NULL,
 };
 

@@ -3,41 +3,74 @@
  * wult: the delayed-event source interface.
  *
  * A source arms, on the current CPU, one event that raises an interrupt at
- * a given launch time. Its interrupt handler stamps the TSC and TIntr first
- * thing, in untraced code, and hands them to wult_engine_intr() by a direct
- * call. The engine knows nothing else about it, so a new source (TSC
- * deadline timer, NIC) is one new file and one line in the source table.
+ * a launch time, and says in which clock its times are: LTime (what it
+ * actually programmed), TIntr (stamped by the source at the earliest point
+ * of its interrupt it can reach, in untraced code, and handed to
+ * wult_engine_intr() by a direct call), and the engine's TBI and TAI, which
+ * the engine reads in the same clock. The engine knows nothing else of it,
+ * so a new source is one new file and one line in wult_sources[]
+ * (wult_main.c); Documentation/kernel.md says what a NIC source would do.
  */
 #ifndef _WULT_SOURCE_H
 #define _WULT_SOURCE_H
 
 #include <linux/types.h>
 
+/* The clock of a source's times, hence of the engine's TBI and TAI. */
+enum wult_clock {
+	WULT_CLOCK_MONO,	/* CLOCK_MONOTONIC ns, ktime_get_ns() */
+	WULT_CLOCK_TSC,		/* TSC cycles, rdtsc_ordered() */
+};
+
 struct wult_source {
 	const char *name;
-	/* Prepare every possible CPU. Process context. */
+	unsigned int id;	/* enum wult_source_id, in every datapoint */
+	enum wult_clock clock;
+	/* Prepare every possible CPU. Process context, at module load. */
 	int (*init)(void);
-	/* Undo init(); no event is armed anywhere by then. Process context. */
+	/* Undo init(); no event is armed anywhere by then. */
 	void (*exit)(void);
 	/*
-	 * Arm the event of this CPU to fire at @ltime (CLOCK_MONOTONIC ns).
-	 * Called with IRQs off on the measured CPU, also from the event's own
-	 * interrupt handler (through wult_engine_intr()); must not sleep.
+	 * Can the source measure on this system? 0, or -EOPNOTSUPP after
+	 * one line in the kernel log saying why. Process context, at each
+	 * event's creation; optional.
 	 */
-	int (*arm)(u64 ltime);
+	int (*usable)(void);
 	/*
-	 * Disarm this CPU's event if armed, without waiting. Called with
-	 * IRQs off on the measured CPU, so the handler cannot be running.
+	 * A wult event using this source was created / destroyed: take or
+	 * release what the source needs while it has users (e.g. a
+	 * tracepoint probe). Process context; optional.
 	 */
+	int (*get)(void);
+	void (*put)(void);
+	/*
+	 * Arm this CPU's event @ldist ns from now; *@ltime: the launch time
+	 * in the source's clock, as well as it is known now. IRQs off on the
+	 * measured CPU, also from inside the event's own interrupt (through
+	 * wult_engine_intr()); must not sleep.
+	 */
+	int (*arm)(u64 ldist, u64 *ltime);
+	/* Disarm this CPU's event if armed, without waiting. IRQs off. */
 	void (*cancel)(void);
+	/*
+	 * At each idle entry while armed, just before TBI, IRQs off: the
+	 * hardware holds what was programmed for the coming wake. Update
+	 * *@ltime with it, or return false if what is programmed is not this
+	 * event (an earlier timer will wake the CPU first). Optional.
+	 */
+	bool (*at_idle)(u64 *ltime);
 };
 
 extern const struct wult_source wult_hrt_source;
+extern const struct wult_source wult_tdt_source;
+
+/* wult_main.c: the source of an enum wult_source_id, or NULL. */
+const struct wult_source *wult_source_by_id(unsigned int id);
 
 /*
  * Called by a source's interrupt handler on the CPU that armed the event,
- * IRQs off: @tsc (TSC cycles) and @tintr (CLOCK_MONOTONIC ns) were taken
- * at the handler's entry.
+ * IRQs off: @tsc (TSC cycles) and @tintr (the source's clock) were taken at
+ * the earliest point of the interrupt the source reaches.
  */
 void wult_engine_intr(u64 tsc, u64 tintr);
 

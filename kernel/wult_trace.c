@@ -42,6 +42,7 @@ u16 wult_trace_type(void)
 	BUILD_BUG_ON(WULT_TP_OFF(seq) != WULT_DP_OFF(seq));
 	BUILD_BUG_ON(WULT_TP_OFF(wake_latency) != WULT_DP_OFF(wake_latency));
 	BUILD_BUG_ON(WULT_TP_OFF(intr_latency) != WULT_DP_OFF(intr_latency));
+	BUILD_BUG_ON(WULT_TP_OFF(source) != WULT_DP_OFF(source));
 
 	return event_datapoint.event.type;
 }

@@ -441,10 +441,13 @@ static void read_fields(const struct wult_dpdec *dp, const uint8_t *raw, uint64_
 	int i;
 
 	if (dp->v1) {
-		/* The format was checked to be exactly struct wult_dp v1. */
+		/*
+		 * The format was checked to lay out struct wult_dp v1's fields;
+		 * v1 records end before the fields later versions append.
+		 */
 		struct wult_dp d;
 
-		memcpy(&d, raw + WULT_DP_HDR_SIZE, sizeof(d));
+		memcpy(&d, raw + WULT_DP_HDR_SIZE, offsetof(struct wult_dp, wake_latency));
 		f[F_LTIME] = d.ltime;
 		f[F_TBI] = d.tbi;
 		f[F_TAI] = d.tai;

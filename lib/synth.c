@@ -60,13 +60,15 @@ static const char format_text[] =
 	"\tfield:u32 seq;\toffset:124;\tsize:4;\tsigned:0;\n"
 	"\tfield:u64 wake_latency;\toffset:128;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 intr_latency;\toffset:136;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 source;\toffset:144;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 reserved;\toffset:148;\tsize:4;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu "
 	"tintr=%llu ldist=%llu seq=%u\", REC->cpu, REC->req_cstate, REC->intr_off, "
 	"REC->ltime, REC->tbi, REC->tai, REC->tintr, REC->ldist, REC->seq\n";
 
-_Static_assert(sizeof(struct wult_dp) + WULT_DP_HDR_SIZE == 144,
-	       "the built-in format describes a 144-byte payload");
+_Static_assert(sizeof(struct wult_dp) + WULT_DP_HDR_SIZE == 152,
+	       "the built-in format describes a 152-byte payload");
 
 const char *wult_synth_format(void)
 {

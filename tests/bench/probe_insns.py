@@ -3,7 +3,8 @@
 #
 # probe_insns.py KO [FUNC] [CALLEE]: instructions executed from the entry of
 # FUNC (default wult_idle_probe) to the call of CALLEE (default ktime_get,
-# the TAI read) along the shortest path of FUNC's control-flow graph, from
+# the TAI read; "rdtsc" for the first TSC read, counted with it) along the
+# shortest path of FUNC's control-flow graph, from
 # `objdump -dr` of the module. NOP padding counts 0; an rdtsc followed by
 # NOPs is an alternative site patched at boot to lfence;rdtsc, counted 2.
 # Prints the count, or exits 1 if the call is not reachable.
@@ -71,6 +72,9 @@ while heap:
     d, i = heapq.heappop(heap)
     if d > dist.get(i, 1 << 30):
         continue
+    if callee == "rdtsc" and insns[i][1] == "rdtsc":
+        print(d)
+        sys.exit(0)
     if insns[i][1].startswith("call") and insns[i][3].startswith(callee + "-"):
         print(d)
         sys.exit(0)

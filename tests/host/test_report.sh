@@ -383,11 +383,11 @@ PY
 		"$(sed 1,8d "$tmp/np.rep")"
 	t_check "no TRACING_DATA: the fallback is reported" grep -q \
 		"warning: no wult:datapoint format in the file" "$tmp/np.rep"
-	"$W" report --raw --unit ns --format "$top/tests/data/wult_datapoint.format" \
+	"$W" report --raw --unit ns --format "$top/tests/data/wult_datapoint.v1.format" \
 		"$tmp/pmu.data" > "$tmp/pmu.rep"
 	t_eq "PMU samples with --format: same numbers" "$(sed 1,7d "$tmp/a.rep")" \
 		"$(sed 1,7d "$tmp/pmu.rep")"
-	t_check "--format is named" grep -q "wult_datapoint.format (--format)" "$tmp/pmu.rep"
+	t_check "--format is named" grep -q "wult_datapoint.v1.format (--format)" "$tmp/pmu.rep"
 	python3 "$tmp/topipe.py" "$tmp/a.data" "$tmp/cnt.data" counters
 	"$W" report "$tmp/cnt.data" > "$tmp/cnt.rep"
 	t_check "group reads: CC6% and CPUFreq from the counter deltas" grep -q \

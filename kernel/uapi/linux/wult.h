@@ -10,8 +10,14 @@
  * format (fields may be appended in later versions); this struct describes
  * version WULT_DP_VERSION.
  *
- * Time base: ltime, tbi, tai and tintr are CLOCK_MONOTONIC nanoseconds
- * (ktime_get()), the clock the hrtimer expires on. The overhead stamps and
+ * Time base: ltime, tbi, tai and tintr are nanoseconds of the clock of the
+ * delayed-event source that made the datapoint (wult_dp.source): for
+ * WULT_SOURCE_HRT CLOCK_MONOTONIC (ktime_get()), the clock the hrtimer
+ * expires on; for WULT_SOURCE_TDT the TSC, converted as
+ * cycles * 1000000 / tsc_khz (so ns since the TSC's reset), the clock of
+ * the TSC deadline. Only differences of these four are meaningful, and only
+ * within one datapoint's source. Version 1 records have no source field:
+ * they are WULT_SOURCE_HRT. The overhead stamps and
  * tsc_delta are TSC cycles; convert with tsc_khz: ns = cycles * 1e6 / tsc_khz
  * (error below 1 ns per 1000 cycles for tsc_khz above 1 GHz, plus the kernel's
  * tsc_khz calibration error, typically below 50 ppm).
@@ -21,7 +27,7 @@
 
 #include <linux/types.h>
 
-#define WULT_DP_VERSION		1
+#define WULT_DP_VERSION		2	/* 2: source appended */
 
 /* Size of the common header (struct trace_entry) before struct wult_dp. */
 #define WULT_DP_HDR_SIZE	8
@@ -32,6 +38,15 @@
 #define WULT_CFG_LDIST_MASK		0xffffULL
 #define WULT_CFG_KIND_SHIFT		32	/* config:32-39, enum wult_kind */
 #define WULT_CFG_KIND_MASK		0xffULL
+#define WULT_CFG_SOURCE_SHIFT		40	/* config:40-43, enum wult_source_id */
+#define WULT_CFG_SOURCE_MASK		0xfULL
+
+/* The delayed-event source a datapoint was made with (wult_dp.source). */
+enum wult_source_id {
+	WULT_SOURCE_HRT = 0,		/* high resolution timer, CLOCK_MONOTONIC */
+	WULT_SOURCE_TDT = 1,		/* local APIC TSC deadline, TSC */
+	WULT_SOURCE_MAX,
+};
 
 /* What a wult event counts or samples; selected by the "kind" format term. */
 enum wult_kind {
@@ -53,6 +68,9 @@ enum wult_kind {
 #define WULT_DPF_TSC_STABLE	0x8U /* TSC constant, nonstop, stable: TSC
 				      * fields convert exactly with tsc_khz
 				      */
+#define WULT_DPF_TDT_EMULATED	0x10U /* tdt: LTime computed, not read from
+				       * the TSC deadline MSR (tdt=emulated)
+				       */
 
 struct wult_dp {
 	__u64 ltime;		/* ns: launch time, the timer's expiry */
@@ -80,6 +98,9 @@ struct wult_dp {
 	 */
 	__u64 wake_latency;	/* ns: TAI - LTime (WakeLatencyRaw) */
 	__u64 intr_latency;	/* ns: TIntr - LTime (IntrLatencyRaw) */
+	/* Version 2. */
+	__u32 source;		/* enum wult_source_id: the time base above */
+	__u32 reserved;		/* 0 */
 };
 
 /*

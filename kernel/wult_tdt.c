@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult: the "tdt" delayed-event source, the local APIC timer in TSC-deadline
+ * mode.
+ *
+ * The event is a pinned hard hrtimer, as for "hrt", but its times are TSC
+ * cycles: LTime is the deadline the kernel wrote to MSR_IA32_TSC_DEADLINE
+ * for it (read back at each idle entry, when the next timer event is
+ * programmed), and TIntr is the TSC at the entry of the local timer
+ * interrupt (the irq_vectors:local_timer_entry tracepoint, the earliest
+ * point a module can reach), before the hrtimer core runs. Compared with
+ * hrt this leaves out of both latencies the clock reads and the hrtimer
+ * core's cost, and LTime is what the hardware compares against, not a
+ * clock read near it.
+ *
+ * tdt=auto (default) offers the source where the boot CPU's local APIC timer
+ * runs in TSC-deadline mode; tdt=off never; tdt=emulated everywhere, with
+ * LTime computed from the hrtimer's expiry the way the kernel computes a
+ * deadline instead of read from the MSR: for testing in VMs whose APIC has
+ * no TSC-deadline mode (QEMU TCG). Datapoints of an emulated deadline are
+ * flagged WULT_DPF_TDT_EMULATED.
+ */
+#include <linux/hrtimer.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <asm/cpufeature.h>
+#include <asm/msr.h>
+#include <asm/tsc.h>
+
+#include "uapi/linux/wult.h"
+#include "wult_compat.h"
+#include "wult_source.h"
+#include "wult_tdt.h"
+
+#define WULT_TDT_MODE	HRTIMER_MODE_ABS_PINNED_HARD
+/* A deadline this close to the expected one (in us) is taken for ours. */
+#define WULT_TDT_MATCH_US	2
+
+enum wult_tdt_mode {
+	WULT_TDT_AUTO,
+	WULT_TDT_OFF,
+	WULT_TDT_EMULATED,
+};
+
+struct wult_tdt_cpu {
+	struct hrtimer timer;
+	bool armed;
+	u64 entry_tsc;		/* TSC at local_timer_entry, 0 once used */
+	u64 expect;		/* the deadline the kernel should program */
+};
+
+static DEFINE_PER_CPU(struct wult_tdt_cpu, wult_tdt_cpus);
+static enum wult_tdt_mode wult_tdt_mode;
+static struct tracepoint *wult_tdt_tp;
+static DEFINE_MUTEX(wult_tdt_lock);
+static unsigned int wult_tdt_users;
+
+/* First thing in the local timer interrupt: one test, then the TSC. */
+static notrace void wult_tdt_timer_entry(void *data, int vector)
+{
+	if (!this_cpu_read(wult_tdt_cpus.armed))
+		return;
+	this_cpu_write(wult_tdt_cpus.entry_tsc, rdtsc_ordered());
+}
+
+static notrace enum hrtimer_restart wult_tdt_fn(struct hrtimer *timer)
+{
+	struct wult_tdt_cpu *tc = this_cpu_ptr(&wult_tdt_cpus);
+	u64 tsc = rdtsc_ordered();
+	u64 tintr = tc->entry_tsc;
+
+	/* Expired from another interrupt (none seen at entry): its own TSC. */
+	if (!tintr || tintr > tsc)
+		tintr = tsc;
+	tc->entry_tsc = 0;
+	tc->armed = false;
+	wult_engine_intr(tsc, tintr);
+	return HRTIMER_NORESTART;
+}
+
+static void wult_tdt_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "local_timer_entry"))
+		wult_tdt_tp = tp;
+}
+
+static int wult_tdt_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		wult_hrtimer_setup(&per_cpu_ptr(&wult_tdt_cpus, cpu)->timer,
+				   wult_tdt_fn, CLOCK_MONOTONIC, WULT_TDT_MODE);
+	for_each_kernel_tracepoint(wult_tdt_find_tp, NULL);
+	return 0;
+}
+
+static void wult_tdt_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(&wult_tdt_cpus, cpu)->timer);
+}
+
+static int wult_tdt_usable(void)
+{
+	if (wult_tdt_mode == WULT_TDT_OFF) {
+		pr_info_ratelimited("wult: tdt: off (module parameter tdt=off)\n");
+		return -EOPNOTSUPP;
+	}
+	if (wult_tdt_mode == WULT_TDT_AUTO &&
+	    !boot_cpu_has(X86_FEATURE_TSC_DEADLINE_TIMER)) {
+		pr_info_ratelimited("wult: tdt: the local APIC timer is not in TSC-deadline mode on this system\n");
+		return -EOPNOTSUPP;
+	}
+	if (!wult_tdt_tp) {
+		pr_info_ratelimited("wult: tdt: no irq_vectors:local_timer_entry tracepoint in this kernel\n");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* The local_timer_entry probe exists while tdt events do. */
+static int wult_tdt_get(void)
+{
+	int ret = 0;
+
+	mutex_lock(&wult_tdt_lock);
+	if (!wult_tdt_users)
+		ret = tracepoint_probe_register(wult_tdt_tp,
+						wult_tdt_timer_entry, NULL);
+	if (!ret)
+		wult_tdt_users++;
+	mutex_unlock(&wult_tdt_lock);
+	return ret;
+}
+
+static void wult_tdt_put(void)
+{
+	mutex_lock(&wult_tdt_lock);
+	if (!--wult_tdt_users) {
+		tracepoint_probe_unregister(wult_tdt_tp, wult_tdt_timer_entry,
+					    NULL);
+		tracepoint_synchronize_unregister();
+	}
+	mutex_unlock(&wult_tdt_lock);
+}
+
+/*
+ * The deadline the kernel will program for an expiry @ldist ns ahead: the
+ * clock event code converts the same distance to TSC cycles.
+ */
+static int wult_tdt_arm(u64 ldist, u64 *ltime)
+{
+	struct wult_tdt_cpu *tc = this_cpu_ptr(&wult_tdt_cpus);
+	u64 now = ktime_get_ns();
+	u64 tsc = rdtsc_ordered();
+
+	tc->expect = tsc + mul_u64_u32_div(ldist, tsc_khz, USEC_PER_SEC);
+	tc->entry_tsc = 0;
+	tc->armed = true;
+	hrtimer_start_range_ns(&tc->timer, ns_to_ktime(now + ldist), 0,
+			       WULT_TDT_MODE);
+	*ltime = tc->expect;
+	return 0;
+}
+
+static void wult_tdt_cancel(void)
+{
+	struct wult_tdt_cpu *tc = this_cpu_ptr(&wult_tdt_cpus);
+
+	tc->armed = false;
+	hrtimer_try_to_cancel(&tc->timer);
+}
+
+/*
+ * At idle entry the next timer event is programmed: if it is ours, the
+ * MSR holds LTime exactly.
+ */
+static bool wult_tdt_at_idle(u64 *ltime)
+{
+	struct wult_tdt_cpu *tc = this_cpu_ptr(&wult_tdt_cpus);
+	u64 tol = div_u64((u64)tsc_khz * WULT_TDT_MATCH_US, 1000);
+	u64 dl;
+
+	if (wult_tdt_mode == WULT_TDT_EMULATED)
+		return true;
+	if (rdmsrl_safe(MSR_IA32_TSC_DEADLINE, &dl) || !dl)
+		return false;
+	if (dl + tol < tc->expect || dl > tc->expect + tol)
+		return false;
+	*ltime = dl;
+	return true;
+}
+
+bool wult_tdt_emulated(void)
+{
+	return wult_tdt_mode == WULT_TDT_EMULATED;
+}
+
+const char *wult_tdt_mode_name(void)
+{
+	static const char *const names[] = {
+		[WULT_TDT_AUTO] = "auto",
+		[WULT_TDT_OFF] = "off",
+		[WULT_TDT_EMULATED] = "emulated",
+	};
+
+	return names[wult_tdt_mode];
+}
+
+int wult_tdt_set_mode(const char *mode)
+{
+	if (!strcmp(mode, "auto"))
+		wult_tdt_mode = WULT_TDT_AUTO;
+	else if (!strcmp(mode, "off"))
+		wult_tdt_mode = WULT_TDT_OFF;
+	else if (!strcmp(mode, "emulated"))
+		wult_tdt_mode = WULT_TDT_EMULATED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const struct wult_source wult_tdt_source = {
+	.name		= "tdt",
+	.id		= WULT_SOURCE_TDT,
+	.clock		= WULT_CLOCK_TSC,
+	.init		= wult_tdt_init,
+	.exit		= wult_tdt_exit,
+	.usable		= wult_tdt_usable,
+	.get		= wult_tdt_get,
+	.put		= wult_tdt_put,
+	.arm		= wult_tdt_arm,
+	.cancel		= wult_tdt_cancel,
+	.at_idle	= wult_tdt_at_idle,
+};
