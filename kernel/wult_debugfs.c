@@ -12,6 +12,7 @@
  * or none.
  * /sys/kernel/debug/wult/events: wult events in existence; the cpu_idle
  * probe is registered exactly while this is not 0.
+ * /sys/kernel/debug/wult/measure: measuring without perf (wult_measure.c).
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -20,6 +21,7 @@
 #include "wult_debugfs.h"
 #include "wult_engine.h"
 #include "wult_lbr.h"
+#include "wult_measure.h"
 #include "wult_source.h"
 
 static struct dentry *wult_dir;
@@ -77,6 +79,7 @@ void wult_debugfs_init(void)
 	debugfs_create_file("source", 0444, wult_dir, NULL, &source_fops);
 	debugfs_create_file("events", 0444, wult_dir, NULL, &events_fops);
 	debugfs_create_file("lbr", 0444, wult_dir, NULL, &lbr_fops);
+	wult_measure_init(wult_dir);
 }
 
 void wult_debugfs_exit(void)

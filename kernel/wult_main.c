@@ -79,21 +79,22 @@ static int __init wult_init(void)
 	ret = wult_sources_init();
 	if (ret)
 		return ret;
-	wult_debugfs_init();
-	/* Last: from here on perf can create events. */
+	/* From here on perf can create events. */
 	ret = wult_pmu_init();
 	if (ret) {
-		wult_debugfs_exit();
 		wult_sources_exit();
+		return ret;
 	}
-	return ret;
+	/* After the PMU: debugfs "measure" creates events of it. */
+	wult_debugfs_init();
+	return 0;
 }
 
 /* Module refcounting keeps us loaded while any wult event exists. */
 static void __exit wult_exit(void)
 {
-	wult_pmu_exit();
 	wult_debugfs_exit();
+	wult_pmu_exit();
 	wult_sources_exit();
 }
 

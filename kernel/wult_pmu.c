@@ -16,7 +16,6 @@
  * is, and does the counting, period and sample output of a software
  * event for every event on the hlist it is given.
  */
-#include <linux/cpumask.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
@@ -420,27 +419,15 @@ static const struct attribute_group wult_event_group = {
 	.is_visible = wult_event_visible,
 };
 
-/* Any online CPU can be measured; perf -a opens one event on each. */
-static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	return cpumap_print_to_pagebuf(true, buf, cpu_online_mask);
-}
-static DEVICE_ATTR_RO(cpumask);
-
-static struct attribute *wult_cpumask_attrs[] = {
-	&dev_attr_cpumask.attr,
-	NULL,
-};
-
-static const struct attribute_group wult_cpumask_group = {
-	.attrs = wult_cpumask_attrs,
-};
-
+/*
+ * No cpumask attribute: with one, perf treats the PMU as system-wide and
+ * turns per-task use (perf stat -e wult/datapoints/ -- cmd) into counting
+ * on every CPU of the mask. Without it perf opens per-task events, which
+ * perf_invalid_context refuses (EINVAL), and -C/-a work as for core PMUs.
+ */
 static const struct attribute_group *wult_attr_groups[] = {
 	&wult_format_group,
 	&wult_event_group,
-	&wult_cpumask_group,
 	NULL,
 };
 
@@ -465,6 +452,11 @@ int wult_pmu_init(void)
 	wult_rec_type = wult_trace_type();
 	wult_br_type = wult_trace_br_type();
 	return perf_pmu_register(&wult_pmu, "wult", -1);
+}
+
+int wult_pmu_type(void)
+{
+	return wult_pmu.type;
 }
 
 void wult_pmu_exit(void)

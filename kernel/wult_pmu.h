@@ -8,6 +8,8 @@ struct wult_rec;
 
 int wult_pmu_init(void);
 void wult_pmu_exit(void);
+/* The PMU's perf type, for events created from the kernel. */
+int wult_pmu_type(void);
 
 /*
  * IRQs off, on the measured CPU: hand @rec, and @brrec (its branch context,

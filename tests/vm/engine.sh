@@ -149,7 +149,7 @@ open_fails "ldist_min > ldist_max: EINVAL" 22 wult/ldist_min=200,ldist_max=100/ 
 open_fails "ldist_max = 60000 us: EINVAL" 22 wult/ldist_max=60000/ -C 1
 open_fails "unknown kind: EINVAL" 22 wult/kind=4/ -C 1
 open_fails "a latency sum cannot sample: EINVAL" 22 wult/wake_latency_sum/ -C 1
-open_fails "unknown config bits: EINVAL" 22 wult/config=0x10000000000/ -C 1
+open_fails "unknown config bits: EINVAL" 22 wult/config=0x100000000000/ -C 1
 open_fails "config1 set: EINVAL" 22 wult/config1=1/ -C 1
 # Datapoints happen in the kernel, in idle, on the host.
 open_fails "exclude_kernel (:u): EOPNOTSUPP" 95 wult/datapoints/u -C 1
@@ -160,6 +160,13 @@ if perf record -e wult/datapoints/ -o "$W/task.data" -- true > "$W/task.out" 2>&
 else
 	t_ok "per-task use is refused: $(grep -m1 -i invalid "$W/task.out")"
 fi
+e0=$(wult_cnt 1 emitted)
+if perf stat -e wult/datapoints/ -- sleep 0.5 > "$W/task.out" 2>&1; then
+	t_fail "perf stat per-task is refused: $(grep wult "$W/task.out")"
+else
+	t_ok "perf stat per-task is refused: $(grep -m1 -iE 'invalid|not supported' "$W/task.out")"
+fi
+t_eq "nothing measured by the refused perf stat" "$e0" "$(wult_cnt 1 emitted)"
 
 # ---- 7. hot-unplug of the measured CPU -------------------------------------
 if [ -w /sys/devices/system/cpu/cpu1/online ]; then

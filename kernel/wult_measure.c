@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult: measuring without perf.
+ *
+ * ftrace and trace-cmd users record wult:datapoint, but measurement runs
+ * only while a wult perf event is active on a CPU. The debugfs file
+ * /sys/kernel/debug/wult/measure creates such events from the kernel
+ * (counting, one per CPU) for the CPUs written to it:
+ *
+ *   echo 1-2 > measure                         # LDist 0-4000 us, hrt
+ *   echo "1 ldist=100,1000 source=tdt" > measure
+ *   cat measure                                # cpus=1-2 ldist=0,4000 source=hrt
+ *   echo none > measure                        # stop
+ *
+ * Each event holds a reference on the module: rmmod needs "none" first.
+ */
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "uapi/linux/wult.h"
+#include "wult_measure.h"
+#include "wult_pmu.h"
+#include "wult_source.h"
+
+#define WULT_MEASURE_MAX_WRITE	256
+
+static DEFINE_MUTEX(wult_measure_lock);
+static DEFINE_PER_CPU(struct perf_event *, wult_measure_ev);
+static struct cpumask wult_measure_cpus;
+static u64 wult_measure_config;
+
+static void wult_measure_stop(void)
+{
+	struct perf_event *ev;
+	int cpu;
+
+	for_each_cpu(cpu, &wult_measure_cpus) {
+		ev = per_cpu(wult_measure_ev, cpu);
+		per_cpu(wult_measure_ev, cpu) = NULL;
+		if (ev)
+			perf_event_release_kernel(ev);
+	}
+	cpumask_clear(&wult_measure_cpus);
+}
+
+static int wult_measure_start(const struct cpumask *cpus, u64 config)
+{
+	struct perf_event_attr attr = {
+		.type		= wult_pmu_type(),
+		.size		= sizeof(attr),
+		.config		= config,
+		.pinned		= 1,
+	};
+	struct perf_event *ev;
+	int cpu;
+
+	wult_measure_config = config;
+	for_each_cpu(cpu, cpus) {
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		if (IS_ERR(ev)) {
+			wult_measure_stop();
+			return PTR_ERR(ev);
+		}
+		per_cpu(wult_measure_ev, cpu) = ev;
+		cpumask_set_cpu(cpu, &wult_measure_cpus);
+	}
+	return 0;
+}
+
+/* "ldist=MIN,MAX" (us) and "source=hrt|tdt" into the event config. */
+static int wult_measure_option(char *opt, u64 *config)
+{
+	unsigned int lo, hi, i;
+
+	if (sscanf(opt, "ldist=%u,%u", &lo, &hi) == 2) {
+		if (lo > hi || hi > WULT_LDIST_LIMIT_US || !hi)
+			return -EINVAL;
+		*config |= ((u64)lo << WULT_CFG_LDIST_MIN_SHIFT) |
+			   ((u64)hi << WULT_CFG_LDIST_MAX_SHIFT);
+		return 0;
+	}
+	if (!strncmp(opt, "source=", 7)) {
+		for (i = 0; i < WULT_SOURCE_MAX; i++) {
+			if (!strcmp(opt + 7, wult_source_by_id(i)->name)) {
+				*config |= (u64)i << WULT_CFG_SOURCE_SHIFT;
+				return 0;
+			}
+		}
+	}
+	return -EINVAL;
+}
+
+static int wult_measure_parse(char *buf, struct cpumask *cpus, u64 *config)
+{
+	char *tok, *s = strim(buf);
+	int ret;
+
+	cpumask_clear(cpus);
+	*config = 0;
+	tok = strsep(&s, " \t");
+	if (!tok || !*tok || !strcmp(tok, "none"))
+		return s ? -EINVAL : 0;
+	ret = cpulist_parse(tok, cpus);
+	if (ret)
+		return ret;
+	if (!cpumask_subset(cpus, cpu_online_mask))
+		return -ENODEV;
+	while ((tok = strsep(&s, " \t"))) {
+		if (!*tok)
+			continue;
+		ret = wult_measure_option(tok, config);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static ssize_t wult_measure_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct cpumask cpus;
+	u64 config;
+	char *buf;
+	int ret;
+
+	if (count >= WULT_MEASURE_MAX_WRITE)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = wult_measure_parse(buf, &cpus, &config);
+	kfree(buf);
+	if (ret)
+		return ret;
+
+	mutex_lock(&wult_measure_lock);
+	wult_measure_stop();
+	ret = cpumask_empty(&cpus) ? 0 : wult_measure_start(&cpus, config);
+	mutex_unlock(&wult_measure_lock);
+	return ret ? ret : count;
+}
+
+static int wult_measure_show(struct seq_file *m, void *unused)
+{
+	u64 c = wult_measure_config;
+	u64 hi = (c >> WULT_CFG_LDIST_MAX_SHIFT) & WULT_CFG_LDIST_MASK;
+
+	mutex_lock(&wult_measure_lock);
+	if (cpumask_empty(&wult_measure_cpus))
+		seq_puts(m, "none\n");
+	else
+		seq_printf(m, "cpus=%*pbl ldist=%llu,%llu source=%s\n",
+			   cpumask_pr_args(&wult_measure_cpus),
+			   (c >> WULT_CFG_LDIST_MIN_SHIFT) & WULT_CFG_LDIST_MASK,
+			   hi ? hi : WULT_LDIST_DEF_MAX_US,
+			   wult_source_by_id((c >> WULT_CFG_SOURCE_SHIFT) &
+					     WULT_CFG_SOURCE_MASK)->name);
+	mutex_unlock(&wult_measure_lock);
+	return 0;
+}
+
+static int wult_measure_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, wult_measure_show, NULL);
+}
+
+static const struct file_operations wult_measure_fops = {
+	.owner		= THIS_MODULE,
+	.open		= wult_measure_open,
+	.read		= seq_read,
+	.write		= wult_measure_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+void wult_measure_init(struct dentry *dir)
+{
+	debugfs_create_file("measure", 0644, dir, NULL, &wult_measure_fops);
+}
