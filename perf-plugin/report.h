@@ -17,7 +17,7 @@
 
 #include <wult/br.h>
 #include <wult/csv.h>
-#include <wult/dp.h>
+#include <wult/dpdec.h>
 #include <wult/filter.h>
 #include <wult/metrics.h>
 #include <wult/perfdata.h>

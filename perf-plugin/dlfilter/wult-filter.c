@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <perf/perf_dlfilter.h>
 
-#include <wult/dp.h>
+#include <wult/dpdec.h>
 #include <wult/filter.h>
 #include <wult/metrics.h>
 #include <wult/synth.h>

@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <wult/dp.h>
+#include <wult/dpdec.h>
 #include <wult/perfdata.h>
 #include <wult/synth.h>
 

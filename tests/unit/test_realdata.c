@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include <wult/dp.h>
+#include <wult/dpdec.h>
 #include <wult/perfdata.h>
 #include "wt.h"
 #include "wt_data.h"

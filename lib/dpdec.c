@@ -18,7 +18,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include <wult/dp.h>
+#include <wult/dpdec.h>
 #include <linux/wult.h>
 #include "err.h"
 
@@ -26,16 +26,41 @@
 #define MAX_COUNTERS	64
 #define MAX_CPUS	4096
 
+/*
+ * The one table of payload fields: X(NAME, member) for each field the
+ * decoder reads, by its name in the format file, which is also its member
+ * of struct wult_dp (version 1). The enum, the names, the v1 layout check
+ * and the v1 fast path are all made from it.
+ */
+#define WULT_DP_FIELDS(X)						\
+	X(LTIME, ltime) X(TBI, tbi) X(TAI, tai) X(TINTR, tintr) X(LDIST, ldist)	\
+	X(AI_TS1, ai_ts1) X(AI_TS2, ai_ts2) X(INTR_TS1, intr_ts1)		\
+	X(INTR_TS2, intr_ts2) X(TSC_DELTA, tsc_delta) X(MPERF_DELTA, mperf_delta) \
+	X(CPU, cpu) X(REQ_CSTATE, req_cstate) X(INTR_OFF, intr_off)		\
+	X(FLAGS, flags) X(SMI_CNT, smi_cnt) X(NMI_CNT, nmi_cnt)		\
+	X(TSC_KHZ, tsc_khz) X(SEQ, seq)
+
 enum fld {
-	F_LTIME, F_TBI, F_TAI, F_TINTR, F_LDIST, F_AI_TS1, F_AI_TS2, F_INTR_TS1, F_INTR_TS2,
-	F_TSC_DELTA, F_MPERF_DELTA, F_CPU, F_REQ_CSTATE, F_INTR_OFF, F_FLAGS, F_SMI_CNT,
-	F_NMI_CNT, F_TSC_KHZ, F_SEQ, F_NR,
+#define ENUM(F, m) F_##F,
+	WULT_DP_FIELDS(ENUM)
+#undef ENUM
+	F_NR,
 };
 
-static const char *const fld_names[F_NR] = {
-	"ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2", "intr_ts1", "intr_ts2",
-	"tsc_delta", "mperf_delta", "cpu", "req_cstate", "intr_off", "flags", "smi_cnt",
-	"nmi_cnt", "tsc_khz", "seq",
+/* A member's place in struct wult_dp v1: offset in the payload, size and
+ * signedness (a negative value of its type compares below zero).
+ */
+#define MEMBER_SIGNED(m) ((__typeof__(((struct wult_dp *)0)->m))-1 <	\
+			  (__typeof__(((struct wult_dp *)0)->m))1)
+
+static const struct {
+	const char *name;
+	int off, size, is_signed;
+} flds[F_NR] = {
+#define DESC(F, m) [F_##F] = { #m, WULT_DP_HDR_SIZE + offsetof(struct wult_dp, m),	\
+			       sizeof(((struct wult_dp *)0)->m), MEMBER_SIGNED(m) },
+	WULT_DP_FIELDS(DESC)
+#undef DESC
 };
 
 /* Fields without which no latency can be computed. */
@@ -110,28 +135,12 @@ void wult_dpdec_free(struct wult_dpdec *dp)
  */
 static int is_v1(const struct wult_dpdec *dp)
 {
-#define V1(fld, name, sgn) { fld, WULT_DP_HDR_SIZE + offsetof(struct wult_dp, name), \
-			     sizeof(((struct wult_dp *)0)->name), sgn }
-	static const struct { int fld, off, size, is_signed; } v1[] = {
-		V1(F_LTIME, ltime, 0), V1(F_TBI, tbi, 0), V1(F_TAI, tai, 0),
-		V1(F_TINTR, tintr, 0), V1(F_LDIST, ldist, 0), V1(F_AI_TS1, ai_ts1, 0),
-		V1(F_AI_TS2, ai_ts2, 0), V1(F_INTR_TS1, intr_ts1, 0),
-		V1(F_INTR_TS2, intr_ts2, 0), V1(F_TSC_DELTA, tsc_delta, 0),
-		V1(F_MPERF_DELTA, mperf_delta, 0), V1(F_CPU, cpu, 0),
-		V1(F_REQ_CSTATE, req_cstate, 1), V1(F_INTR_OFF, intr_off, 0),
-		V1(F_FLAGS, flags, 0), V1(F_SMI_CNT, smi_cnt, 0), V1(F_NMI_CNT, nmi_cnt, 0),
-		V1(F_TSC_KHZ, tsc_khz, 0), V1(F_SEQ, seq, 0),
-	};
-#undef V1
-	size_t i;
+	int i;
 
-	for (i = 0; i < sizeof(v1) / sizeof(v1[0]); i++) {
-		const typeof(dp->f[0]) *fl = &dp->f[v1[i].fld];
-
-		if (fl->off != v1[i].off || fl->size != v1[i].size ||
-		    fl->is_signed != v1[i].is_signed)
+	for (i = 0; i < F_NR; i++)
+		if (dp->f[i].off != flds[i].off || dp->f[i].size != flds[i].size ||
+		    dp->f[i].is_signed != flds[i].is_signed)
 			return 0;
-	}
 	return 1;
 }
 
@@ -160,7 +169,7 @@ int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
 	dp->ev = ev;
 	dp->min_size = WULT_DP_HDR_SIZE;
 	for (i = 0; i < F_NR; i++) {
-		struct tep_format_field *fl = tep_find_field(ev, fld_names[i]);
+		struct tep_format_field *fl = tep_find_field(ev, flds[i].name);
 
 		dp->f[i].off = -1;
 		if (!fl || !(fl->size == 1 || fl->size == 2 || fl->size == 4 || fl->size == 8) ||
@@ -180,7 +189,7 @@ int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
 		for (i = 0; !((1U << i) & missing); i++)
 			;
 		wult_err_set(err, errlen, 0, "wult:datapoint format lacks the '%s' field (or it is "
-			"not an integer)", fld_names[i]);
+			"not an integer)", flds[i].name);
 		dp->ev = NULL;
 		return -EINVAL;
 	}
@@ -448,25 +457,10 @@ static void read_fields(const struct wult_dpdec *dp, const uint8_t *raw, uint64_
 		struct wult_dp d;
 
 		memcpy(&d, raw + WULT_DP_HDR_SIZE, offsetof(struct wult_dp, wake_latency));
-		f[F_LTIME] = d.ltime;
-		f[F_TBI] = d.tbi;
-		f[F_TAI] = d.tai;
-		f[F_TINTR] = d.tintr;
-		f[F_LDIST] = d.ldist;
-		f[F_AI_TS1] = d.ai_ts1;
-		f[F_AI_TS2] = d.ai_ts2;
-		f[F_INTR_TS1] = d.intr_ts1;
-		f[F_INTR_TS2] = d.intr_ts2;
-		f[F_TSC_DELTA] = d.tsc_delta;
-		f[F_MPERF_DELTA] = d.mperf_delta;
-		f[F_CPU] = d.cpu;
-		f[F_REQ_CSTATE] = (uint64_t)(int64_t)d.req_cstate;
-		f[F_INTR_OFF] = d.intr_off;
-		f[F_FLAGS] = d.flags;
-		f[F_SMI_CNT] = d.smi_cnt;
-		f[F_NMI_CNT] = d.nmi_cnt;
-		f[F_TSC_KHZ] = d.tsc_khz;
-		f[F_SEQ] = d.seq;
+		/* Signed members sign-extend, as field() does. */
+#define LOAD(F, m) f[F_##F] = MEMBER_SIGNED(m) ? (uint64_t)(int64_t)d.m : (uint64_t)d.m;
+		WULT_DP_FIELDS(LOAD)
+#undef LOAD
 		return;
 	}
 	for (i = 0; i < F_NR; i++)

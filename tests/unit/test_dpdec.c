@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <wult/dp.h>
+#include <wult/dpdec.h>
 #include <wult/pdwrite.h>
 #include <wult/synth.h>
 #include "wt.h"

@@ -9,8 +9,8 @@
  *	wult_dpdec_load_pd(dp, pd, err, len);	(or _load_format_file)
  *	for each sample: if (wult_dpdec_is_wult(dp, s)) wult_dpdec_decode(dp, s, &pt);
  */
-#ifndef WULT_DP_H
-#define WULT_DP_H
+#ifndef WULT_DPDEC_H
+#define WULT_DPDEC_H
 
 #include <stddef.h>
 
