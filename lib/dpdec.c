@@ -53,6 +53,9 @@ enum fld {
 #define MEMBER_SIGNED(m) ((__typeof__(((struct wult_dp *)0)->m))-1 <	\
 			  (__typeof__(((struct wult_dp *)0)->m))1)
 
+/* Where the table's last field (seq) ends in struct wult_dp. */
+#define V1_END	(offsetof(struct wult_dp, seq) + sizeof(((struct wult_dp *)0)->seq))
+
 static const struct {
 	const char *name;
 	int off, size, is_signed;
@@ -452,11 +455,12 @@ static void read_fields(const struct wult_dpdec *dp, const uint8_t *raw, uint64_
 	if (dp->v1) {
 		/*
 		 * The format was checked to lay out struct wult_dp v1's fields;
-		 * v1 records end before the fields later versions append.
+		 * v1 records end before the fields later versions append, so
+		 * only up to the table's last field (min_size stops there too).
 		 */
 		struct wult_dp d;
 
-		memcpy(&d, raw + WULT_DP_HDR_SIZE, offsetof(struct wult_dp, wake_latency));
+		memcpy(&d, raw + WULT_DP_HDR_SIZE, V1_END);
 		/* Signed members sign-extend, as field() does. */
 #define LOAD(F, m) f[F_##F] = MEMBER_SIGNED(m) ? (uint64_t)(int64_t)d.m : (uint64_t)d.m;
 		WULT_DP_FIELDS(LOAD)
