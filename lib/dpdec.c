@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <traceevent/event-parse.h>
 
 #include <wult/dpdec.h>
@@ -382,6 +383,20 @@ int wult_dpdec_load_cstate_names_sysfs(struct wult_dpdec *dp, unsigned int cpu)
 		fclose(f);
 	}
 	return i ? 0 : -ENOENT;
+}
+
+enum wult_dpdec_names wult_dpdec_name_states(struct wult_dpdec *dp, const struct wult_pd *pd,
+					     unsigned int cpu)
+{
+	const char *host = pd ? wult_pd_hostname(pd) : NULL;
+	char here[256];
+
+	if (pd && wult_pd_nr_cstates(pd))
+		return WULT_DPDEC_NAMES_FILE;
+	if (pd && (!host || gethostname(here, sizeof(here)) || strcmp(here, host)))
+		return WULT_DPDEC_NAMES_DEFAULT;
+	return wult_dpdec_load_cstate_names_sysfs(dp, cpu) ? WULT_DPDEC_NAMES_DEFAULT :
+							     WULT_DPDEC_NAMES_SYSFS;
 }
 
 int wult_dpdec_is_wult(const struct wult_dpdec *dp, const struct wult_pd_sample *s)

@@ -189,13 +189,13 @@ static long file_format_id(const struct wult_pd *pd)
 	return -1;
 }
 
-/* Names requested-state indexes: --cstates, else the names wult record
- * stored in the file, else this machine's cpuidle names when the file was
- * recorded here, else the decoder's defaults (POLL, C1, stateN). */
+/* Names requested-state indexes: --cstates, else libwult's one rule
+ * (wult_dpdec_name_states(): the file's names, this machine's when
+ * recorded here, the defaults). */
 static int load_cstate_names(struct rpt_src *s)
 {
-	const char *names[64], *host = wult_pd_hostname(s->pd);
-	char buf[256], *copy, *tok, *save = NULL;
+	const char *names[64];
+	char *copy, *tok, *save = NULL;
 	unsigned int n = 0;
 	int ret;
 
@@ -210,10 +210,7 @@ static int load_cstate_names(struct rpt_src *s)
 		free(copy);
 		return ret;
 	}
-	if (wult_pd_nr_cstates(s->pd))
-		return 0;	/* wult_dpdec_load_pd() took the file's names */
-	if (host && !gethostname(buf, sizeof(buf)) && !strcmp(buf, host))
-		wult_dpdec_load_cstate_names_sysfs(s->dp, 0);
+	wult_dpdec_name_states(s->dp, s->pd, 0);
 	return 0;
 }
 

@@ -121,7 +121,7 @@ int start(void **data, void *ctx)
 	if (load_format(d, format))
 		goto fail;
 	/* State names of this machine, where it has cpuidle. */
-	wult_dpdec_load_cstate_names_sysfs(d->dec, 0);
+	wult_dpdec_name_states(d->dec, NULL, 0);
 	/* Only what the payload gives: perf hands a dlfilter no group reads,
 	 * so counter metrics (CPUFreq, CCn%, ...) would be NaN and a filter on
 	 * them would drop every datapoint.

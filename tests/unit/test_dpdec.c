@@ -379,6 +379,65 @@ static void not_wult(void)
 	wult_dpdec_free(dp);
 }
 
+/* The one naming rule: the file's names, this machine's when recorded
+ * here or live, else the defaults.
+ */
+static void state_names(void)
+{
+	char path[] = "/tmp/wult-test-names-XXXXXX", err[256];
+	struct wult_pd_sample s = { 0 };
+	struct wult_pd_attr attr = { 0 };
+	struct wult_dp d = { .tai = 10, .tintr = 20, .req_cstate = 2 };
+	uint8_t raw[WULT_DP_HDR_SIZE + sizeof(struct wult_dp)];
+	struct wult_synth_opts o;
+	struct wult_dpdec *dp;
+	struct wult_point pt;
+	struct wult_pd *pd;
+	struct wult_pdw *w;
+	int fd = mkstemp(path), sysfs;
+
+	close(fd);
+	attr.attr.sample_type = PERF_SAMPLE_RAW;
+	s.attr = &attr;
+	s.raw = raw;
+	s.raw_size = sizeof(raw);
+	payload(&d, raw);
+	/* wult synth's files say they come from host "wult-synth". */
+	wult_synth_defaults(&o);
+	o.count = 10;
+	WT_EQ(wult_synth_write(&o, path, err, sizeof(err)), 0);
+	WT_EQ(wult_pd_open(path, 0, &pd, err, sizeof(err)), 0);
+	wult_dpdec_new(&dp);
+	wult_dpdec_load_pd(dp, pd, err, sizeof(err));
+	WT_EQ(wult_dpdec_name_states(dp, pd, 0), WULT_DPDEC_NAMES_DEFAULT);
+	WT_EQ(wult_dpdec_decode(dp, &s, &pt), 0);
+	WT_CHECK(pt.v[WULT_M_REQ_CSTATE].str && !strcmp(pt.v[WULT_M_REQ_CSTATE].str, "state2"),
+		 "default name %s", pt.v[WULT_M_REQ_CSTATE].str);
+	wult_dpdec_free(dp);
+	wult_pd_close(pd);
+	/* A file with wult record's names. */
+	WT_EQ(wult_pdw_open(path, &w, err, sizeof(err)), 0);
+	wult_pdw_set_tracing(w, "wult", wult_synth_format());
+	wult_pdw_add_cstate(w, 0, 2, "C6");
+	WT_EQ(wult_pdw_close(w, err, sizeof(err)), 0);
+	WT_EQ(wult_pd_open(path, 0, &pd, err, sizeof(err)), 0);
+	wult_dpdec_new(&dp);
+	wult_dpdec_load_pd(dp, pd, err, sizeof(err));
+	WT_EQ(wult_dpdec_name_states(dp, pd, 0), WULT_DPDEC_NAMES_FILE);
+	WT_EQ(wult_dpdec_decode(dp, &s, &pt), 0);
+	WT_CHECK(pt.v[WULT_M_REQ_CSTATE].str && !strcmp(pt.v[WULT_M_REQ_CSTATE].str, "C6"),
+		 "file name %s", pt.v[WULT_M_REQ_CSTATE].str);
+	wult_dpdec_free(dp);
+	wult_pd_close(pd);
+	/* Live data: this machine's names, where it has cpuidle. */
+	sysfs = !access("/sys/devices/system/cpu/cpu0/cpuidle/state0/name", R_OK);
+	wult_dpdec_new(&dp);
+	WT_EQ(wult_dpdec_name_states(dp, NULL, 0),
+	      sysfs ? WULT_DPDEC_NAMES_SYSFS : WULT_DPDEC_NAMES_DEFAULT);
+	wult_dpdec_free(dp);
+	unlink(path);
+}
+
 int main(void)
 {
 	metrics();
@@ -387,6 +446,7 @@ int main(void)
 	counters();
 	mux_changing();
 	format_metrics();
+	state_names();
 	not_wult();
 	return wt_done();
 }

@@ -45,6 +45,24 @@ int wult_dpdec_add_counter(struct wult_dpdec *dp, uint64_t id, const char *name)
 int wult_dpdec_set_cstate_names(struct wult_dpdec *dp, const char *const *names, unsigned int n);
 /* Reads them from /sys/devices/system/cpu/cpu@cpu/cpuidle/state*\/name. */
 int wult_dpdec_load_cstate_names_sysfs(struct wult_dpdec *dp, unsigned int cpu);
+
+/* Where wult_dpdec_name_states() took the state names from. */
+enum wult_dpdec_names {
+	WULT_DPDEC_NAMES_FILE,		/* the recording's (wult record stores them) */
+	WULT_DPDEC_NAMES_SYSFS,		/* this machine's cpuidle, CPU @cpu */
+	WULT_DPDEC_NAMES_DEFAULT,	/* POLL, C1, then stateN */
+};
+
+/*
+ * The one rule every consumer names requested states by: the names the
+ * recording carries (loaded by wult_dpdec_load_pd()), else this machine's
+ * cpuidle names when the data was recorded here (@pd's HOSTNAME is this
+ * machine's) or comes live (@pd NULL: a dlfilter, wult record), else the
+ * defaults: index 0 polls, 1 is the default idle (HLT = C1 on x86).
+ * Names given with wult_dpdec_set_cstate_names() replace all of this.
+ */
+enum wult_dpdec_names wult_dpdec_name_states(struct wult_dpdec *dp, const struct wult_pd *pd,
+					     unsigned int cpu);
 /* Is @s a wult datapoint: a RAW payload of the wult format's size or more,
  * and, for a tracepoint attr, of the wult:datapoint id?
  */
