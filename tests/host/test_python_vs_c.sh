@@ -31,8 +31,9 @@ pick() {
 
 # Every second synthetic datapoint without SMI/NMI validity flags (the
 # first keeps them: wult report --csv takes its columns from the first
-# datapoint); flags is at offset 108 of each 144-byte raw payload, which
-# ends each tracepoint sample (4 bytes of padding after it).
+# datapoint). The raw payload ends each tracepoint sample: its u32 size is
+# the one that, with the payload and its padding, reaches the record's end;
+# flags is 108 bytes into the payload.
 "$W" synth -o "$tmp/s.data" -c 2000 -s 9 --cstates 3 >/dev/null
 python3 - "$tmp/s.data" <<'PY'
 import struct, sys
@@ -43,9 +44,11 @@ while off < d_off + d_sz:
     t, m, sz = struct.unpack_from('<IHH', d, off)
     if t == 9:
         n += 1
-        # The raw payload ends the record: its 144 bytes end 4 bytes before
-        # the record's end (padding), flags 108 bytes in.
-        p = off + sz - 4 - 144 + 108
+        for q in range(off + 8, off + sz - 4, 8):
+            rs, = struct.unpack_from('<I', d, q)
+            if q + 4 + rs + (8 - (4 + rs) % 8) % 8 == off + sz and rs > 112:
+                break
+        p = q + 4 + 108
         f, = struct.unpack_from('<I', d, p)
         if n % 2 == 0:
             struct.pack_into('<I', d, p, f & ~0x6)
