@@ -92,6 +92,38 @@ static int has_perf_magic(const char *path)
 	return ret;
 }
 
+static int check_metrics(struct rpt_src *s, uint64_t bits, int time);
+
+/* The metrics an intel wult CSV provides: the columns of its header, which
+ * libwult's CSV reader maps to metrics one to one. All when unreadable
+ * here (the reader then says why).
+ */
+static uint64_t csv_metrics(const char *path, int is_dir)
+{
+	char file[4096], line[8192], *tok, *save = NULL;
+	uint64_t bits = 0;
+	FILE *f;
+	int m;
+
+	snprintf(file, sizeof(file), is_dir ? "%s/datapoints.csv" : "%s", path);
+	f = fopen(file, "r");
+	if (!f)
+		return WULT_METRICS_ALL;
+	if (fgets(line, sizeof(line), f))
+		for (tok = strtok_r(line, ",\r\n", &save); tok; tok = strtok_r(NULL, ",\r\n", &save)) {
+			size_t n;
+
+			while (*tok == ' ' || *tok == '"')
+				tok++;
+			n = strcspn(tok, "\" ");
+			m = wult_metric_lookup(tok, n);
+			if (m >= 0)
+				bits |= WULT_METRIC_BIT(m);
+		}
+	fclose(f);
+	return bits ? bits : WULT_METRICS_ALL;
+}
+
 static int open_csv(struct rpt_src *s, const char *path, int is_dir, char *err, size_t errlen)
 {
 	int ret;
@@ -106,6 +138,11 @@ static int open_csv(struct rpt_src *s, const char *path, int is_dir, char *err, 
 		}
 		/* A bare datapoints.csv: intel wult's current layout, times in us. */
 		ret = wult_csv_open_stream(s->csvf, path, 1, &s->csv, err, errlen);
+	}
+	/* Not --metrics: the default ones may be missing from old results. */
+	if (!ret && check_metrics(s, csv_metrics(path, is_dir), 0)) {
+		snprintf(err, errlen, "%s", s->err);
+		ret = -EINVAL;
 	}
 	return ret;
 }
@@ -215,11 +252,12 @@ static int load_cstate_names(struct rpt_src *s)
 }
 
 /*
- * What this input is asked for (filters, --metrics, --hist, --plots) must
- * be metrics its decoder fills: any other is NaN on every datapoint, and a filter on
- * it would drop everything without a word.
+ * What this input is asked for (filters, --hist, --plots and, with @time,
+ * --metrics) must be metrics its decoder fills (@bits): any other is NaN
+ * on every datapoint, and a filter on it would drop everything without a
+ * word.
  */
-static int check_metrics(struct rpt_src *s, uint64_t bits)
+static int check_metrics(struct rpt_src *s, uint64_t bits, int time)
 {
 	const struct rpt_opts *o = s->o;
 	struct wult_metric_set set;
@@ -230,7 +268,7 @@ static int check_metrics(struct rpt_src *s, uint64_t bits)
 		if (bits & WULT_METRIC_BIT(m))
 			continue;
 		why = o->hist && o->hist_metric == m ? "--hist" : NULL;
-		for (i = 0; i < o->ntime && !why; i++)
+		for (i = 0; time && i < o->ntime && !why; i++)
 			why = o->time[i] == m ? "--metrics" : NULL;
 		for (i = 0; i < o->ninc && !why; i++)
 			why = wult_filter_reads(o->inc[i], m) ? "--include" : NULL;
@@ -256,7 +294,7 @@ static int setup_decoder(struct rpt_src *s)
 {
 	int ret = load_decoder(s);
 
-	return ret ?: check_metrics(s, wult_dpdec_metrics(s->dp, 1));
+	return ret ?: check_metrics(s, wult_dpdec_metrics(s->dp, 1), 1);
 }
 
 static int load_decoder(struct rpt_src *s)

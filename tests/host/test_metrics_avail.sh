@@ -28,6 +28,18 @@ t_check "report: --exclude named" grep -q "\-\-exclude uses Scaled" "$tmp/err"
 t_eq "report: provided metrics are fine" 0 $?
 kept=$(sed -n 's/^  datapoints: [0-9]* read, \([0-9]*\) kept.*/\1/p' "$tmp/rep")
 
+# An intel wult CSV provides its columns.
+"$W" report --csv "$tmp/csv/" "$tmp/s.data" >/dev/null 2>&1
+"$W" report -i 'CPUFreq > 1000' "$tmp/csv" >/dev/null 2>"$tmp/err"
+t_eq "report: CSV input without a CPUFreq column exits 1" 1 $?
+t_check "report: CSV input names its columns" grep -q \
+	"\-\-include uses CPUFreq, which this input does not provide (available: WakeLatency," \
+	"$tmp/err"
+"$W" report -i 'WakeLatency > 10us && CC0% >= 0' "$tmp/csv" >"$tmp/rep2" 2>&1
+t_eq "report: CSV input, a filter on its columns is fine" 0 $?
+t_check "report: CSV input keeps what the perf.data input keeps ($kept)" grep -q \
+	"datapoints: 2000 read, $kept kept" "$tmp/rep2"
+
 if command -v perf >/dev/null && [ -f "$DLF" ]; then
 	perf script -i "$tmp/s.data" --dlfilter "$DLF" --dlarg 'CC6% > 10' \
 		>/dev/null 2>"$tmp/err"
