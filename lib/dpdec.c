@@ -83,6 +83,11 @@ struct wult_dpdec {
 	struct tep_event *ev;
 	struct { int off, size, is_signed; } f[F_NR];
 	size_t min_size;
+	/*
+	 * Payload v2's source: outside the table, so that v1 records (which
+	 * end before it) keep decoding; read where the record holds it.
+	 */
+	int src_off;
 	char *cstates[MAX_CSTATES];
 	char fallback[MAX_CSTATES][24];
 	double khz;		/* tsc_khz of the payload being decoded */
@@ -96,6 +101,16 @@ struct wult_dpdec {
 	/* previous time_enabled/time_running per CPU: the group's own */
 	struct { uint64_t en, run; } *prev_t;
 };
+
+const char *wult_dpdec_source_name(unsigned int source)
+{
+	static const char *const names[WULT_SOURCE_MAX] = {
+		[WULT_SOURCE_HRT] = "hrt",
+		[WULT_SOURCE_TDT] = "tdt",
+	};
+
+	return source < WULT_SOURCE_MAX ? names[source] : "unknown";
+}
 
 int wult_dpdec_new(struct wult_dpdec **out)
 {
@@ -152,6 +167,7 @@ int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
 			char *err, size_t errlen)
 {
 	struct tep_event *ev = NULL;
+	struct tep_format_field *src;
 	unsigned int missing = 0;
 	char buf[64];
 	int i;
@@ -189,6 +205,8 @@ int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
 			dp->min_size = fl->offset + fl->size;
 	}
 	dp->v1 = is_v1(dp);
+	src = tep_find_field(ev, "source");
+	dp->src_off = src && src->size == 4 && src->offset >= 0 ? src->offset : -1;
 	if (missing) {
 		for (i = 0; !((1U << i) & missing); i++)
 			;
@@ -544,6 +562,13 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 	v[WULT_M_TBI].num = tbi;
 	v[WULT_M_TAI].num = tai;
 	v[WULT_M_TINTR].num = tintr;
+	v[WULT_M_SOURCE].num = 0;	/* v1 records: hrt */
+	if (dp->src_off >= 0 && (size_t)dp->src_off + 4 <= size) {
+		uint32_t src;
+
+		memcpy(&src, (const uint8_t *)rawp + dp->src_off, 4);
+		v[WULT_M_SOURCE].num = src;
+	}
 	if (HAVE(F_REQ_CSTATE)) {
 		cs = (int64_t)f[F_REQ_CSTATE];
 		/* The name for filters and CSV; the index for quick grouping. */
@@ -686,7 +711,7 @@ uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters)
 	       WULT_METRIC_BIT(WULT_M_INTR_LATENCY) | WULT_METRIC_BIT(WULT_M_INTR_LATENCY_RAW) |
 	       WULT_METRIC_BIT(WULT_M_SILENT_TIME) | WULT_METRIC_BIT(WULT_M_LTIME) |
 	       WULT_METRIC_BIT(WULT_M_TBI) | WULT_METRIC_BIT(WULT_M_TAI) |
-	       WULT_METRIC_BIT(WULT_M_TINTR);
+	       WULT_METRIC_BIT(WULT_M_TINTR) | WULT_METRIC_BIT(WULT_M_SOURCE);
 	for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
 		if (HAVE(opt[i].fld) && HAVE(opt[i].flag_fld) &&
 		    (opt[i].metric != WULT_M_CC0 || HAVE(F_FLAGS)))

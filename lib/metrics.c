@@ -40,6 +40,7 @@ static const struct wult_metric_desc descs[WULT_M_NR] = {
 	[WULT_M_TAI] = ABS("TAI"),
 	[WULT_M_TINTR] = ABS("TIntr"),
 	[WULT_M_SCALED] = NUM("Scaled"),
+	[WULT_M_SOURCE] = NUM("Source"),
 	[WULT_M_CC1_DERIVED] = PCT("CC1Derived%"),
 	[WULT_M_CC10] = PCT("CC10%"),
 	[WULT_M_MC1] = PCT("MC1%"),

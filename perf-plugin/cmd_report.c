@@ -435,12 +435,15 @@ struct csv_out {
 	char *path;
 	uint64_t nrows;
 	double ltime_min, ltime_max;	/* ns, of the rows written */
+	unsigned int sources;		/* methods of the rows, a bit each */
 };
 
 static int csv_add(struct csv_out *c, const struct wult_point *pt)
 {
-	double t = pt->v[WULT_M_LTIME].num;
+	double t = pt->v[WULT_M_LTIME].num, src = pt->v[WULT_M_SOURCE].num;
 
+	if (src >= 0 && src < 32)
+		c->sources |= 1U << (unsigned int)src;
 	if (wult_csv_writer_add(c->w, pt)) {
 		fprintf(stderr, "wult report: --csv: write error on %s\n", c->path);
 		return -EIO;
@@ -544,8 +547,9 @@ static int write_info(const char *path, const char *input, const struct rpt_src 
 	/* The report id is the input's name, as intel wult names results. */
 	in.reportid = basename(copy);
 	in.devid = input_info(input, "devid", devid, sizeof(devid));
+	/* intel wult names the method devid: wult.ko's source. */
 	if (!in.devid)
-		in.devid = "hrt";	/* wult.ko's hrtimer source */
+		in.devid = rpt_sources_name(c->sources, devid, sizeof(devid));
 	if (input_info(input, "resolution", res, sizeof(res)))
 		in.resolution = atof(res);
 	in.date = input_info(input, "date", date, sizeof(date));
@@ -625,11 +629,14 @@ static int count_branches(const struct rpt_opts *o, struct rpt_file *f, struct r
 	return 0;
 }
 
-/* What the HTML header tells of the kept datapoints: CPUs, LDist range. */
+/* What the headers tell of the kept datapoints: CPUs, LDist range, methods. */
 static void note_point(struct rpt_file *f, const struct wult_point *pt)
 {
 	double cpu = pt->v[WULT_M_CPU].num, ld = pt->v[WULT_M_LDIST].num;
+	double src = pt->v[WULT_M_SOURCE].num;
 
+	if (src >= 0 && src < 32)
+		f->sources |= 1U << (unsigned int)src;
 	if (cpu >= 0 && cpu < RPT_MAX_CPUS)
 		f->cpus[(unsigned int)cpu / 64] |= 1ULL << ((unsigned int)cpu % 64);
 	if (!isnan(ld)) {

@@ -99,10 +99,15 @@ struct rpt_file {
 	uint64_t br_matched;		/* ... attached to a datapoint */
 	uint64_t cpus[RPT_MAX_CPUS / 64];	/* CPUs of the kept datapoints */
 	double ldist_min, ldist_max;	/* ns, of the kept datapoints; NaN: none */
+	unsigned int sources;		/* their methods (WULT_M_SOURCE), a bit each */
 	struct rpt_group *groups[RPT_MAX_STATES];	/* sorted after the pass */
 	unsigned int ngroups;
 	struct rpt_group all;
 };
+
+/* "hrt", "tdt", "hrt+tdt" for a set of methods (bit = enum wult_source_id);
+ * NULL for none. */
+const char *rpt_sources_name(unsigned int sources, char *buf, size_t len);
 
 /* ---- report_input.c: a stream of datapoints from one input ---- */
 struct rpt_src;

@@ -149,8 +149,28 @@ static void print_group(FILE *out, const struct rpt_opts *o, const struct rpt_gr
 		fputs(g->hist, out);
 }
 
+const char *rpt_sources_name(unsigned int sources, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	if (!sources || !len)
+		return NULL;
+	buf[0] = '\0';
+	for (i = 0; i < 32 && n < len; i++)
+		if (sources & (1U << i))
+			n += snprintf(buf + n, len - n, "%s%s", n ? "+" : "",
+				      wult_dpdec_source_name(i));
+	return buf;
+}
+
 void rpt_print_validity(FILE *out, const struct rpt_file *f)
 {
+	char m[64];
+
+	/* The method fixes what LTime and TIntr are (Documentation/kernel.md). */
+	if (rpt_sources_name(f->sources, m, sizeof(m)))
+		fprintf(out, "  method: %s\n", m);
 	fprintf(out, "  datapoints: %llu read, %llu kept, %llu excluded by filters\n",
 		(unsigned long long)f->read, (unsigned long long)f->kept,
 		(unsigned long long)f->excluded);
@@ -313,6 +333,15 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 		fprintf(out, "[%u] %s\n%s", j + 1, files[j]->path,
 			files[j]->desc ? files[j]->desc : "");
 		rpt_print_validity(out, files[j]);
+	}
+	for (j = 1; j < nfiles; j++) {
+		if (files[j]->sources && files[0]->sources &&
+		    files[j]->sources != files[0]->sources) {
+			fprintf(out, "note: the inputs were measured with different methods; "
+				"hrt and tdt stamp LTime and TIntr differently, so their "
+				"latencies differ by more than the idle states do\n");
+			break;
+		}
 	}
 	nst = rpt_state_union(files, nfiles, names, RPT_MAX_STATES + 1);
 	for (s = 0; s < nst; s++) {

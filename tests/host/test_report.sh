@@ -6,6 +6,8 @@
 # kind (file and pipe mode, tracepoint and PMU samples, intel wult results)
 # and the errors. Runs the ASan/UBSan build, so leaks and memory errors fail.
 . "$(dirname "$0")/../lib.sh"
+# body REPORT: what follows the header's validity line (the statistics).
+body() { sed -n '/^  validity:/,$p' "$1" | sed 1d; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
 W=$build/san/wult
@@ -372,21 +374,21 @@ PY
 	python3 "$tmp/topipe.py" "$tmp/a.data" "$tmp/np.data" notracing
 	python3 "$tmp/topipe.py" "$tmp/a.data" "$tmp/pmu.data" notracing pmu
 	"$W" report --raw --unit ns "$tmp/p.data" > "$tmp/p.rep"
-	t_eq "pipe mode: same report" "$(sed 1,7d "$tmp/a.rep")" "$(sed 1,7d "$tmp/p.rep")"
+	t_eq "pipe mode: same report" "$(body "$tmp/a.rep")" "$(body "$tmp/p.rep")"
 	t_check "pipe mode: said so" grep -q "perf.data (pipe mode)" "$tmp/p.rep"
 	t_check "lost samples counted" grep -q "validity: 10 lost samples (2 LOST records)" \
 		"$tmp/p.rep"
 	"$W" report --raw --unit ns - < "$tmp/p.data" > "$tmp/stdin.rep"
-	t_eq "stdin: same report" "$(sed 1,7d "$tmp/a.rep")" "$(sed 1,7d "$tmp/stdin.rep")"
+	t_eq "stdin: same report" "$(body "$tmp/a.rep")" "$(body "$tmp/stdin.rep")"
 	"$W" report --raw --unit ns "$tmp/np.data" > "$tmp/np.rep" 2>&1
-	t_eq "no TRACING_DATA: built-in format, same numbers" "$(sed 1,7d "$tmp/a.rep")" \
-		"$(sed 1,8d "$tmp/np.rep")"
+	t_eq "no TRACING_DATA: built-in format, same numbers" "$(body "$tmp/a.rep")" \
+		"$(body "$tmp/np.rep")"
 	t_check "no TRACING_DATA: the fallback is reported" grep -q \
 		"warning: no wult:datapoint format in the file" "$tmp/np.rep"
 	"$W" report --raw --unit ns --format "$top/tests/data/wult_datapoint.v1.format" \
 		"$tmp/pmu.data" > "$tmp/pmu.rep"
-	t_eq "PMU samples with --format: same numbers" "$(sed 1,7d "$tmp/a.rep")" \
-		"$(sed 1,7d "$tmp/pmu.rep")"
+	t_eq "PMU samples with --format: same numbers" "$(body "$tmp/a.rep")" \
+		"$(body "$tmp/pmu.rep")"
 	t_check "--format is named" grep -q "wult_datapoint.v1.format (--format)" "$tmp/pmu.rep"
 	python3 "$tmp/topipe.py" "$tmp/a.data" "$tmp/cnt.data" counters
 	"$W" report "$tmp/cnt.data" > "$tmp/cnt.rep"

@@ -32,8 +32,12 @@ for m in WakeLatency IntrLatency; do
 		w=$(awk -v st="$st" -v c="$col" '/^all:/ { a = 1 } a && $1 == st { print $c; exit }' w.txt)
 		i=$(awk 'NR == 2 { for (k = 1; k <= NF; k++) if ($k == "'"$st"'") print k }' s.txt)
 		p=$(awk -v m="$m" -v i="$i" '$1 == "all" && $2 == m { print $i }' s.txt)
+		# libwult's statistics are exact below 2^22 ns (4.194 ms) and within
+		# 0.025% beyond (Documentation/datapath.md); TCG guests have such tails.
 		t_check "$m $st: wult report $w, python $p" \
-			awk -v a="$w" -v b="$p" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d < 1 && d > -1) }'
+			awk -v a="$w" -v b="$p" 'BEGIN { d = a - b; if (d < 0) d = -d
+				tol = b + 0 >= 4194304 ? b * 0.00025 + 1 : 1
+				exit !(a != "" && b != "" && d < tol) }'
 	done
 done
 

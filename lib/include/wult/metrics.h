@@ -50,6 +50,7 @@ enum wult_metric {
 	WULT_M_TAI,
 	WULT_M_TINTR,
 	WULT_M_SCALED,			/* 1: a counter was multiplexed below threshold */
+	WULT_M_SOURCE,			/* enum wult_source_id: the method (0 hrt, 1 tdt) */
 	WULT_M_NR,
 };
 
