@@ -13,7 +13,7 @@
 #     tracepoint's format.
 # One line per datapoint, columns (times in ns):
 #   src ev cpu seq ltime tbi tai tintr ldist req_cstate intr_off
-#   WakeLatency IntrLatency WakeLatencyC IntrLatencyC count
+#   WakeLatency IntrLatency WakeLatencyC IntrLatencyC count method
 # src is "raw" or "tp"; ev the perf event name; WakeLatency = tai - ltime,
 # IntrLatency = tintr - ltime; the C columns subtract the probe overhead that
 # delayed the later of the two (see Documentation/kernel.md); count is the
@@ -34,11 +34,12 @@ counts = {}
 
 def emit(src, ev, dp, count):
     m = wult_perf.metrics(dp)
-    print("%s %s %d %d %d %d %d %d %d %d %d %d %d %d %d %s" %
+    print("%s %s %d %d %d %d %d %d %d %d %d %d %d %d %d %s %s" %
           (src, ev, dp["cpu"], dp["seq"], dp["ltime"], dp["tbi"], dp["tai"],
            dp["tintr"], dp["ldist"], dp["req_cstate"], dp["intr_off"],
            m["WakeLatencyRaw"], m["IntrLatencyRaw"], m["WakeLatency"],
-           m["IntrLatency"], count))
+           m["IntrLatency"], count,
+           wult_perf.SOURCES[dp["source"]] if dp["source"] < 2 else dp["source"]))
     counts[src] = counts.get(src, 0) + 1
 
 

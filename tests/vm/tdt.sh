@@ -55,6 +55,13 @@ t_check "tdt: LTime < TAI, LTime <= TIntr, SilentTime > 0 for >= 99% ($ok of $n_
 	test $((ok * 100)) -ge $((n_tdt * 99))
 bad=$(awk '$9 < 100000 || $9 > 1000000' "$W/s1.txt" | wc -l)
 t_eq "tdt: LDist in range" 0 "$bad"
+t_eq "the python decoder names the method of every tdt datapoint" 0 \
+	"$(awk '$17 != "tdt"' "$W/s1.txt" | wc -l)"
+t_eq "... and of every hrt one" 0 "$(awk '$17 != "hrt"' "$W/s0.txt" | wc -l)"
+wult report "$W/s1.data" > "$W/s1.rep" 2>&1
+t_check "wult report's header names the method" grep -q '^  method: tdt$' "$W/s1.rep"
+wult report "$W/s0.data" "$W/s1.data" > "$W/diff.rep" 2>&1
+t_check "a diff of hrt and tdt says the methods differ" grep -q 'different methods' "$W/diff.rep"
 # The time base: TSC ns are far from CLOCK_MONOTONIC after boot? Both start
 # near 0 in a fresh guest; what tells them apart is the source field.
 perf record -q -e "wult/datapoints,source=1/" -e wult:datapoint -C 1 -o "$W/tp.data" -- sleep 1 2>/dev/null
