@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for shell tests (host and guest): t_ok/t_fail/t_check record one
-# check each, t_done prints "N passed, N failed" and returns the status.
+# check each, t_skip a check that cannot run here (printed and counted),
+# t_done prints "N passed, N failed, N skipped" and returns the status.
 # Source it as: . "${WULT_SRC:-$(dirname "$0")/../..}/tests/lib.sh"
 
 T_PASS=0
 T_FAIL=0
+T_SKIP=0
 
 t_ok() { T_PASS=$((T_PASS + 1)); echo "ok - $*"; }
 t_fail() { T_FAIL=$((T_FAIL + 1)); echo "not ok - $*"; }
+t_skip() { T_SKIP=$((T_SKIP + 1)); echo "skip - $*"; }
 
 # t_check NAME CMD...: the command's success is the check.
 t_check() {
@@ -22,7 +25,7 @@ t_eq() {
 }
 
 t_done() {
-	echo "$T_PASS passed, $T_FAIL failed"
+	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]
 }
 

@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
 W=$build/san/wult
 WREL=$build/rel/wult
-FIX=${WULT_INTEL_FIXTURES:-$top/../shared/fixtures/intel-wult}
+FIX=${WULT_INTEL_FIXTURES:-$top/tests/data/intel-wult}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export ASAN_OPTIONS=detect_leaks=1
@@ -168,7 +168,7 @@ if command -v perf >/dev/null && perf script -F trace -i "$tmp/a.data" 2>/dev/nu
 	e=$(awk '{ print $6 - $4 }' "$tmp/ps" | ref)
 	same_stats "all WakeLatencyRaw = perf script's" "$e" "$(got "$tmp/a.rep" all 4)"
 else
-	echo "# perf script unavailable: perf cross-checks skipped"
+	t_skip "perf script unavailable: perf cross-checks"
 fi
 
 # The CSV export holds every datapoint; statistics of its columns (us with
@@ -288,7 +288,7 @@ if [ -d "$FIX/good" ]; then
 	"$W" report "$FIX/good" "$tmp/a.data" > /dev/null
 	t_eq "diff of an intel result and a perf.data" 0 $?
 else
-	echo "# intel wult fixtures not found: skipped"
+	t_skip "intel wult fixtures not found in $FIX"
 fi
 
 # ---- pipe mode, lost samples, PMU samples, format fallbacks ----
@@ -411,7 +411,7 @@ PY
 	t_eq "missing --format file exits 1" 1 $?
 	t_check "missing --format file named" grep -q "nope.format" "$tmp/err"
 else
-	echo "# python3 unavailable: pipe-mode checks skipped"
+	t_skip "python3 unavailable: pipe-mode checks"
 fi
 
 # ---- memory does not grow with the datapoint count ----

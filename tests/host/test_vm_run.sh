@@ -35,9 +35,18 @@ t_eq "binary file transferred intact" "$(cat "$tmp/o/blob.sha1" 2>/dev/null)" \
 t_check "transferred file has its size" test "$(stat -c %s "$tmp/o/blob" 2>/dev/null)" = 100000
 t_check "dmesg.txt saved" grep -q 'Linux version' "$tmp/o/dmesg.txt"
 
+# The base initramfs is keyed by content only: started by another path
+# (relative, with ..), vm-run reuses the base the run above left.
+cache=${WULT_BUILD:-$top/build}/vm
+base0=$(cd "$cache" && stat -c '%n %i %Y' base-*.cpio 2>/dev/null)
 printf '#!/bin/sh\necho "WARNING: CPU: 0 PID: 1 at fake" > /dev/kmsg\n' > "$tmp/w.sh"
-"$vr" --out "$tmp/w" "$tmp/w.sh" >/dev/null 2>&1
+(cd "$top/tests" && ../scripts/../scripts/vm-run --out "$tmp/w" "$tmp/w.sh") \
+	>/dev/null 2>"$tmp/werr"
 t_eq "a WARN in the kernel log fails the run" 126 $?
+t_check "another path to vm-run does not rebuild the base" \
+	sh -c "! grep -q 'building base' '$tmp/werr'"
+t_eq "the same base file is kept" "$base0" \
+	"$(cd "$cache" && stat -c '%n %i %Y' base-*.cpio 2>/dev/null)"
 
 # A guest that cannot boot (no init) is booted three times, then fails;
 # one that dies after its script started is not booted again.

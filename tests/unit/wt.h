@@ -2,7 +2,7 @@
 /*
  * wt: the project's minimal unit-test helpers. A test program calls
  * WT_CHECK() for every assertion and returns wt_done(), which prints the
- * closing line "N passed, N failed" and the exit status.
+ * closing line "N passed, N failed, N skipped" and the exit status.
  */
 #ifndef WULT_TESTS_WT_H
 #define WULT_TESTS_WT_H
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <inttypes.h>
 
-static unsigned int wt_passed, wt_failed;
+static unsigned int wt_passed, wt_failed, wt_skipped;
 
 #define WT_CHECK(cond, ...) do {					\
 	if (cond) {							\
@@ -28,12 +28,16 @@ static unsigned int wt_passed, wt_failed;
 #define WT_EQ(a, b) WT_CHECK((long long)(a) == (long long)(b),	\
 	"%lld != %lld", (long long)(a), (long long)(b))
 
-/* Report a check that cannot run here, with the reason. */
-#define WT_SKIP(why) printf("SKIP %s:%d: %s\n", __FILE__, __LINE__, why)
+/* Report a check that cannot run here, with the reason; it is counted. */
+#define WT_SKIP(why) do {						\
+	wt_skipped++;							\
+	printf("SKIP %s:%d: %s\n", __FILE__, __LINE__, why);		\
+} while (0)
 
 static inline int wt_done(void)
 {
-	printf("%u passed, %u failed\n", wt_passed, wt_failed);
+	printf("%u passed, %u failed, %u skipped\n", wt_passed, wt_failed,
+	       wt_skipped);
 	return wt_failed ? 1 : 0;
 }
 

@@ -41,18 +41,17 @@ static inline const char *wt_data_dir(void)
 }
 
 /*
- * The intel wult fixtures: $WULT_INTEL_FIXTURES, else shared/ beside the
- * repository (as on the developers' machines and in CI).
+ * The intel wult fixtures: $WULT_INTEL_FIXTURES, else the copy in
+ * tests/data/intel-wult (see its README.md for provenance and license).
  */
 static inline const char *wt_intel_fixtures(void)
 {
-	static char dir[PATH_MAX + 64];
+	static char dir[PATH_MAX + 16];
 
 	if (getenv("WULT_INTEL_FIXTURES"))
 		return getenv("WULT_INTEL_FIXTURES");
 	if (!dir[0])
-		snprintf(dir, sizeof(dir), "%s/../../../shared/fixtures/intel-wult",
-			 wt_data_dir());
+		snprintf(dir, sizeof(dir), "%s/intel-wult", wt_data_dir());
 	return dir;
 }
 
