@@ -3,16 +3,32 @@
  * perf.data writer. The layout follows perf's (see
  * tools/perf/Documentation/perf.data-file-format.txt):
  *
- *   header | data (records) | feature table + features | attrs | ids
+ *   header | data (records) | feature table | [gap] | features, attrs, ids
  *
- * perf finds the feature table right after the data section, so features
- * are written at close; attrs and ids are found through the header and
- * may come anywhere, so they go last.
+ * perf finds the feature table right after the data section; the feature
+ * sections, attrs and ids are found through offsets and may lie anywhere.
+ *
+ * Durability: the file is a valid perf.data from wult_pdw_open() on, so a
+ * writer killed at any instant leaves a readable file with every record of
+ * the last wult_pdw_sync(). Records are buffered and written only by a
+ * sync, which never overwrites a byte the header on disk refers to:
+ *   1. the new features, attrs and ids go to the slot the header does not
+ *      use (two slots past the data, used in turn);
+ *   2. the header says: the old data, the new attrs, no features;
+ *   3. the buffered records go where the old feature table was, the new
+ *      table after them;
+ *   4. the header says: the new data and features.
+ * A kill between 2 and 4 (two writes) loses only the feature sections.
+ * When the records reach the slots, the slots move past the old ones and
+ * SLACK further, so the space between data and slots stays bounded; close
+ * cuts the file after the slot in use.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <wult/pdwrite.h>
 #include "err.h"
@@ -20,6 +36,10 @@
 #define PERF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" */
 #define HDR_SIZE	104
 #define ATTR_SIZE	sizeof(struct perf_event_attr)
+/* Records buffered before a sync is forced, whatever the caller's pace. */
+#define BUF_MAX		(4U << 20)
+/* Room left for records before the slots must move (bytes). */
+#define SLACK		(64U << 10)
 
 /* perf's feature bits (HEADER_*). */
 enum {
@@ -53,10 +73,17 @@ struct pdw_cstate {
 };
 
 struct wult_pdw {
-	FILE *f;
+	int fd;
 	char *path;
 	int failed;
-	uint64_t data_size;
+	uint64_t data_end;	/* file offset: end of the records on disk */
+	uint64_t tail_end;	/* file offset: end of what the header refers to */
+	uint64_t slot_base;	/* file offset of slot 0; slot 1 follows */
+	uint64_t slot_size;
+	int slot;		/* the slot the header uses, -1: none yet */
+	char *buf;		/* records not yet on disk */
+	size_t buf_len, buf_cap;
+	int dirty;		/* attrs, ids or features changed since the sync */
 	struct pdw_event *ev;
 	unsigned int nr_ev;
 	struct pdw_pmu *pmu;
@@ -75,7 +102,7 @@ struct wult_pdw {
 static void put(struct wult_pdw *w, FILE *f, const void *p, size_t n)
 {
 	if (n && fwrite(p, 1, n, f) != n)
-		w->failed = 1;
+		w->failed = ENOMEM;
 }
 
 static void put32(struct wult_pdw *w, FILE *f, uint32_t v)
@@ -102,8 +129,8 @@ static void put_hstr(struct wult_pdw *w, FILE *f, const char *s)
 
 int wult_pdw_open(const char *path, struct wult_pdw **out, char *err, size_t errlen)
 {
-	static const char zero[HDR_SIZE];
 	struct wult_pdw *w;
+	int ret;
 
 	if (!path || !out)
 		return wult_err_set(err, errlen, -EINVAL, "no output file given");
@@ -113,17 +140,26 @@ int wult_pdw_open(const char *path, struct wult_pdw **out, char *err, size_t err
 		return wult_err_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	w->group_leader = -1;
-	w->f = fopen(path, "w");
-	if (!w->f) {
-		int ret = -errno;
-
+	w->slot = -1;
+	w->data_end = w->tail_end = HDR_SIZE;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		ret = -errno;
 		wult_err_set(err, errlen, ret, "cannot create %s: %s", path, strerror(errno));
 		free(w->path);
 		free(w);
 		return ret;
 	}
-	/* Placeholder: the real header needs the sizes known at close. */
-	put(w, w->f, zero, sizeof(zero));
+	/* A valid (empty) perf.data from the first write on. */
+	ret = wult_pdw_sync(w);
+	if (ret) {
+		wult_err_set(err, errlen, ret, "writing %s failed: %s", path, strerror(-ret));
+		close(w->fd);
+		unlink(path);
+		free(w->path);
+		free(w);
+		return ret;
+	}
 	*out = w;
 	return 0;
 }
@@ -131,6 +167,7 @@ int wult_pdw_open(const char *path, struct wult_pdw **out, char *err, size_t err
 int wult_pdw_add_attr(struct wult_pdw *w, const struct perf_event_attr *attr,
 		      const char *name)
 {
+	w->dirty = 1;
 	struct pdw_event *ev;
 
 	ev = realloc(w->ev, (w->nr_ev + 1) * sizeof(*ev));
@@ -168,11 +205,13 @@ int wult_pdw_add_id(struct wult_pdw *w, int idx, uint64_t id)
 		ev->cap_ids = cap;
 	}
 	ev->ids[ev->nr_ids++] = id;
+	w->dirty = 1;
 	return 0;
 }
 
 int wult_pdw_set_group(struct wult_pdw *w, int leader, unsigned int nr)
 {
+	w->dirty = 1;
 	if (leader < 0 || nr < 1 || leader + nr > w->nr_ev)
 		return -EINVAL;
 	w->group_leader = leader;
@@ -186,11 +225,23 @@ int wult_pdw_write(struct wult_pdw *w, const void *rec, size_t size)
 
 	if (size < sizeof(*h) || h->size != size)
 		return -EINVAL;
-	put(w, w->f, rec, size);
 	if (w->failed)
 		return -EIO;
-	w->data_size += size;
-	return 0;
+	if (w->buf_len + size > w->buf_cap) {
+		size_t cap = w->buf_cap ? w->buf_cap : 65536;
+		char *b;
+
+		while (cap < w->buf_len + size)
+			cap *= 2;
+		b = realloc(w->buf, cap);
+		if (!b)
+			return -ENOMEM;
+		w->buf = b;
+		w->buf_cap = cap;
+	}
+	memcpy(w->buf + w->buf_len, rec, size);
+	w->buf_len += size;
+	return w->buf_len >= BUF_MAX ? wult_pdw_sync(w) : 0;
 }
 
 static int dup_str(char **dst, const char *s)
@@ -206,6 +257,7 @@ static int dup_str(char **dst, const char *s)
 
 int wult_pdw_set_str(struct wult_pdw *w, enum wult_pdw_str which, const char *s)
 {
+	w->dirty = 1;
 	if ((unsigned int)which >= WULT_PDW_NR_STR)
 		return -EINVAL;
 	return dup_str(&w->str[which], s);
@@ -213,6 +265,7 @@ int wult_pdw_set_str(struct wult_pdw *w, enum wult_pdw_str which, const char *s)
 
 int wult_pdw_set_cmdline(struct wult_pdw *w, int argc, char *const *argv)
 {
+	w->dirty = 1;
 	int i;
 
 	w->argv = calloc(argc > 0 ? argc : 1, sizeof(*w->argv));
@@ -228,6 +281,7 @@ int wult_pdw_set_cmdline(struct wult_pdw *w, int argc, char *const *argv)
 
 int wult_pdw_set_nrcpus(struct wult_pdw *w, uint32_t online, uint32_t avail)
 {
+	w->dirty = 1;
 	w->cpus_online = online;
 	w->cpus_avail = avail;
 	return 0;
@@ -235,6 +289,7 @@ int wult_pdw_set_nrcpus(struct wult_pdw *w, uint32_t online, uint32_t avail)
 
 int wult_pdw_set_tracing(struct wult_pdw *w, const char *system, const char *format)
 {
+	w->dirty = 1;
 	if (!system || !format)
 		return -EINVAL;
 	if (dup_str(&w->trace_system, system) || dup_str(&w->trace_format, format))
@@ -244,6 +299,7 @@ int wult_pdw_set_tracing(struct wult_pdw *w, const char *system, const char *for
 
 int wult_pdw_add_pmu(struct wult_pdw *w, uint32_t type, const char *name)
 {
+	w->dirty = 1;
 	struct pdw_pmu *p;
 	unsigned int i;
 
@@ -265,6 +321,7 @@ int wult_pdw_add_pmu(struct wult_pdw *w, uint32_t type, const char *name)
 
 int wult_pdw_add_cstate(struct wult_pdw *w, uint32_t cpu, uint32_t idx, const char *name)
 {
+	w->dirty = 1;
 	struct pdw_cstate *c = realloc(w->cst, (w->nr_cst + 1) * sizeof(*c));
 
 	if (!c)
@@ -281,7 +338,7 @@ int wult_pdw_add_cstate(struct wult_pdw *w, uint32_t cpu, uint32_t idx, const ch
 
 uint64_t wult_pdw_data_size(const struct wult_pdw *w)
 {
-	return w->data_size;
+	return w->data_end - HDR_SIZE + w->buf_len;
 }
 
 /* TRACING_DATA (perf's trace-event-read format, version 0.6). */
@@ -412,7 +469,7 @@ static long feature_size(struct wult_pdw *w, int feat)
 	long sz;
 
 	if (!f) {
-		w->failed = 1;
+		w->failed = errno;
 		return 0;
 	}
 	put_feature(w, f, feat);
@@ -443,67 +500,218 @@ static void pdw_free(struct wult_pdw *w)
 	free(w->argv);
 	free(w->trace_system);
 	free(w->trace_format);
+	free(w->buf);
 	free(w->path);
 	free(w);
 }
 
-int wult_pdw_close(struct wult_pdw *w, char *err, size_t errlen)
+static unsigned int nr_features(const struct wult_pdw *w)
 {
-	uint64_t feats[F_NR / 64] = { 0 }, off, attrs_off, ids_off;
-	unsigned int i, nfeat = 0;
-	int feat, ret = 0;
+	unsigned int n = 0;
+	int feat;
 
-	if (!w)
-		return -EINVAL;
-	for (feat = 0; feat < F_NR; feat++) {
-		if (has_feature(w, feat)) {
-			feats[feat / 64] |= 1ULL << (feat % 64);
-			nfeat++;
-		}
-	}
-	/* Feature table right after the data, then the sections in order. */
-	off = HDR_SIZE + w->data_size + nfeat * 16;
+	for (feat = 0; feat < F_NR; feat++)
+		n += !!has_feature(w, feat);
+	return n;
+}
+
+/* perf_file_header: the data up to @data_end, features per @feats. */
+static void put_header(struct wult_pdw *w, FILE *f, uint64_t data_end,
+		       uint64_t attrs_off, const uint64_t *feats)
+{
+	static const uint64_t none[F_NR / 64];
+
+	put64(w, f, PERF_MAGIC2);
+	put64(w, f, HDR_SIZE);
+	put64(w, f, ATTR_SIZE + 16);		/* attr_size: attr + ids section */
+	put64(w, f, attrs_off);
+	put64(w, f, w->nr_ev * (ATTR_SIZE + 16));
+	put64(w, f, HDR_SIZE);			/* data */
+	put64(w, f, data_end - HDR_SIZE);
+	put64(w, f, 0);				/* event_types: unused */
+	put64(w, f, 0);
+	put(w, f, feats ? feats : none, sizeof(none));
+}
+
+/*
+ * The feature table for sections placed from @sec_off on, then (into
+ * @sec) the sections, the attrs, each followed by the file section of its
+ * ids, and the ids. Returns the attrs' file offset.
+ */
+static uint64_t put_tail(struct wult_pdw *w, FILE *tbl, FILE *sec, uint64_t sec_off,
+			 uint64_t *feats)
+{
+	uint64_t off = sec_off, ids_off;
+	unsigned int i;
+	int feat;
+
 	for (feat = 0; feat < F_NR; feat++) {
 		long sz;
 
-		if (!(feats[feat / 64] & (1ULL << (feat % 64))))
+		if (!has_feature(w, feat))
 			continue;
+		feats[feat / 64] |= 1ULL << (feat % 64);
 		sz = feature_size(w, feat);
-		put64(w, w->f, off);
-		put64(w, w->f, sz);
+		put64(w, tbl, off);
+		put64(w, tbl, sz);
+		put_feature(w, sec, feat);
 		off += sz;
 	}
-	for (feat = 0; feat < F_NR; feat++)
-		if (feats[feat / 64] & (1ULL << (feat % 64)))
-			put_feature(w, w->f, feat);
-	/* Attrs, each followed by the file section of its ids, then ids. */
-	attrs_off = off;
-	ids_off = attrs_off + w->nr_ev * (ATTR_SIZE + 16);
+	ids_off = off + w->nr_ev * (ATTR_SIZE + 16);
 	for (i = 0; i < w->nr_ev; i++) {
-		put(w, w->f, &w->ev[i].attr, ATTR_SIZE);
-		put64(w, w->f, ids_off);
-		put64(w, w->f, w->ev[i].nr_ids * 8ULL);
+		put(w, sec, &w->ev[i].attr, ATTR_SIZE);
+		put64(w, sec, ids_off);
+		put64(w, sec, w->ev[i].nr_ids * 8ULL);
 		ids_off += w->ev[i].nr_ids * 8ULL;
 	}
 	for (i = 0; i < w->nr_ev; i++)
-		put(w, w->f, w->ev[i].ids, w->ev[i].nr_ids * 8ULL);
+		put(w, sec, w->ev[i].ids, w->ev[i].nr_ids * 8ULL);
+	return off;
+}
 
-	if (fseek(w->f, 0, SEEK_SET))
-		w->failed = 1;
-	put64(w, w->f, PERF_MAGIC2);
-	put64(w, w->f, HDR_SIZE);
-	put64(w, w->f, ATTR_SIZE + 16);		/* attr_size: attr + ids section */
-	put64(w, w->f, attrs_off);
-	put64(w, w->f, w->nr_ev * (ATTR_SIZE + 16));
-	put64(w, w->f, HDR_SIZE);		/* data */
-	put64(w, w->f, w->data_size);
-	put64(w, w->f, 0);			/* event_types: unused */
-	put64(w, w->f, 0);
-	put(w, w->f, feats, sizeof(feats));
-	if (fclose(w->f))
-		w->failed = 1;
+static void pwrite_all(struct wult_pdw *w, const void *p, size_t n, uint64_t off)
+{
+	while (n && !w->failed) {
+		ssize_t k = pwrite(w->fd, p, n, off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			w->failed = k < 0 ? errno : EIO;
+			return;
+		}
+		p = (const char *)p + k;
+		n -= k;
+		off += k;
+	}
+}
+
+/* An in-memory stream: the bytes of one write. */
+struct mbuf {
+	char *p;
+	size_t n;
+	FILE *f;
+};
+
+static int mbuf_open(struct mbuf *m)
+{
+	m->p = NULL;
+	m->n = 0;
+	m->f = open_memstream(&m->p, &m->n);
+	return m->f ? 0 : -ENOMEM;
+}
+
+static void mbuf_close(struct wult_pdw *w, struct mbuf *m)
+{
+	if (fclose(m->f))
+		w->failed = ENOMEM;
+	m->f = NULL;
+}
+
+/*
+ * Where the sections of @len bytes go: the slot the header does not use,
+ * unless the records and table (up to @need) reach the slots or @len
+ * outgrew them; then two new slots past the old ones.
+ */
+static uint64_t place_sections(struct wult_pdw *w, uint64_t need, uint64_t len)
+{
+	uint64_t end_old;
+
+	if (!len)		/* nothing to place: point inside the file */
+		return need;
+	if (w->slot >= 0 && need <= w->slot_base && len <= w->slot_size) {
+		w->slot ^= 1;
+		return w->slot_base + w->slot * w->slot_size;
+	}
+	end_old = w->slot >= 0 ? w->slot_base + 2 * w->slot_size : 0;
+	if (len > w->slot_size)
+		w->slot_size = (2 * len + 4095) & ~4095ULL;
+	w->slot_base = need + SLACK > end_old ? need + SLACK : end_old;
+	w->slot = 0;
+	return w->slot_base;
+}
+
+/* Bytes of the sections put_tail() writes. */
+static uint64_t tail_size(struct wult_pdw *w)
+{
+	uint64_t n = w->nr_ev * (ATTR_SIZE + 16);
+	unsigned int i;
+	int feat;
+
+	for (feat = 0; feat < F_NR; feat++)
+		if (has_feature(w, feat))
+			n += feature_size(w, feat);
+	for (i = 0; i < w->nr_ev; i++)
+		n += w->ev[i].nr_ids * 8ULL;
+	return n;
+}
+
+/* Steps 1-4 of the header comment, in that order. */
+static void write_sync(struct wult_pdw *w, const struct mbuf *tbl, const struct mbuf *sec,
+		       uint64_t sec_off, const struct mbuf *hdr)
+{
+	pwrite_all(w, sec->p, sec->n, sec_off);
+	pwrite_all(w, hdr->p, HDR_SIZE, 0);
+	pwrite_all(w, w->buf, w->buf_len, w->data_end);
+	pwrite_all(w, tbl->p, tbl->n, w->data_end + w->buf_len);
+	pwrite_all(w, hdr->p + HDR_SIZE, HDR_SIZE, 0);
+}
+
+int wult_pdw_sync(struct wult_pdw *w)
+{
+	uint64_t feats[F_NR / 64] = { 0 }, new_end, sec_off, attrs_off;
+	struct mbuf tbl, sec, hdr;
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	if (!w->failed && !w->buf_len && !w->dirty && w->slot >= 0)
+		return 0;
+	new_end = w->data_end + w->buf_len;
+	sec_off = place_sections(w, new_end + nr_features(w) * 16, tail_size(w));
+	ret = mbuf_open(&tbl);
+	if (!ret && (ret = mbuf_open(&sec)))
+		mbuf_close(w, &tbl);
+	if (!ret && (ret = mbuf_open(&hdr))) {
+		mbuf_close(w, &tbl);
+		mbuf_close(w, &sec);
+	}
+	if (ret)
+		return ret;
+	attrs_off = put_tail(w, tbl.f, sec.f, sec_off, feats);
+	put_header(w, hdr.f, w->data_end, attrs_off, NULL);
+	put_header(w, hdr.f, new_end, attrs_off, feats);
+	mbuf_close(w, &tbl);
+	mbuf_close(w, &sec);
+	mbuf_close(w, &hdr);
+	if (!w->failed)
+		write_sync(w, &tbl, &sec, sec_off, &hdr);
+	free(tbl.p);
+	free(sec.p);
+	free(hdr.p);
 	if (w->failed)
-		ret = wult_err_set(err, errlen, -EIO, "writing %s failed", w->path);
+		return -(w->failed > 0 ? w->failed : EIO);
+	w->data_end = new_end;
+	w->tail_end = sec_off + sec.n;
+	w->buf_len = 0;
+	w->dirty = 0;
+	return 0;
+}
+
+int wult_pdw_close(struct wult_pdw *w, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	ret = wult_pdw_sync(w);
+	if (!ret && ftruncate(w->fd, w->tail_end))
+		ret = -errno;
+	if (close(w->fd) && !ret)
+		ret = -errno;
+	if (ret)
+		ret = wult_err_set(err, errlen, -EIO, "writing %s failed: %s", w->path,
+				   strerror(-ret));
 	pdw_free(w);
 	return ret;
 }

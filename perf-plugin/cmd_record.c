@@ -30,6 +30,10 @@
 #include "cmds.h"
 
 #define MAX_EVENTS	64
+/* The ring is drained at least this often (ms)... */
+#define POLL_MS		50
+/* ...and the file synced (s): a killed wult record loses at most both. */
+#define SYNC_EVERY_S	0.1
 #define SYSFS_CPU	"/sys/devices/system/cpu"
 #define WULT_FORMAT	"/sys/kernel/tracing/events/wult/datapoint/format"
 #define WULT_PMU_DIR	"/sys/bus/event_source/devices/wult"
@@ -109,7 +113,10 @@ static void usage(FILE *f)
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this text\n"
 "\n"
-"Stops at -c, -t, SIGINT or SIGTERM, leaving a complete file. Exit status:\n"
+"Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
+"file. The file is valid while it is written and synced every 0.1 s, so a\n"
+"killed wult record (SIGKILL, SIGUSR1, ...) loses at most the last 0.15 s.\n"
+"Exit status: "
 "0 recorded, 1 failed, 2 usage error.\n",
 		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US);
 }
@@ -702,7 +709,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	struct perf_cpu_map *cpus = NULL;
 	struct ev ev[MAX_EVENTS];
 	struct rec_state st = { .ev = ev, .limit = o->count };
-	double t0, last_progress = 0, t;
+	double t0, last_progress = 0, last_sync = 0, t;
 	int ret, progress;
 	unsigned int i;
 	char err[256];
@@ -757,9 +764,20 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	wult_pdw_set_group(st.pdw, 0, st.nr_ev);
 	describe(&st, argc, argv);
 	describe_cstates(&st, cpus);
+	ret = wult_pdw_sync(st.pdw);	/* the events and features, before any record */
+	if (ret) {
+		fprintf(stderr, "wult record: writing %s failed: %s\n", o->output,
+			strerror(-ret));
+		wult_pdw_close(st.pdw, NULL, 0);
+		ret = 1;
+		goto out_unmap;
+	}
 
+	/* A dropped ssh session (SIGHUP) or SIGQUIT stops as SIGINT does. */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGQUIT, on_signal);
 	progress = !o->quiet && isatty(STDERR_FILENO);
 	if (!o->quiet) {
 		fprintf(stderr, "wult record: %s", ev[0].name);
@@ -772,12 +790,21 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	t0 = now_s();
 	perf_evlist__enable(evlist);
 	for (;;) {
-		perf_evlist__poll(evlist, 100);
+		perf_evlist__poll(evlist, POLL_MS);
 		drain(evlist, &st);
 		t = now_s() - t0;
 		if (stop_signal || st.failed || (o->count && st.samples >= o->count) ||
 		    (o->time_limit && t >= o->time_limit))
 			break;
+		if (t - last_sync >= SYNC_EVERY_S) {
+			ret = wult_pdw_sync(st.pdw);
+			if (ret) {
+				fprintf(stderr, "wult record: writing %s failed: %s\n",
+					o->output, strerror(-ret));
+				st.failed = 1;
+			}
+			last_sync = t;
+		}
 		if (progress && t - last_progress >= 0.5) {
 			fprintf(stderr, "\rwult: %llu datapoints, %.0f/s, %llu lost, %.1f s ",
 				st.samples, t > 0 ? st.samples / t : 0.0, st.lost, t);

@@ -2,11 +2,16 @@
 /*
  * wult_pdw_*: a file written here reads back through libwult's reader with
  * the same attrs, ids, names, features and samples, and stock perf reads it
- * (checked when perf is installed).
+ * (checked when perf is installed). A writer killed at random instants
+ * leaves a file that reads, with at least every record of its last sync.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <wult/pdwrite.h>
 #include <wult/perfdata.h>
@@ -44,6 +49,17 @@ static void make_attrs(struct perf_event_attr *lead, struct perf_event_attr *mem
 	mem->sample_period = 0;
 }
 
+static int write_sample(struct wult_pdw *w, int i)
+{
+	struct sample s = {
+		.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(s) },
+		.id = 100, .ip = 0xffffffff81000000ULL, .time = 1000 + i, .cpu = 1,
+		.read = { 2, i + 1, 100, 10 * i, 101 },
+	};
+
+	return wult_pdw_write(w, &s, sizeof(s));
+}
+
 static int write_file(const char *path)
 {
 	struct perf_event_attr lead, mem;
@@ -76,15 +92,8 @@ static int write_file(const char *path)
 	WT_EQ(wult_pdw_set_tracing(w, "wult", wult_synth_format()), 0);
 	WT_EQ(wult_pdw_add_cstate(w, 1, 0, "POLL"), 0);
 	WT_EQ(wult_pdw_add_cstate(w, 1, 1, "C1E"), 0);
-	for (i = 0; i < NSAMPLES; i++) {
-		struct sample s = {
-			.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(s) },
-			.id = 100, .ip = 0xffffffff81000000ULL, .time = 1000 + i, .cpu = 1,
-			.read = { 2, i + 1, 100, 10 * i, 101 },
-		};
-
-		WT_EQ(wult_pdw_write(w, &s, sizeof(s)), 0);
-	}
+	for (i = 0; i < NSAMPLES; i++)
+		WT_EQ(write_sample(w, i), 0);
 	{
 		struct perf_event_header bad = { PERF_RECORD_SAMPLE, 0, 99 };
 
@@ -152,6 +161,156 @@ static void read_back(const char *path)
 	wult_pd_close(pd);
 }
 
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/* Samples in @path, or -1 when it does not read; *@named: names read. */
+static long count_samples(const char *path, int *named)
+{
+	struct wult_pd_event ev;
+	struct wult_pd *pd;
+	char err[256];
+	long n = 0;
+	int ret;
+
+	if (wult_pd_open(path, 0, &pd, err, sizeof(err))) {
+		printf("  killed writer's file: %s\n", err);
+		return -1;
+	}
+	*named = wult_pd_nr_attrs(pd) >= 1 && wult_pd_attr(pd, 0)->name &&
+		 !strcmp(wult_pd_attr(pd, 0)->name, "wult/datapoints/");
+	while ((ret = wult_pd_next(pd, &ev)) > 0)
+		n += ev.type == PERF_RECORD_SAMPLE;
+	if (ret) {
+		printf("  killed writer's file: %s\n", wult_pd_error(pd));
+		n = -1;
+	}
+	wult_pd_close(pd);
+	return n;
+}
+
+/* Writes samples for ever, syncing every 97; *@synced: samples synced. */
+static void endless_writer(const char *path, volatile long *synced)
+{
+	struct perf_event_attr lead, mem;
+	struct wult_pdw *w;
+	char err[256];
+	long i;
+
+	make_attrs(&lead, &mem);
+	if (wult_pdw_open(path, &w, err, sizeof(err)))
+		_exit(1);
+	wult_pdw_add_attr(w, &lead, "wult/datapoints/");
+	wult_pdw_add_attr(w, &mem, "cpu-clock");
+	wult_pdw_add_id(w, 0, 100);
+	wult_pdw_add_id(w, 1, 101);
+	wult_pdw_set_group(w, 0, 2);
+	wult_pdw_set_str(w, WULT_PDW_HOSTNAME, "killed");
+	wult_pdw_set_tracing(w, "wult", wult_synth_format());
+	for (i = 0;; i++) {
+		if (write_sample(w, i))
+			_exit(1);
+		if (i % 97 == 96) {
+			if (wult_pdw_sync(w))
+				_exit(1);
+			*synced = i + 1;
+		}
+	}
+}
+
+/* SIGKILL a writer at random instants: every file reads. */
+static void killed_writer(const char *path)
+{
+	volatile long *synced = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int k, bad = 0, named = 0, some = 0, nm;
+	pid_t pid;
+
+	WT_CHECK(synced != MAP_FAILED, "mmap");
+	if (synced == MAP_FAILED)
+		return;
+	srand(getpid());
+	for (k = 0; k < 40; k++) {
+		long n;
+
+		*synced = 0;
+		pid = fork();
+		if (!pid)
+			endless_writer(path, synced);
+		usleep(2000 + rand() % 30000);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		n = count_samples(path, &nm);
+		/* Killed between creating the file and its first write. */
+		if (n < 0 && !*synced && access(path, F_OK) == 0 && !file_size(path)) {
+			printf("  kill %d: before the first write (empty file)\n", k);
+			continue;
+		}
+		if (n < *synced) {
+			printf("  kill %d: %ld samples read, %ld synced\n", k, n, *synced);
+			bad++;
+		}
+		named += nm;
+		some += *synced > 0;
+	}
+	/* Last, one killed once it synced: the file stock perf is given. */
+	*synced = 0;
+	pid = fork();
+	if (!pid)
+		endless_writer(path, synced);
+	for (k = 0; k < 5000 && *synced < 500; k++)
+		usleep(1000);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	WT_CHECK(count_samples(path, &nm) >= 500, "killed after 500 synced");
+	WT_EQ(bad, 0);
+	WT_CHECK(some >= 20, "only %d of 40 writers synced before the kill", some);
+	printf("  40 kills: every file read; %d with its features\n", named);
+	munmap((void *)synced, sizeof(long));
+}
+
+/* A file in use is valid: right after open, and with unsynced records. */
+static void valid_while_written(const char *path)
+{
+	struct perf_event_attr lead, mem;
+	struct wult_pdw *w;
+	char err[256];
+	int i, k, nm = 0;
+
+	make_attrs(&lead, &mem);
+	WT_EQ(wult_pdw_open(path, &w, err, sizeof(err)), 0);
+	WT_EQ(count_samples(path, &nm), 0);
+	wult_pdw_add_attr(w, &lead, "wult/datapoints/");
+	wult_pdw_add_attr(w, &mem, "cpu-clock");
+	wult_pdw_add_id(w, 0, 100);
+	wult_pdw_add_id(w, 1, 101);
+	for (i = 0; i < 5; i++)
+		write_sample(w, i);
+	WT_EQ(count_samples(path, &nm), 0);	/* buffered */
+	WT_EQ(wult_pdw_sync(w), 0);
+	WT_EQ(count_samples(path, &nm), 5);
+	WT_CHECK(nm, "attr name read back after a sync");
+	/* 4 MiB of records force a sync without the caller's. */
+	for (i = 5; (size_t)i < 5 + (4U << 20) / sizeof(struct sample) + 1; i++)
+		write_sample(w, i);
+	WT_CHECK(count_samples(path, &nm) > 5, "a full buffer is synced");
+	/* A sync per record: the file does not grow with the syncs. */
+	for (k = 0; k < 5000; k++, i++) {
+		write_sample(w, i);
+		wult_pdw_sync(w);
+	}
+	WT_CHECK(file_size(path) < (long)(104 + i * sizeof(struct sample) + (256 << 10)),
+		 "%ld bytes for %d records synced one by one", file_size(path), i);
+	WT_EQ(wult_pdw_close(w, err, sizeof(err)), 0);
+	WT_EQ(count_samples(path, &nm), i);
+	WT_CHECK(file_size(path) < (long)(104 + i * sizeof(struct sample) + (128 << 10)),
+		 "closed: %ld bytes for %d records", file_size(path), i);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/wult-pdw-XXXXXX";
@@ -177,6 +336,15 @@ int main(void)
 		WT_EQ(system(cmd), 0);
 	} else {
 		WT_SKIP("perf not installed: stock perf not checked");
+	}
+	valid_while_written(path);
+	killed_writer(path);
+	if (access("/usr/bin/perf", X_OK) == 0) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "perf script -i %s 2>/dev/null | "
+			 "grep -c ' wult/datapoints/:\\| raw 0x4d:' | grep -qvx 0", path);
+		WT_CHECK(system(cmd) == 0, "stock perf script reads a killed writer's file");
 	}
 	if (!getenv("WULT_KEEP"))
 		unlink(path);

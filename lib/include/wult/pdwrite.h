@@ -2,14 +2,18 @@
 /*
  * A perf.data (file mode, "PERFILE2") writer that stock perf reads.
  *
- *   wult_pdw_open()                       header placeholder
+ *   wult_pdw_open()                       a valid, empty perf.data
  *   wult_pdw_add_attr() / _add_id()       events and their sample ids
  *   wult_pdw_write()                      records, as read from the ring
  *   wult_pdw_set_*() / _add_pmu()         feature sections
- *   wult_pdw_close()                      features, attrs, ids, header
+ *   wult_pdw_sync()                       all of it on disk, still valid
+ *   wult_pdw_close()                      a last sync
  *
- * Records stream straight to the file; only attrs, ids and feature data
- * are kept in memory, so memory does not grow with the recording.
+ * The file on disk is a valid perf.data at every instant: a writer killed
+ * at any point leaves every record of its last sync readable by perf and
+ * libwult. Records wait in memory until the next sync (forced past 4 MiB),
+ * and only attrs, ids and feature data are kept besides, so memory does
+ * not grow with the recording.
  */
 #ifndef WULT_PDWRITE_H
 #define WULT_PDWRITE_H
@@ -61,10 +65,16 @@ int wult_pdw_add_pmu(struct wult_pdw *w, uint32_t type, const char *name);
 #define WULT_PDW_FEAT_CSTATES	255
 int wult_pdw_add_cstate(struct wult_pdw *w, uint32_t cpu, uint32_t idx, const char *name);
 
+/*
+ * Puts the records written so far and the current attrs, ids and features
+ * on disk without a moment where the file is unreadable. 0 or -errno.
+ */
+int wult_pdw_sync(struct wult_pdw *w);
+
 /* Bytes of records written so far. */
 uint64_t wult_pdw_data_size(const struct wult_pdw *w);
 
-/* Writes everything but the records and closes; frees @w either way. */
+/* Syncs and closes; frees @w either way. */
 int wult_pdw_close(struct wult_pdw *w, char *err, size_t errlen);
 
 #endif

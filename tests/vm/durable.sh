@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Durable recording: wult record killed with SIGKILL 2 s into measuring
+# leaves a file wult report and stock perf read, holding >= 90% of the
+# datapoints wult.ko emitted meanwhile (its debugfs counters); SIGHUP and
+# SIGQUIT stop it as SIGINT does, with a complete file.
+. "$WULT_SRC/tests/lib.sh"
+cd "$OUT" || exit 1
+dec=$WULT_SRC/scripts/perf/wult-decode.py
+
+# raw datapoints of FILE according to stock perf and the python decoder
+ndp() {
+	perf script -i "$1" -s "$dec" 2>/dev/null | awk '$1 == "raw"' | wc -l
+}
+
+# datapoints of FILE according to wult report
+nrep() {
+	wult report "$1" 2>/dev/null | sed -n 's/^all: \([0-9]*\) datapoints.*/\1/p'
+}
+
+t_check "insmod" insmod "$WULT_KO"
+
+e0=$(wult_cnt 1 emitted)
+wult record -q -C 1 --ldist 1000,2000 -o k.data 2> k.err &
+pid=$!
+t_check "measuring starts" wult_wait_change 1 emitted 100
+sleep 2
+kill -KILL $pid
+wait $pid 2>/dev/null
+emitted=$(($(wult_cnt 1 emitted) - e0))
+n=$(ndp k.data)
+r=$(nrep k.data)
+echo "# SIGKILL: emitted=$emitted, perf script reads $n, wult report reads $r"
+t_check "some datapoints were emitted ($emitted)" test "$emitted" -ge 100
+t_check "perf script reads >= 90% of them ($n of $emitted)" \
+	test $((n * 100)) -ge $((emitted * 90))
+t_eq "wult report reads as many" "$n" "$r"
+perf report -i k.data --header-only > k.hdr 2>&1
+t_check "perf report --header-only reads the killed file" \
+	grep -q 'event : name = wult/datapoints' k.hdr
+perf script -i k.data > /dev/null 2> k.script.err
+t_eq "perf script of the killed file: exit 0" 0 $?
+t_check "and no complaint" test ! -s k.script.err
+
+for sig in HUP QUIT; do
+	wult record -q -C 1 -o "$sig.data" 2> "$sig.err" &
+	pid=$!
+	wult_wait_change 1 emitted 100
+	sleep 1
+	kill -$sig $pid
+	wait $pid
+	t_eq "SIG$sig: exit 0" 0 $?
+	n=$(ndp "$sig.data")
+	t_check "SIG$sig: complete file ($n datapoints)" test "$n" -ge 5
+	t_eq "SIG$sig: wult report reads as many" "$n" "$(nrep "$sig.data")"
+done
+t_done
