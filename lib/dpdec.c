@@ -218,6 +218,23 @@ int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
 	return 0;
 }
 
+int wult_dpdec_missing_fields(const struct wult_dpdec *dp, char *buf, size_t len)
+{
+	size_t at = 0;
+	int i, n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < F_NR; i++) {
+		if (dp->f[i].off >= 0)
+			continue;
+		if (at < len)
+			at += snprintf(buf + at, len - at, "%s%s", n ? ", " : "", flds[i].name);
+		n++;
+	}
+	return n;
+}
+
 int wult_dpdec_load_format_file(struct wult_dpdec *dp, const char *path, char *err, size_t errlen)
 {
 	char *buf = NULL;

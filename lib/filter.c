@@ -10,6 +10,8 @@
  *   atom := "(" expr ")" | NUMBER [unit] | STRING | METRIC
  *   unit := ns | us | ms | s           (times become ns)
  *
+ * A number without a unit compared with a time metric is in microseconds,
+ * intel wult's unit, so its filters keep their meaning here.
  * A bare numeric metric as a condition means "is non-zero".
  */
 #include <ctype.h>
@@ -316,6 +318,10 @@ static int parse_cmp(struct parser *ps)
 	if ((l->kind == N_NUM && l->is_time && r->kind == N_METRIC && !r->is_time) ||
 	    (r->kind == N_NUM && r->is_time && l->kind == N_METRIC && !l->is_time))
 		return perr(ps, opat, "time value compared with a metric that is not a time");
+	if (l->kind == N_NUM && !l->is_time && r->kind == N_METRIC && r->is_time)
+		l->num *= 1e3;
+	if (r->kind == N_NUM && !r->is_time && l->kind == N_METRIC && l->is_time)
+		r->num *= 1e3;
 	idx = new_node(ps, N_CMP);
 	if (idx < 0)
 		return -1;

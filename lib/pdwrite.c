@@ -22,6 +22,13 @@
  * When the records reach the slots, the slots move past the old ones and
  * SLACK further, so the space between data and slots stays bounded; close
  * cuts the file after the slot in use.
+ *
+ * Pipe mode (path "-": standard output, as `perf record -o -`): the pipe
+ * header, one HEADER_ATTR record per event with its ids, the features as
+ * HEADER_FEATURE records and the event format as HEADER_TRACING_DATA go
+ * out at the first sync, the records at every sync. Ids added later are
+ * not announced, so a pipe writer learns them all before. perf rejects
+ * feature ids beyond its own, so WULT_PDW_FEAT_CSTATES is left out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +47,11 @@
 #define BUF_MAX		(4U << 20)
 /* Room left for records before the slots must move (bytes). */
 #define SLACK		(64U << 10)
+
+/* perf's user record types (tools/perf/util/event.h). */
+enum { R_HEADER_ATTR = 64, R_HEADER_TRACING_DATA = 66, R_HEADER_FEATURE = 80 };
+/* perf 6.1's HEADER_LAST_FEATURE: it refuses higher ids in pipe mode. */
+#define PERF_LAST_FEATURE	31
 
 /* perf's feature bits (HEADER_*). */
 enum {
@@ -76,6 +88,7 @@ struct wult_pdw {
 	int fd;
 	char *path;
 	int failed;
+	int pipe, announced;	/* pipe mode; its metadata written */
 	uint64_t data_end;	/* file offset: end of the records on disk */
 	uint64_t tail_end;	/* file offset: end of what the header refers to */
 	uint64_t slot_base;	/* file offset of slot 0; slot 1 follows */
@@ -142,6 +155,19 @@ int wult_pdw_open(const char *path, struct wult_pdw **out, char *err, size_t err
 	w->group_leader = -1;
 	w->slot = -1;
 	w->data_end = w->tail_end = HDR_SIZE;
+	if (!strcmp(path, "-")) {
+		w->pipe = 1;
+		w->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (w->fd < 0) {
+			ret = -errno;
+			free(w->path);
+			free(w);
+			return wult_err_set(err, errlen, ret, "standard output: %s",
+					    strerror(-ret));
+		}
+		*out = w;
+		return 0;
+	}
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		ret = -errno;
@@ -608,6 +634,91 @@ static void mbuf_close(struct wult_pdw *w, struct mbuf *m)
 	m->f = NULL;
 }
 
+static void write_all(struct wult_pdw *w, const void *p, size_t n)
+{
+	while (n && !w->failed) {
+		ssize_t k = write(w->fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			w->failed = k < 0 ? errno : EIO;
+			return;
+		}
+		p = (const char *)p + k;
+		n -= k;
+	}
+}
+
+static void put_rec_header(struct wult_pdw *w, FILE *f, uint32_t type, size_t size)
+{
+	struct perf_event_header h = { .type = type, .size = size };
+
+	put(w, f, &h, sizeof(h));
+}
+
+/* One feature as a HEADER_FEATURE record, padded to 8 bytes. */
+static void put_pipe_feature(struct wult_pdw *w, FILE *f, int feat)
+{
+	static const char zero[8];
+	long sz = feature_size(w, feat), pad = (8 - sz % 8) % 8;
+
+	if (16 + sz + pad > 0xffff)	/* a record's size is a u16 */
+		return;
+	put_rec_header(w, f, R_HEADER_FEATURE, 16 + sz + pad);
+	put64(w, f, feat);
+	put_feature(w, f, feat);
+	put(w, f, zero, pad);
+}
+
+/* Pipe mode's header, attrs, features and event format, in perf's order. */
+static void put_pipe_meta(struct wult_pdw *w, FILE *f)
+{
+	static const char zero[8];
+	unsigned int i;
+	long sz;
+	int feat;
+
+	put64(w, f, PERF_MAGIC2);
+	put64(w, f, 16);
+	for (i = 0; i < w->nr_ev; i++) {
+		put_rec_header(w, f, R_HEADER_ATTR, 8 + ATTR_SIZE + w->ev[i].nr_ids * 8);
+		put(w, f, &w->ev[i].attr, ATTR_SIZE);
+		put(w, f, w->ev[i].ids, w->ev[i].nr_ids * 8ULL);
+	}
+	for (feat = 1; feat <= PERF_LAST_FEATURE; feat++)
+		if (feat != F_TRACING_DATA && has_feature(w, feat))
+			put_pipe_feature(w, f, feat);
+	if (has_feature(w, F_TRACING_DATA)) {
+		/* perf checks the size with the padding to 8 bytes included. */
+		sz = feature_size(w, F_TRACING_DATA);
+		put_rec_header(w, f, R_HEADER_TRACING_DATA, 16);
+		put32(w, f, sz + (8 - sz % 8) % 8);
+		put32(w, f, 0);
+		put_tracing(w, f);		/* follows the record */
+		put(w, f, zero, (8 - sz % 8) % 8);
+	}
+}
+
+static int sync_pipe(struct wult_pdw *w)
+{
+	struct mbuf m;
+
+	if (!w->announced && !w->failed) {
+		if (mbuf_open(&m))
+			return -ENOMEM;
+		put_pipe_meta(w, m.f);
+		mbuf_close(w, &m);
+		if (!w->failed)
+			write_all(w, m.p, m.n);
+		free(m.p);
+		w->announced = 1;
+	}
+	write_all(w, w->buf, w->buf_len);
+	w->buf_len = 0;
+	return w->failed ? -w->failed : 0;
+}
+
 /*
  * Where the sections of @len bytes go: the slot the header does not use,
  * unless the records and table (up to @need) reach the slots or @len
@@ -665,6 +776,8 @@ int wult_pdw_sync(struct wult_pdw *w)
 
 	if (!w)
 		return -EINVAL;
+	if (w->pipe)
+		return sync_pipe(w);
 	if (!w->failed && !w->buf_len && !w->dirty && w->slot >= 0)
 		return 0;
 	new_end = w->data_end + w->buf_len;
@@ -705,7 +818,7 @@ int wult_pdw_close(struct wult_pdw *w, char *err, size_t errlen)
 	if (!w)
 		return -EINVAL;
 	ret = wult_pdw_sync(w);
-	if (!ret && ftruncate(w->fd, w->tail_end))
+	if (!ret && !w->pipe && ftruncate(w->fd, w->tail_end))
 		ret = -errno;
 	if (close(w->fd) && !ret)
 		ret = -errno;

@@ -5,6 +5,7 @@
  * has, so every datapoint carries the counters read at the same instant.
  * The output is a perf.data file that stock perf and `wult report` read.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <perf/core.h>
@@ -108,7 +110,9 @@ static void usage(FILE *f)
 "                         repeatable\n"
 "      --no-counters      do not add the discovered counters\n"
 "      --no-branches      no branch context (LBR) even where it can be read\n"
-"  -o, --output FILE      output file (default wult.data)\n"
+"  -o, --output FILE      output file (default wult.data); an existing one\n"
+"                         is kept as FILE.old, as perf record does; '-' is\n"
+"                         standard output, in perf's pipe mode\n"
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of 2 (default 256)\n"
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this text\n"
@@ -702,6 +706,64 @@ static void note_machine(void)
 			"idle is measured (POLL with idle=poll, else C1)\n");
 }
 
+/*
+ * As perf record: an existing non-empty output becomes OUTPUT.old. "-" is
+ * standard output (pipe mode), which must not be a terminal.
+ */
+static int backup_old(const char *path)
+{
+	char old[4096];
+	struct stat sb;
+
+	if (!strcmp(path, "-")) {
+		if (!isatty(STDOUT_FILENO))
+			return 0;
+		fprintf(stderr, "wult record: -o -: standard output is a terminal; "
+			"pipe it to a reader (| wult report -) or redirect it\n");
+		return -1;
+	}
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode) || !sb.st_size)
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (!rename(path, old))
+		return 0;
+	fprintf(stderr, "wult record: cannot rename %s to %s: %s\n", path, old,
+		strerror(errno));
+	return -1;
+}
+
+/*
+ * Every sample id of the group on every CPU, before any sample: a read of
+ * any of its perf fds returns the whole group (PERF_FORMAT_GROUP | ID),
+ * members in attr order. Pipe mode announces the ids once, at the start.
+ */
+static void learn_all_ids(struct rec_state *st)
+{
+	uint64_t buf[3 + 2 * MAX_EVENTS];
+	char target[64];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	ssize_t n;
+	uint64_t i;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		n = readlinkat(dirfd(dir), d->d_name, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strcmp(target, "anon_inode:[perf_event]"))
+			continue;
+		n = read(atoi(d->d_name), buf, sizeof(buf));
+		if (n < 24 || buf[0] != st->nr_ev || (size_t)n < (3 + 2 * buf[0]) * 8)
+			continue;
+		for (i = 0; i < buf[0]; i++)
+			wult_pdw_add_id(st->pdw, st->ev[i].pdw_idx, buf[3 + 2 * i + 1]);
+	}
+	closedir(dir);
+}
+
 static int record(const struct rec_opts *o, int argc, char **argv)
 {
 	struct perf_thread_map *threads = NULL;
@@ -754,9 +816,11 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 		ret = 1;
 		goto out_close;
 	}
+	ret = 1;
+	if (backup_old(o->output))
+		goto out_unmap;
 	if (wult_pdw_open(o->output, &st.pdw, err, sizeof(err))) {
 		fprintf(stderr, "wult record: %s\n", err);
-		ret = 1;
 		goto out_unmap;
 	}
 	for (i = 0; i < st.nr_ev; i++)
@@ -764,6 +828,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	wult_pdw_set_group(st.pdw, 0, st.nr_ev);
 	describe(&st, argc, argv);
 	describe_cstates(&st, cpus);
+	learn_all_ids(&st);
 	ret = wult_pdw_sync(st.pdw);	/* the events and features, before any record */
 	if (ret) {
 		fprintf(stderr, "wult record: writing %s failed: %s\n", o->output,
@@ -778,6 +843,8 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
 	signal(SIGQUIT, on_signal);
+	/* A reader of -o - that goes away: EPIPE, and a clean stop. */
+	signal(SIGPIPE, SIG_IGN);
 	progress = !o->quiet && isatty(STDERR_FILENO);
 	if (!o->quiet) {
 		fprintf(stderr, "wult record: %s", ev[0].name);

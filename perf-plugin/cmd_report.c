@@ -27,6 +27,9 @@
 #define DEF_BR_DEPTH		4	/* branches per context */
 #define MAX_BR_CONTEXTS		100000	/* distinct contexts kept per state */
 #define DEF_WIDTH		80	/* columns, when stdout is not a terminal */
+/* Inputs tried without -i or FILE: wult record's default, then perf's. */
+#define DEF_INPUT		"wult.data"
+#define DEF_INPUT_PERF		"perf.data"
 
 const enum wult_metric rpt_ctr_metrics[RPT_NCTR] = {
 	WULT_M_CC0, WULT_M_CC1, WULT_M_CC1_DERIVED, WULT_M_CC3, WULT_M_CC6, WULT_M_CC7,
@@ -49,7 +52,7 @@ static const enum wult_metric csv_cols[] = {
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: wult report [options] FILE...\n\n"
+		"usage: wult report [options] [FILE...]\n\n"
 		"Per requested C-state (ReqCState) and over all states: count, min, median,\n"
 		"p90, p99, p99.9, p99.99, p99.999, max, mean and stddev of the latencies,\n"
 		"means of the counter metrics (CC0%%, residencies, CPUFreq, SMICnt, NMICnt)\n"
@@ -57,8 +60,10 @@ static void report_usage(FILE *f)
 		"first.\n\n"
 		"FILE is a perf.data (wult record; perf record -R -e wult/datapoints/;\n"
 		"perf record -e wult:datapoint; pipe mode; '-' reads stdin), an intel wult\n"
-		"raw result directory (datapoints.csv + info.yml) or its datapoints.csv.\n\n"
-		"  -i, --include EXPR    keep only datapoints where EXPR holds; repeated:\n"
+		"raw result directory (datapoints.csv + info.yml) or its datapoints.csv.\n"
+		"Without FILE: ./wult.data, else ./perf.data.\n\n"
+		"  -i, --input FILE      an input, as a FILE argument (perf's -i)\n"
+		"      --include EXPR    keep only datapoints where EXPR holds; repeated:\n"
 		"                        all must hold (e.g. 'WakeLatency > 50us')\n"
 		"  -x, --exclude EXPR    drop datapoints where EXPR holds; repeated: any drops\n"
 		"      --csv OUT         write the kept datapoints in intel wult's CSV\n"
@@ -79,6 +84,7 @@ static void report_usage(FILE *f)
 		"  -m, --metrics LIST    time metrics to report, comma-separated (default\n"
 		"                        WakeLatency,IntrLatency,SilentTime; also LDist and\n"
 		"                        the *Raw variants)\n"
+		"      --per-cpu         statistics per CPU and state (groups 'CPUn STATE')\n"
 		"  -u, --unit UNIT       time unit of the output: ns, us (default; 3\n"
 		"                        decimals keep every nanosecond) or ms\n"
 		"      --format FILE     wult:datapoint format for a perf.data without one\n"
@@ -101,8 +107,10 @@ static void report_usage(FILE *f)
 		"  -h, --help            this text\n\n"
 		"Filter expressions compare metrics (WakeLatency, IntrLatency, SilentTime,\n"
 		"LDist, ReqCState, IntrOff, CC0%%, CPUFreq, SMICnt, CPU, ...) with numbers,\n"
-		"times (ns, us, ms) and state names, joined by && || ! and parentheses:\n"
-		"  ReqCState == \"C6\" && WakeLatency > 50us\n\n"
+		"times (ns, us, ms, s; a time metric against a number without a unit:\n"
+		"microseconds, as in intel wult) and state names, joined by && || ! and\n"
+		"parentheses:\n"
+		"  ReqCState == \"C6\" && WakeLatency > 50\n\n"
 		"Exit status: 0 done, 1 a data error (unreadable or invalid input), 2 a\n"
 		"usage error.\n", DEF_HIST_BUCKETS, DEF_BRANCHES, DEF_BR_DEPTH, WULT_BR_MAX);
 }
@@ -647,6 +655,22 @@ static void note_point(struct rpt_file *f, const struct wult_point *pt)
 	}
 }
 
+/* The group of a datapoint: its requested state, with --per-cpu its CPU too. */
+static const char *group_name(const struct rpt_opts *o, const struct wult_point *pt,
+			      char *buf, size_t len)
+{
+	const char *state = pt->v[WULT_M_REQ_CSTATE].str;
+	double cpu = pt->v[WULT_M_CPU].num;
+
+	if (!o->per_cpu)
+		return state;
+	if (isnan(cpu))
+		snprintf(buf, len, "CPU? %s", state ? state : "-");
+	else
+		snprintf(buf, len, "CPU%.0f %s", cpu, state ? state : "-");
+	return buf;
+}
+
 /* Reads one input into @out. 0, or an exit status with the cause printed. */
 static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file **out)
 {
@@ -655,7 +679,7 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 	struct rpt_group *g;
 	struct csv_out csv = { 0 };
 	struct wult_point pt;
-	char err[1024];
+	char err[1024], name[64];
 	int ret, status = RPT_EXIT_DATA;
 
 	*out = NULL;
@@ -679,7 +703,7 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 	if (o->csv_out && csv_open(o->csv_out, path, &csv))
 		goto out;
 	while ((ret = rpt_src_next(src, &pt)) > 0) {
-		g = group_of(f, o, pt.v[WULT_M_REQ_CSTATE].str, err, sizeof(err));
+		g = group_of(f, o, group_name(o, &pt, name, sizeof(name)), err, sizeof(err));
 		if (!g) {
 			fprintf(stderr, "wult report: %s: %s\n", path, err);
 			goto out;
@@ -765,10 +789,12 @@ int wult_cmd_report(int argc, char **argv)
 {
 	enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
 	       O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE, O_HTML, O_PLOTS,
-	       O_PLOT_X };
+	       O_PLOT_X, O_INCLUDE, O_PER_CPU };
 	static const struct option lopts[] = {
-		{ "include", required_argument, NULL, 'i' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "include", required_argument, NULL, O_INCLUDE },
 		{ "exclude", required_argument, NULL, 'x' },
+		{ "per-cpu", no_argument, NULL, O_PER_CPU },
 		{ "csv", required_argument, NULL, O_CSV },
 		{ "hist", optional_argument, NULL, O_HIST },
 		{ "hist-linear", no_argument, NULL, O_HIST_LIN },
@@ -798,7 +824,8 @@ int wult_cmd_report(int argc, char **argv)
 		.plot_x = { WULT_M_SILENT_TIME }, .nplot_x = 1,
 	};
 	struct rpt_file **files = NULL;
-	int c, ret = 0, raw = 0, status = 0, nfiles, i;
+	const char *inputs[RPT_MAX_FILES];
+	int c, ret = 0, raw = 0, status = 0, nfiles, i, ninputs = 0;
 
 	optind = 1;
 	opterr = 1;
@@ -806,7 +833,19 @@ int wult_cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "i:x:m:u:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
+			if (ninputs == RPT_MAX_FILES) {
+				fprintf(stderr, "wult report: more than %d inputs\n",
+					RPT_MAX_FILES);
+				ret = -EINVAL;
+				break;
+			}
+			inputs[ninputs++] = optarg;
+			break;
+		case O_INCLUDE:
 			ret = add_filter(o.inc, &o.ninc, "--include", optarg);
+			break;
+		case O_PER_CPU:
+			o.per_cpu = 1;
 			break;
 		case 'x':
 			ret = add_filter(o.exc, &o.nexc, "--exclude", optarg);
@@ -901,11 +940,22 @@ int wult_cmd_report(int argc, char **argv)
 			return RPT_EXIT_USAGE;
 		}
 	}
-	nfiles = argc - optind;
-	if (nfiles < 1 || nfiles > RPT_MAX_FILES || ((o.csv_out || o.branches) && nfiles > 1)) {
-		if (nfiles < 1)
-			fprintf(stderr, "wult report: no FILE given\n");
-		else if (nfiles > RPT_MAX_FILES)
+	nfiles = ninputs + argc - optind;
+	for (i = optind; i < argc && ninputs < RPT_MAX_FILES; i++)
+		inputs[ninputs++] = argv[i];
+	if (!nfiles) {
+		inputs[0] = !access(DEF_INPUT, F_OK) ? DEF_INPUT :
+			    !access(DEF_INPUT_PERF, F_OK) ? DEF_INPUT_PERF : NULL;
+		if (!inputs[0]) {
+			fprintf(stderr, "wult report: no input: neither ./" DEF_INPUT " nor ./"
+				DEF_INPUT_PERF " exists; give FILE or -i FILE\n");
+			free_opts(&o);
+			return RPT_EXIT_DATA;
+		}
+		nfiles = 1;
+	}
+	if (nfiles > RPT_MAX_FILES || ((o.csv_out || o.branches) && nfiles > 1)) {
+		if (nfiles > RPT_MAX_FILES)
 			fprintf(stderr, "wult report: %d FILEs, a diff takes at most %d\n",
 				nfiles, RPT_MAX_FILES);
 		else
@@ -928,7 +978,7 @@ int wult_cmd_report(int argc, char **argv)
 		return RPT_EXIT_DATA;
 	}
 	for (i = 0; i < nfiles && !status; i++)
-		status = run_file(&o, argv[optind + i], &files[i]);
+		status = run_file(&o, inputs[i], &files[i]);
 	if (!status) {
 		if (nfiles == 1) {
 			rpt_print_one(stdout, &o, files[0]);

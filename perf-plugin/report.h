@@ -63,6 +63,7 @@ struct rpt_opts {
 	unsigned int nplot;
 	enum wult_metric plot_x[RPT_MAX_PLOT_X];	/* --plot-x */
 	unsigned int nplot_x;
+	int per_cpu;				/* --per-cpu: a group per CPU and state */
 };
 
 /* Counter metrics reported as means (wult_point indexes). */

@@ -346,6 +346,20 @@ static int load_decoder(struct rpt_src *s)
 	return load_cstate_names(s);
 }
 
+/* A format without fields wult decodes (e.g. intr_off) changes metrics. */
+static void warn_missing_fields(struct rpt_src *s)
+{
+	char list[256];
+	size_t at = strlen(s->fmt_warn);
+
+	if (!wult_dpdec_missing_fields(s->dp, list, sizeof(list)))
+		return;
+	snprintf(s->fmt_warn + at, sizeof(s->fmt_warn) - at, "%sthe wult:datapoint format "
+		 "lacks %s: metrics that need them are missing", at ? "; " : "", list);
+	fprintf(stderr, "wult report: %s: warning: the wult:datapoint format lacks %s: "
+		"metrics that need them are missing\n", s->path, list);
+}
+
 #define KIND_OTHER_PMU	(-1)
 #define KIND_UNKNOWN	(-2)
 
@@ -469,6 +483,7 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt)
 			ret = setup_decoder(s);
 			if (ret)
 				return ret;
+			warn_missing_fields(s);
 		}
 		/* Attrs only move when a pipe brings a new one: cache by both. */
 		if (ev.sample.attr != s->c_attr || wult_pd_nr_attrs(s->pd) != s->c_nattrs) {

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 export ASAN_OPTIONS=detect_leaks=1
 
 "$build/rel/wult" synth -o "$tmp/s.data" -c 2000 -s 5 >/dev/null
-"$W" report -i 'CPUFreq > 1000' "$tmp/s.data" >/dev/null 2>"$tmp/err"
+"$W" report --include 'CPUFreq > 1000' "$tmp/s.data" >/dev/null 2>"$tmp/err"
 t_eq "report: a counter metric of a file without counters exits 1" 1 $?
 t_check "report: the error names the option, the metric and what is available" grep -q \
 	"\-\-include uses CPUFreq, which this input does not provide (available: WakeLatency," \
@@ -24,18 +24,18 @@ t_check "report: the available list leaves out what is missing" \
 "$W" report -x 'Scaled == 1' "$tmp/s.data" >/dev/null 2>"$tmp/err"
 t_eq "report: --exclude on Scaled without counters exits 1" 1 $?
 t_check "report: --exclude named" grep -q "\-\-exclude uses Scaled" "$tmp/err"
-"$W" report -i 'WakeLatency > 10us && CC0% >= 0' "$tmp/s.data" >"$tmp/rep" 2>&1
+"$W" report --include 'WakeLatency > 10us && CC0% >= 0' "$tmp/s.data" >"$tmp/rep" 2>&1
 t_eq "report: provided metrics are fine" 0 $?
 kept=$(sed -n 's/^  datapoints: [0-9]* read, \([0-9]*\) kept.*/\1/p' "$tmp/rep")
 
 # An intel wult CSV provides its columns.
 "$W" report --csv "$tmp/csv/" "$tmp/s.data" >/dev/null 2>&1
-"$W" report -i 'CPUFreq > 1000' "$tmp/csv" >/dev/null 2>"$tmp/err"
+"$W" report --include 'CPUFreq > 1000' "$tmp/csv" >/dev/null 2>"$tmp/err"
 t_eq "report: CSV input without a CPUFreq column exits 1" 1 $?
 t_check "report: CSV input names its columns" grep -q \
 	"\-\-include uses CPUFreq, which this input does not provide (available: WakeLatency," \
 	"$tmp/err"
-"$W" report -i 'WakeLatency > 10us && CC0% >= 0' "$tmp/csv" >"$tmp/rep2" 2>&1
+"$W" report --include 'WakeLatency > 10us && CC0% >= 0' "$tmp/csv" >"$tmp/rep2" 2>&1
 t_eq "report: CSV input, a filter on its columns is fine" 0 $?
 t_check "report: CSV input keeps what the perf.data input keeps ($kept)" grep -q \
 	"datapoints: 2000 read, $kept kept" "$tmp/rep2"

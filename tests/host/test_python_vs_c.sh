@@ -72,7 +72,7 @@ for f in "$tmp/s.data" "$top"/tests/data/wult_record.data "$top"/tests/data/wult
 	cmp -s "$tmp/py.txt" "$tmp/c.txt" || diff "$tmp/py.txt" "$tmp/c.txt" | head -3
 	for m in SMICnt NMICnt; do
 		py=$(pick "$tmp/py.csv" "$m" | grep -c .)
-		cn=$("$W" report -i "$m >= 0" "$f" 2>/dev/null |
+		cn=$("$W" report --include "$m >= 0" "$f" 2>/dev/null |
 		     sed -n 's/^  datapoints: [0-9]* read, \([0-9]*\) kept.*/\1/p')
 		t_eq "$name: datapoints with a $m value, python and C" "$py" "$cn"
 		[ "$name" = s.data ] && [ "$m" = SMICnt ] && smi_synth=$py

@@ -92,8 +92,10 @@ t_eq "--help documents every option" "" "$missing"
 "$W" report --bogus "$tmp/a.data" >/dev/null 2>"$tmp/err"
 t_eq "unknown option exits 2" 2 $?
 t_check "unknown option named" grep -q "unrecognized option '--bogus'" "$tmp/err"
-"$W" report >/dev/null 2>&1
-t_eq "no FILE exits 2" 2 $?
+mkdir "$tmp/empty"
+(cd "$tmp/empty" && "$W" report) >/dev/null 2>"$tmp/err"
+t_eq "no FILE and no ./wult.data or ./perf.data exits 1" 1 $?
+t_check "no input explained" grep -q "no input: neither ./wult.data nor ./perf.data" "$tmp/err"
 "$W" report --unit s "$tmp/a.data" >/dev/null 2>&1
 t_eq "bad --unit exits 2" 2 $?
 "$W" report --hist-buckets 0 "$tmp/a.data" >/dev/null 2>&1
@@ -102,7 +104,7 @@ t_eq "bad --hist-buckets exits 2" 2 $?
 t_eq "bad --metrics exits 2" 2 $?
 "$W" report --csv "$tmp/x.csv" "$tmp/a.data" "$tmp/b.data" >/dev/null 2>&1
 t_eq "--csv with two FILEs exits 2" 2 $?
-"$W" report -i 'WakeLatency > && 3' "$tmp/a.data" >/dev/null 2>"$tmp/err"
+"$W" report --include 'WakeLatency > && 3' "$tmp/a.data" >/dev/null 2>"$tmp/err"
 t_eq "filter syntax error exits 2" 2 $?
 t_check "filter syntax error names its column" grep -q "col 15" "$tmp/err"
 t_check "filter syntax error shows a caret" grep -qx '                ^' "$tmp/err"
@@ -214,7 +216,7 @@ t_eq "ms: 6 decimals of the ns value" \
 	"$(val "$tmp/c.ms" all max 1)"
 
 # ---- filters ----
-"$W" report -i 'ReqCState == "C1"' "$tmp/a.data" > "$tmp/f1"
+"$W" report --include 'ReqCState == "C1"' "$tmp/a.data" > "$tmp/f1"
 t_eq "--include C1 keeps C1's datapoints" "$(count "$tmp/a.rep" C1)" \
 	"$(count "$tmp/f1" all)"
 t_check "--include counts the excluded" grep -q \
@@ -225,10 +227,10 @@ n=$(awk -F, -v c=$cw 'NR > 1 && $c + 0 <= 15' "$tmp/res/datapoints.csv" | wc -l)
 t_eq "--exclude 'WakeLatency > 15us' count matches awk" "$n" "$(count "$tmp/f2" all)"
 n=$(awk -F, -v c=$cw -v cs=$cs 'NR > 1 && $cs != "POLL" && $c + 0 >= 3 && $c + 0 <= 15' \
 	"$tmp/res/datapoints.csv" | wc -l)
-"$W" report -x 'WakeLatency > 15us' -i 'ReqCState != "POLL"' -i 'WakeLatency >= 3000' \
+"$W" report -x 'WakeLatency > 15us' --include 'ReqCState != "POLL"' --include 'WakeLatency >= 3' \
 	"$tmp/a.data" > "$tmp/f3"
 t_eq "repeated --include and --exclude combine" "$n" "$(count "$tmp/f3" all)"
-"$W" report -i 'WakeLatency > 1s' "$tmp/a.data" > "$tmp/f4"
+"$W" report --include 'WakeLatency > 1s' "$tmp/a.data" > "$tmp/f4"
 t_eq "everything excluded is not an error" 0 $?
 t_eq "everything excluded: 0 kept" 0 "$(count "$tmp/f4" all)"
 
@@ -403,7 +405,7 @@ PY
 	"$W" report --csv "$tmp/cnt.csv" "$tmp/cnt.data" > /dev/null
 	t_check "group reads: CSV without CPUFreq when a row lacks it" \
 		bash -c "! head -1 '$tmp/cnt.csv' | grep -q CPUFreq"
-	"$W" report -i 'CPUFreq > 0' --csv "$tmp/cnt.csv" "$tmp/cnt.data" > /dev/null
+	"$W" report --include 'CPUFreq > 0' --csv "$tmp/cnt.csv" "$tmp/cnt.data" > /dev/null
 	t_eq "group reads: CSV CPUFreq after the first datapoint" 2999 "$(awk -F, '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "CPUFreq") c = i; next }
 		c && $c == "3000.0"' "$tmp/cnt.csv" | wc -l)"

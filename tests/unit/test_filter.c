@@ -118,7 +118,11 @@ int main(void)
 	WT_EQ(run("ReqCState != \"C6\""), 1);
 	WT_EQ(run("WakeLatency > 60us"), 0);
 	WT_EQ(run("WakeLatency >= 60us"), 1);
-	WT_EQ(run("WakeLatency == 60000"), 1);
+	/* A time metric against a number without a unit: microseconds. */
+	WT_EQ(run("WakeLatency == 60"), 1);
+	WT_EQ(run("WakeLatency == 60000"), 0);
+	WT_EQ(run("WakeLatency > 59.5 && WakeLatency < 60.5"), 1);
+	WT_EQ(run("CC0% > 1 && CC0% < 2"), 1);	/* not a time: as written */
 	WT_EQ(run("WakeLatency < 0.06ms"), 0);
 	WT_EQ(run("WakeLatency <= 6e-5s"), 1);
 	WT_EQ(run("WakeLatency < IntrLatency"), 1);
@@ -134,8 +138,8 @@ int main(void)
 	WT_EQ(run("60us <= WakeLatency"), 1);
 	WT_EQ(run("60us < WakeLatency"), 0);
 	WT_EQ(run("70us > WakeLatency"), 1);
-	WT_EQ(run("60000 == WakeLatency"), 1);
-	WT_EQ(run("60000 != WakeLatency"), 0);
+	WT_EQ(run("60 == WakeLatency"), 1);
+	WT_EQ(run("60 != WakeLatency"), 0);
 	WT_EQ(run("\"C1\" == ReqCState"), 1);
 	WT_EQ(run("WakeLatency > -5us"), 1);
 	WT_EQ(run("  ( ( WakeLatency>1ns ) )  "), 1);

@@ -6,6 +6,7 @@
  * leaves a file that reads, with at least every record of its last sync.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -311,6 +312,74 @@ static void valid_while_written(const char *path)
 		 "closed: %ld bytes for %d records", file_size(path), i);
 }
 
+/* -o - : pipe mode on standard output, read back by libwult and perf. */
+static void pipe_mode(const char *path)
+{
+	struct perf_event_attr lead, mem;
+	struct wult_pd_event ev;
+	struct wult_pdw *w;
+	struct wult_pd *pd;
+	const char *sys, *text;
+	char err[256], cmd[512];
+	int fd, saved, i, n = 0, ret;
+	size_t len;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	WT_CHECK(fd >= 0 && saved >= 0, "redirect");
+	if (fd < 0 || saved < 0)
+		return;
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	make_attrs(&lead, &mem);
+	ret = wult_pdw_open("-", &w, err, sizeof(err));
+	if (!ret) {
+		wult_pdw_add_attr(w, &lead, "wult/datapoints/");
+		wult_pdw_add_attr(w, &mem, "cpu-clock");
+		wult_pdw_add_id(w, 0, 100);
+		wult_pdw_add_id(w, 1, 101);
+		wult_pdw_set_group(w, 0, 2);
+		wult_pdw_set_str(w, WULT_PDW_HOSTNAME, "piped");
+		wult_pdw_add_pmu(w, LEADER_TYPE, "wult");
+		wult_pdw_add_cstate(w, 1, 1, "C1E");
+		wult_pdw_set_tracing(w, "wult", wult_synth_format());
+		for (i = 0; i < 3 * NSAMPLES; i++) {
+			write_sample(w, i);
+			if (i % NSAMPLES == 0)
+				wult_pdw_sync(w);
+		}
+		ret = wult_pdw_close(w, err, sizeof(err));
+	}
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	WT_CHECK(ret == 0, "pipe mode write: %s", err);
+
+	ret = wult_pd_open(path, 0, &pd, err, sizeof(err));
+	WT_CHECK(ret == 0, "pipe mode open: %s", err);
+	if (ret)
+		return;
+	while ((ret = wult_pd_next(pd, &ev)) > 0)
+		n += ev.type == PERF_RECORD_SAMPLE;
+	WT_CHECK(ret == 0, "pipe mode read: %s", wult_pd_error(pd));
+	WT_CHECK(wult_pd_is_pipe(pd), "read as pipe mode");
+	WT_EQ(n, 3 * NSAMPLES);
+	WT_EQ(wult_pd_nr_attrs(pd), 2);
+	WT_EQ(wult_pd_attr(pd, 0)->nr_ids, 1);
+	WT_CHECK(wult_pd_attr(pd, 0)->name &&
+		 !strcmp(wult_pd_attr(pd, 0)->name, "wult/datapoints/"), "name");
+	WT_CHECK(wult_pd_hostname(pd) && !strcmp(wult_pd_hostname(pd), "piped"), "hostname");
+	WT_EQ(wult_pd_nr_formats(pd), 1);
+	WT_EQ(wult_pd_format(pd, 0, &sys, &text, &len), 0);
+	WT_EQ(wult_pd_nr_cstates(pd), 0);	/* not sent: perf would refuse it */
+	wult_pd_close(pd);
+	if (access("/usr/bin/perf", X_OK) == 0) {
+		snprintf(cmd, sizeof(cmd), "perf script -i - < %s 2>/dev/null | "
+			 "grep -c ' wult/datapoints/:' | grep -qx %d", path, 3 * NSAMPLES);
+		WT_CHECK(system(cmd) == 0, "stock perf script reads the pipe");
+	}
+}
+
 int main(void)
 {
 	char path[] = "/tmp/wult-pdw-XXXXXX";
@@ -346,6 +415,7 @@ int main(void)
 			 "grep -c ' wult/datapoints/:\\| raw 0x4d:' | grep -qvx 0", path);
 		WT_CHECK(system(cmd) == 0, "stock perf script reads a killed writer's file");
 	}
+	pipe_mode(path);
 	if (!getenv("WULT_KEEP"))
 		unlink(path);
 

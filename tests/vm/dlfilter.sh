@@ -33,7 +33,7 @@ filter_case wake "WakeLatency > ${thr}us" "\$14 > $thr * 1000"
 filter_case and 'ReqCState == "C1" && !(IntrLatency <= 200us)' '$15 > 200000'
 filter_case none 'WakeLatency < 0' '$14 < 0'
 filter_case all 'IntrOff == 0 || IntrOff == 1' '1'
-filter_case words "WakeLatency >= ${thr}000 && (LDist < 0.5ms || LDist >= 500us)" "\$14 >= $thr * 1000"
+filter_case words "WakeLatency >= ${thr} && (LDist < 0.5ms || LDist >= 500us)" "\$14 >= $thr * 1000"
 
 perf script -i x.data --dlfilter "$f" --dlarg 'WakeLatency >> 3us' > /dev/null 2> bad.err
 rc=$?

@@ -3,7 +3,9 @@
 # Durable recording: wult record killed with SIGKILL 2 s into measuring
 # leaves a file wult report and stock perf read, holding >= 90% of the
 # datapoints wult.ko emitted meanwhile (its debugfs counters); SIGHUP and
-# SIGQUIT stop it as SIGINT does, with a complete file.
+# SIGQUIT stop it as SIGINT does, with a complete file. Also the perf-style
+# outputs: an existing output kept as FILE.old, and -o - (pipe mode) read
+# by wult report - and stock perf script.
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
 dec=$WULT_SRC/scripts/perf/wult-decode.py
@@ -54,4 +56,25 @@ for sig in HUP QUIT; do
 	t_check "SIG$sig: complete file ($n datapoints)" test "$n" -ge 5
 	t_eq "SIG$sig: wult report reads as many" "$n" "$(nrep "$sig.data")"
 done
+# An existing output is kept as .old, as perf record does.
+sz=$(stat -c %s HUP.data)
+wult record -q -C 1 -c 5 -o HUP.data 2> old.err
+t_eq "record over an existing file: exit 0" 0 $?
+t_eq "the old file is kept as HUP.data.old" "$sz" "$(stat -c %s HUP.data.old 2>/dev/null)"
+t_eq "the new file has the new datapoints" 5 "$(ndp HUP.data)"
+
+# -o -: pipe mode, into wult report and stock perf.
+wult record -q -C 1 -c 50 -o - 2> p.err | wult report - > p.rep 2> p.rep.err
+t_eq "record -o - | report -: exit 0" "0 0" "${PIPESTATUS[*]}"
+t_eq "wult report - reads the 50 datapoints" 50 \
+	"$(sed -n 's/^all: \([0-9]*\) datapoints.*/\1/p' p.rep)"
+t_check "the report says pipe mode" grep -q 'perf.data (pipe mode)' p.rep
+wult record -q -C 1 -c 30 -o - 2> /dev/null > p.data
+t_eq "perf script reads the pipe (stdin)" 30 \
+	"$(perf script -i - -s "$dec" < p.data 2>/dev/null | awk '$1 == "raw"' | wc -l)"
+perf script -i - < p.data > /dev/null 2> p.script.err
+t_check "perf script of the pipe without complaint" test ! -s p.script.err
+wult record -q -C 1 -o - 2> pipe.err | head -c 100 > /dev/null
+t_eq "a reader that goes away: wult record stops with 1" 1 "${PIPESTATUS[0]}"
+t_check "and says why" grep -q 'Broken pipe' pipe.err
 t_done

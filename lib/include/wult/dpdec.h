@@ -37,6 +37,10 @@ int wult_dpdec_load_format_file(struct wult_dpdec *dp, const char *path, char *e
  * of the file's attrs. -ENOENT when the file has no wult:datapoint format.
  */
 int wult_dpdec_load_pd(struct wult_dpdec *dp, const struct wult_pd *pd, char *err, size_t errlen);
+/* The payload fields wult decodes that the loaded format lacks (an old or
+ * damaged format), comma-separated into @buf; returns their number.
+ */
+int wult_dpdec_missing_fields(const struct wult_dpdec *dp, char *buf, size_t len);
 /* Registers the counter with sample id @id as @name ("msr/tsc/", "msr/aperf/",
  * "cstate_core/c6-residency/", ...); group reads of it become metrics.
  */
