@@ -50,7 +50,8 @@ KMODS   := $(foreach t,$(KTAGS),$(BUILD)/kernel/$(t)/wult.ko \
 	$(BUILD)/kernel/$(t)/wult_refidle.ko)
 KSRCS   := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile kernel/uapi/linux/*.h)
 
-.PHONY: all deps user modules fuzzers check run bench fuzz clean install-plugins
+.PHONY: all deps user modules fuzzers check run bench fuzz clean install-plugins \
+	man install uninstall dkms-src dkms-install dkms-uninstall
 .SECONDARY:
 
 all: user modules
@@ -76,11 +77,14 @@ $(LSRC)/.extracted: $(DEPS_STAMP)
 		'linux-source-6.1/scripts/extract-vmlinux'
 	touch $@
 
+# DESTDIR= : a `make install DESTDIR=...` that builds libperf first must
+# not stage libperf's own install.
 $(LIBPERF)/lib/libperf.a: $(LSRC)/.extracted
-	$(MAKE) -s -C $(LSRC)/tools/lib/perf prefix=$(LIBPERF) libdir_relative=lib >/dev/null
 	$(MAKE) -s -C $(LSRC)/tools/lib/perf prefix=$(LIBPERF) libdir_relative=lib \
-		install_lib install_headers install_pkgconfig >/dev/null
-	$(MAKE) -s -C $(LSRC)/tools/lib/api >/dev/null
+		DESTDIR= >/dev/null
+	$(MAKE) -s -C $(LSRC)/tools/lib/perf prefix=$(LIBPERF) libdir_relative=lib \
+		DESTDIR= install_lib install_headers install_pkgconfig >/dev/null
+	$(MAKE) -s -C $(LSRC)/tools/lib/api DESTDIR= >/dev/null
 	@test -f $@
 
 # ---- user space --------------------------------------------------------
@@ -137,7 +141,16 @@ HTML_ASSETS := /usr/share/javascript/chart.js/chart.min.js perf-plugin/html/repo
 	perf-plugin/html/report.css
 $(BUILD)/rel/perf-plugin/report_html.o $(BUILD)/san/perf-plugin/report_html.o: $(HTML_ASSETS)
 
-user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TEP_PLUGINS) $(DLFILTERS)
+# man(1) pages, generated from Documentation/wult*.md.
+VERSION  := $(shell sed -n 's/^\#define WULT_VERSION "\(.*\)"/\1/p' perf-plugin/cmds.h)
+MANPAGES := $(patsubst Documentation/%.md,$(BUILD)/man/man1/%.1,\
+	$(wildcard Documentation/wult*.md))
+$(BUILD)/man/man1/%.1: Documentation/%.md scripts/md2man perf-plugin/cmds.h
+	@mkdir -p $(dir $@)
+	scripts/md2man $(VERSION) $< > $@.tmp && mv $@.tmp $@
+man: $(MANPAGES)
+
+user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
 
 -include $(shell find $(BUILD)/rel $(BUILD)/san -name '*.d' 2>/dev/null)
 
@@ -189,6 +202,64 @@ PLUGIN_DIR ?= $(HOME)/.local/lib/traceevent/plugins
 install-plugins: $(TEP_PLUGINS)
 	install -d $(DESTDIR)$(PLUGIN_DIR)
 	install -m 0644 $(TEP_PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
+
+# ---- install (PREFIX, DESTDIR), DKMS ------------------------------------
+# The wult command finds its plugins and scripts relative to itself
+# (BINDIR/../share/wult), so any PREFIX works. The libtraceevent plugin is
+# also linked into libtraceevent's system directory, where trace-cmd looks;
+# perf 6.1 looks only in $TRACEEVENT_PLUGIN_DIR, which profile.d/wult.sh
+# sets for login shells.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+SHAREDIR    ?= $(PREFIX)/share/wult
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSCONFDIR  ?= /etc
+TEP_SYSDIR  ?= $(shell pkg-config --variable=libdir libtraceevent 2>/dev/null || \
+	echo /usr/lib)/traceevent/plugins
+DKMS_SRC    ?= /usr/src/wult-$(VERSION)
+PY_SCRIPTS  := $(wildcard scripts/perf/*.py)
+
+install: $(WULT) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/traceevent \
+		$(DESTDIR)$(SHAREDIR)/dlfilter $(DESTDIR)$(SHAREDIR)/scripts \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/profile.d $(DESTDIR)$(TEP_SYSDIR)
+	install -m 0755 $(WULT) $(DESTDIR)$(BINDIR)/wult
+	install -m 0644 $(TEP_PLUGINS) $(DESTDIR)$(SHAREDIR)/traceevent/
+	install -m 0644 $(DLFILTERS) $(DESTDIR)$(SHAREDIR)/dlfilter/
+	install -m 0644 $(PY_SCRIPTS) $(DESTDIR)$(SHAREDIR)/scripts/
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 scripts/install/wult.bash-completion $(DESTDIR)$(BASHCOMPDIR)/wult
+	sed 's|@TEPDIR@|$(SHAREDIR)/traceevent|' scripts/install/wult.profile \
+		> $(DESTDIR)$(SYSCONFDIR)/profile.d/wult.sh
+	ln -sfn $(SHAREDIR)/traceevent/plugin_wult.so $(DESTDIR)$(TEP_SYSDIR)/plugin_wult.so
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/wult $(DESTDIR)$(BASHCOMPDIR)/wult \
+		$(DESTDIR)$(SYSCONFDIR)/profile.d/wult.sh \
+		$(DESTDIR)$(TEP_SYSDIR)/plugin_wult.so \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
+	rm -rf $(DESTDIR)$(SHAREDIR)
+
+# The module's sources and dkms.conf in DKMS_SRC; dkms-install registers,
+# builds and installs them for the running kernel (and, through DKMS, for
+# every kernel installed later).
+dkms-src:
+	install -d $(DESTDIR)$(DKMS_SRC)/uapi/linux
+	install -m 0644 kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile \
+		$(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 kernel/uapi/linux/*.h $(DESTDIR)$(DKMS_SRC)/uapi/linux/
+	sed 's|@VERSION@|$(VERSION)|' scripts/install/dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+dkms-install: dkms-src
+	dkms add -m wult -v $(VERSION)
+	dkms build -m wult -v $(VERSION)
+	dkms install -m wult -v $(VERSION)
+
+dkms-uninstall:
+	-dkms remove -m wult -v $(VERSION) --all
+	rm -rf $(DESTDIR)$(DKMS_SRC)
 
 clean:
 	rm -rf $(BUILD)

@@ -16,5 +16,6 @@ int wult_cmd_record(int argc, char **argv);
 int wult_cmd_report(int argc, char **argv);
 int wult_cmd_tsc(int argc, char **argv);
 int wult_cmd_synth(int argc, char **argv);
+int wult_cmd_script(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const struct wult_cmd cmds[] = {
 	{ "report", "per-state statistics of recorded datapoints", wult_cmd_report },
 	{ "tsc", "evaluate the TSC and print conversion parameters", wult_cmd_tsc },
 	{ "synth", "write a perf.data of synthetic datapoints", wult_cmd_synth },
+	{ "script", "perf script with wult's plugin, dlfilter and scripts", wult_cmd_script },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# DKMS: `make dkms-src` stages the module's sources with dkms.conf, and
+# `dkms add` + `dkms build` build wult.ko and wult_refidle.ko from them against the installed
+# Debian 6.1 and 6.12 headers. A private DKMS tree (--dkmstree) keeps the
+# system's DKMS state untouched; nothing is installed or loaded.
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ver=$(sed -n 's/^#define WULT_VERSION "\(.*\)"/\1/p' "$top/perf-plugin/cmds.h")
+
+if ! command -v dkms > /dev/null; then
+	t_skip "dkms not installed (scripts/deps installs it)"
+	t_done
+	exit
+fi
+make -s -C "$top" dkms-src DESTDIR="$tmp/stage" > "$tmp/out" 2>&1
+t_eq "make dkms-src: exit 0" 0 $?
+src=$tmp/stage/usr/src/wult-$ver
+t_check "dkms.conf names the version" grep -qx "PACKAGE_VERSION=\"$ver\"" "$src/dkms.conf"
+t_eq "every kernel source staged" \
+	"$(cd "$top/kernel" && ls *.c *.h Kbuild Makefile uapi/linux/*.h | sort)" \
+	"$(cd "$src" && ls *.c *.h Kbuild Makefile uapi/linux/*.h | sort)"
+mkdir -p "$tmp/tree"
+opts=(--sourcetree "$tmp/stage/usr/src" --dkmstree "$tmp/tree")
+dkms add -m wult -v "$ver" "${opts[@]}" > "$tmp/add" 2>&1
+t_eq "dkms add: exit 0" 0 $?
+for k in 6.1 6.12; do
+	kd=$("$top/scripts/kdir" "$k") || { t_fail "no $k headers"; continue; }
+	kver=${kd#/usr/src/linux-headers-}
+	dkms build -m wult -v "$ver" -k "$kver" "${opts[@]}" > "$tmp/build-$k" 2>&1
+	rc=$?
+	t_eq "dkms build against $kver: exit 0" 0 $rc
+	[ $rc -eq 0 ] || tail -n 20 "$tmp/build-$k" "$tmp/tree/wult/$ver/build/make.log" 2>/dev/null
+	for m in wult wult_refidle; do
+		ko=$tmp/tree/wult/$ver/$kver/x86_64/module/$m.ko
+		[ -f "$ko" ] || ko=$(ls "$ko".* 2>/dev/null | head -n 1)
+		t_check "$k: $m.ko built" test -n "$ko" -a -f "$ko"
+		t_eq "$k: its vermagic is $kver" "$kver" \
+			"$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"
+		t_eq "$k: it is $m" "$m" "$(modinfo -F name "$ko" 2>/dev/null)"
+	done
+done
+dkms status -m wult "${opts[@]}" > "$tmp/status" 2>&1
+t_eq "dkms status: built for both" 2 "$(grep -c ': built' "$tmp/status")"
+cat "$tmp/status"
+t_done
