@@ -36,6 +36,8 @@
 #define POLL_MS		50
 /* ...and the file synced (s): a killed wult record loses at most both. */
 #define SYNC_EVERY_S	0.1
+/* The measured CPUs' online state is checked this often (s). */
+#define HOTPLUG_EVERY_S	0.25
 #define SYSFS_CPU	"/sys/devices/system/cpu"
 #define WULT_FORMAT	"/sys/kernel/tracing/events/wult/datapoint/format"
 #define WULT_PMU_DIR	"/sys/bus/event_source/devices/wult"
@@ -120,8 +122,9 @@ static void usage(FILE *f)
 "Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
 "file. The file is valid while it is written and synced every 0.1 s, so a\n"
 "killed wult record (SIGKILL, SIGUSR1, ...) loses at most the last 0.15 s.\n"
-"Exit status: "
-"0 recorded, 1 failed, 2 usage error.\n",
+"A measured CPU that goes offline is reported and measured again when it\n"
+"returns (with -o -, recording stops then). Exit status: 0 recorded, 1\n"
+"failed or stopped early, 2 usage error.\n",
 		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US);
 }
 
@@ -354,6 +357,22 @@ struct rec_state {
 	uint64_t *last_count;		/* per CPU, 0: no sample yet */
 	int max_cpu;
 	int failed;
+	struct hp_cpu *hp;		/* the measured CPUs' hotplug state */
+	int nr_hp;
+	int hp_stop;			/* a CPU returned and cannot be measured */
+};
+
+/*
+ * A CPU going offline takes its perf events out of their context for good
+ * (re-enabling them does nothing), so a CPU that returns gets its group
+ * opened anew, in an evlist of its own.
+ */
+struct hp_cpu {
+	int cpu;
+	int online;
+	double offline_s;		/* time spent offline */
+	double since;			/* when it went offline */
+	struct perf_evlist *evlist;	/* the group opened on its return */
 };
 
 /*
@@ -398,7 +417,7 @@ static int is_leader_sample(const union perf_event *event)
 	return p + 10 > end || p[0] == p[9];
 }
 
-static void drain(struct perf_evlist *evlist, struct rec_state *st)
+static void drain_one(struct perf_evlist *evlist, struct rec_state *st)
 {
 	struct perf_mmap *map;
 	union perf_event *event;
@@ -436,6 +455,17 @@ static void drain(struct perf_evlist *evlist, struct rec_state *st)
 		}
 		perf_mmap__read_done(map);
 	}
+}
+
+/* The main group and those reopened after a CPU's return. */
+static void drain(struct perf_evlist *evlist, struct rec_state *st)
+{
+	int i;
+
+	drain_one(evlist, st);
+	for (i = 0; i < st->nr_hp; i++)
+		if (st->hp[i].evlist)
+			drain_one(st->hp[i].evlist, st);
 }
 
 /*
@@ -764,6 +794,215 @@ static void learn_all_ids(struct rec_state *st)
 	closedir(dir);
 }
 
+static void close_evlist(struct perf_evlist *el)
+{
+	perf_evlist__disable(el);
+	perf_evlist__munmap(el);
+	perf_evlist__close(el);
+	perf_evlist__delete(el);
+}
+
+/* The group of st->ev opened, mapped and enabled on @cpu alone. */
+static struct perf_evlist *open_cpu(struct rec_state *st, int cpu, unsigned int pages)
+{
+	struct perf_thread_map *threads = perf_thread_map__new_dummy();
+	struct perf_evlist *el = perf_evlist__new();
+	struct perf_cpu_map *cpus;
+	char list[16];
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	snprintf(list, sizeof(list), "%d", cpu);
+	cpus = perf_cpu_map__new(list);
+	for (i = 0; el && cpus && threads && i < st->nr_ev; i++) {
+		struct perf_evsel *e = perf_evsel__new(&st->ev[i].attr);
+
+		if (!e)
+			break;
+		perf_evlist__add(el, e);
+	}
+	if (el && i == st->nr_ev) {
+		perf_evlist__set_leader(el);
+		perf_evlist__set_maps(el, cpus, threads);
+		ret = perf_evlist__open(el);
+		if (!ret && (ret = perf_evlist__mmap(el, pages)))
+			perf_evlist__close(el);
+	}
+	perf_cpu_map__put(cpus);
+	perf_thread_map__put(threads);
+	if (ret) {
+		if (el)
+			perf_evlist__delete(el);
+		errno = ret < 0 ? -ret : ret;
+		return NULL;
+	}
+	perf_evlist__enable(el);
+	return el;
+}
+
+/* A measured CPU that went offline or came back: say so, and measure it
+ * again on its return (a pipe cannot announce the new events: stop). */
+static void check_hotplug(struct rec_state *st, const struct rec_opts *o, double t)
+{
+	int i;
+
+	for (i = 0; i < st->nr_hp && !st->hp_stop; i++) {
+		struct hp_cpu *h = &st->hp[i];
+		int on = cpu_online(h->cpu) == 1;
+
+		if (on == h->online)
+			continue;
+		h->online = on;
+		if (!on) {
+			fprintf(stderr, "wult record: CPU %d went offline: no datapoints from it "
+				"until it returns\n", h->cpu);
+			h->since = t;
+			if (h->evlist) {
+				drain_one(h->evlist, st);
+				close_evlist(h->evlist);
+				h->evlist = NULL;
+			}
+			continue;
+		}
+		h->offline_s += t - h->since;
+		if (!strcmp(o->output, "-")) {
+			fprintf(stderr, "wult record: CPU %d is back online, but a pipe (-o -) "
+				"cannot announce its new events: stopping\n", h->cpu);
+			st->hp_stop = 1;
+			return;
+		}
+		h->evlist = open_cpu(st, h->cpu, o->pages);
+		if (!h->evlist) {
+			fprintf(stderr, "wult record: CPU %d is back online but cannot be "
+				"measured again (%s): stopping\n", h->cpu, strerror(errno));
+			st->hp_stop = 1;
+			return;
+		}
+		learn_all_ids(st);
+		st->last_count[h->cpu] = 0;	/* the new leader counts from 0 */
+		fprintf(stderr, "wult record: CPU %d is back online (after %.1f s): measuring "
+			"it again\n", h->cpu, t - h->since);
+	}
+}
+
+static int init_hotplug(struct rec_state *st, struct perf_cpu_map *cpus)
+{
+	int i;
+
+	st->nr_hp = perf_cpu_map__nr(cpus);
+	st->hp = calloc(st->nr_hp, sizeof(*st->hp));
+	if (!st->hp)
+		return -ENOMEM;
+	for (i = 0; i < st->nr_hp; i++) {
+		st->hp[i].cpu = perf_cpu_map__cpu(cpus, i).cpu;
+		st->hp[i].online = 1;
+	}
+	return 0;
+}
+
+static void free_hotplug(struct rec_state *st)
+{
+	int i;
+
+	for (i = 0; i < st->nr_hp; i++)
+		if (st->hp[i].evlist)
+			close_evlist(st->hp[i].evlist);
+	free(st->hp);
+}
+
+/* The output (FILE.old kept) with the events and features, before any record. */
+static int open_output(struct rec_state *st, const struct rec_opts *o,
+		       struct perf_cpu_map *cpus, int argc, char **argv)
+{
+	char err[256];
+	unsigned int i;
+	int ret;
+
+	if (backup_old(o->output))
+		return -1;
+	if (wult_pdw_open(o->output, &st->pdw, err, sizeof(err))) {
+		fprintf(stderr, "wult record: %s\n", err);
+		return -1;
+	}
+	for (i = 0; i < st->nr_ev; i++)
+		st->ev[i].pdw_idx = wult_pdw_add_attr(st->pdw, &st->ev[i].attr, st->ev[i].name);
+	wult_pdw_set_group(st->pdw, 0, st->nr_ev);
+	describe(st, argc, argv);
+	describe_cstates(st, cpus);
+	learn_all_ids(st);
+	ret = wult_pdw_sync(st->pdw);
+	if (ret) {
+		fprintf(stderr, "wult record: writing %s failed: %s\n", o->output,
+			strerror(-ret));
+		wult_pdw_close(st->pdw, NULL, 0);
+		st->pdw = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Records until a limit, a signal or a failure; returns the time taken (s). */
+static double run(struct rec_state *st, const struct rec_opts *o, struct perf_evlist *evlist)
+{
+	double t0 = now_s(), last_progress = 0, last_sync = 0, last_hp = 0, t;
+	int progress = !o->quiet && isatty(STDERR_FILENO), ret;
+
+	perf_evlist__enable(evlist);
+	for (;;) {
+		perf_evlist__poll(evlist, POLL_MS);
+		drain(evlist, st);
+		t = now_s() - t0;
+		if (t - last_hp >= HOTPLUG_EVERY_S) {
+			check_hotplug(st, o, t);
+			last_hp = t;
+		}
+		if (stop_signal || st->failed || st->hp_stop ||
+		    (o->count && st->samples >= o->count) ||
+		    (o->time_limit && t >= o->time_limit))
+			break;
+		if (t - last_sync >= SYNC_EVERY_S) {
+			ret = wult_pdw_sync(st->pdw);
+			if (ret) {
+				fprintf(stderr, "wult record: writing %s failed: %s\n",
+					o->output, strerror(-ret));
+				st->failed = 1;
+			}
+			last_sync = t;
+		}
+		if (progress && t - last_progress >= 0.5) {
+			fprintf(stderr, "\rwult: %llu datapoints, %.0f/s, %llu lost, %.1f s ",
+				st->samples, t > 0 ? st->samples / t : 0.0, st->lost, t);
+			last_progress = t;
+		}
+	}
+	perf_evlist__disable(evlist);
+	drain(evlist, st);
+	if (progress)
+		fprintf(stderr, "\n");
+	return now_s() - t0;
+}
+
+static void summary(struct rec_state *st, const struct rec_opts *o, double t)
+{
+	int i;
+
+	if (!o->quiet || st->failed)
+		fprintf(stderr, "wult record: %llu datapoints in %.1f s (%.0f/s), %llu lost%s, "
+			"%llu counted but not sampled, %llu branch contexts, written to %s\n",
+			st->samples, t, t > 0 ? st->samples / t : 0.0, st->lost,
+			st->lost ? " (use a larger -m)" : "", st->unsampled, st->br_samples,
+			o->output);
+	for (i = 0; i < st->nr_hp; i++) {
+		struct hp_cpu *h = &st->hp[i];
+
+		if (!h->online)
+			h->offline_s += t - h->since;
+		if (h->offline_s > 0)
+			fprintf(stderr, "wult record: CPU %d was offline for %.1f s%s\n", h->cpu,
+				h->offline_s, h->online ? "" : " (and still is)");
+	}
+}
+
 static int record(const struct rec_opts *o, int argc, char **argv)
 {
 	struct perf_thread_map *threads = NULL;
@@ -771,10 +1010,10 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	struct perf_cpu_map *cpus = NULL;
 	struct ev ev[MAX_EVENTS];
 	struct rec_state st = { .ev = ev, .limit = o->count };
-	double t0, last_progress = 0, last_sync = 0, t;
-	int ret, progress;
 	unsigned int i;
 	char err[256];
+	double t;
+	int ret;
 
 	ret = check_cpus(o, &cpus);
 	if (ret)
@@ -805,7 +1044,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	}
 	st.max_cpu = perf_cpu_map__max(cpus).cpu;
 	st.last_count = calloc(st.max_cpu + 1, sizeof(*st.last_count));
-	if (!st.last_count) {
+	if (!st.last_count || init_hotplug(&st, cpus)) {
 		ret = 1;
 		goto out_close;
 	}
@@ -817,27 +1056,8 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 		goto out_close;
 	}
 	ret = 1;
-	if (backup_old(o->output))
+	if (open_output(&st, o, cpus, argc, argv))
 		goto out_unmap;
-	if (wult_pdw_open(o->output, &st.pdw, err, sizeof(err))) {
-		fprintf(stderr, "wult record: %s\n", err);
-		goto out_unmap;
-	}
-	for (i = 0; i < st.nr_ev; i++)
-		ev[i].pdw_idx = wult_pdw_add_attr(st.pdw, &ev[i].attr, ev[i].name);
-	wult_pdw_set_group(st.pdw, 0, st.nr_ev);
-	describe(&st, argc, argv);
-	describe_cstates(&st, cpus);
-	learn_all_ids(&st);
-	ret = wult_pdw_sync(st.pdw);	/* the events and features, before any record */
-	if (ret) {
-		fprintf(stderr, "wult record: writing %s failed: %s\n", o->output,
-			strerror(-ret));
-		wult_pdw_close(st.pdw, NULL, 0);
-		ret = 1;
-		goto out_unmap;
-	}
-
 	/* A dropped ssh session (SIGHUP) or SIGQUIT stops as SIGINT does. */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -845,7 +1065,6 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	signal(SIGQUIT, on_signal);
 	/* A reader of -o - that goes away: EPIPE, and a clean stop. */
 	signal(SIGPIPE, SIG_IGN);
-	progress = !o->quiet && isatty(STDERR_FILENO);
 	if (!o->quiet) {
 		fprintf(stderr, "wult record: %s", ev[0].name);
 		for (i = 1; i < st.nr_ev; i++)
@@ -854,50 +1073,18 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	}
 	if (st.nr_ev > 1 && ev[1].branches)	/* add_branches() puts it there */
 		keep_lbr_on(&st, cpus);
-	t0 = now_s();
-	perf_evlist__enable(evlist);
-	for (;;) {
-		perf_evlist__poll(evlist, POLL_MS);
-		drain(evlist, &st);
-		t = now_s() - t0;
-		if (stop_signal || st.failed || (o->count && st.samples >= o->count) ||
-		    (o->time_limit && t >= o->time_limit))
-			break;
-		if (t - last_sync >= SYNC_EVERY_S) {
-			ret = wult_pdw_sync(st.pdw);
-			if (ret) {
-				fprintf(stderr, "wult record: writing %s failed: %s\n",
-					o->output, strerror(-ret));
-				st.failed = 1;
-			}
-			last_sync = t;
-		}
-		if (progress && t - last_progress >= 0.5) {
-			fprintf(stderr, "\rwult: %llu datapoints, %.0f/s, %llu lost, %.1f s ",
-				st.samples, t > 0 ? st.samples / t : 0.0, st.lost, t);
-			last_progress = t;
-		}
-	}
-	perf_evlist__disable(evlist);
-	drain(evlist, &st);
-	t = now_s() - t0;
-	if (progress)
-		fprintf(stderr, "\n");
+	t = run(&st, o, evlist);
 	if (wult_pdw_close(st.pdw, err, sizeof(err))) {
 		fprintf(stderr, "wult record: %s\n", err);
 		st.failed = 1;
 	}
 	st.pdw = NULL;
-	if (!o->quiet || st.failed)
-		fprintf(stderr, "wult record: %llu datapoints in %.1f s (%.0f/s), %llu lost%s, "
-			"%llu counted but not sampled, %llu branch contexts, written to %s\n",
-			st.samples, t, t > 0 ? st.samples / t : 0.0, st.lost,
-			st.lost ? " (use a larger -m)" : "", st.unsampled, st.br_samples,
-			o->output);
-	ret = st.failed ? 1 : 0;
+	summary(&st, o, t);
+	ret = st.failed || st.hp_stop ? 1 : 0;
 out_unmap:
 	perf_evlist__munmap(evlist);
 out_close:
+	free_hotplug(&st);
 	free(st.last_count);
 	for (i = 0; i < (unsigned int)st.nr_lbr_fds; i++)
 		close(st.lbr_fds[i]);
