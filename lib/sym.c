@@ -181,6 +181,82 @@ out:
 	return ret;
 }
 
+/* The value of symbol @want in ELF @path's symbol table. 0 or -ENOENT. */
+static int elf_sym_value(const char *path, const char *want, uint64_t *val)
+{
+	Elf_Scn *scn = NULL;
+	int fd, ret = -ENOENT;
+	Elf *elf;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOENT;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && ret && (scn = elf_nextscn(elf, scn)) != NULL) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		GElf_Sym sym;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; ret && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *name;
+
+			if (!gelf_getsym(data, i, &sym))
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && !strcmp(name, want)) {
+				*val = sym.st_value;
+				ret = 0;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* The address of @want in kallsyms file @path. 0, or -ENOENT. */
+static int kallsyms_value(const char *path, const char *want, uint64_t *val)
+{
+	char line[512], name[256];
+	unsigned long long addr;
+	FILE *f = fopen(path, "r");
+	char type;
+	int ret = -ENOENT;
+
+	if (!f)
+		return -ENOENT;
+	while (ret && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, want)) {
+			*val = addr;
+			ret = 0;
+		}
+	fclose(f);
+	return ret;
+}
+
+int wult_sym_add_vmlinux(struct wult_sym *s, const char *path, const char *kallsyms,
+			 uint64_t *kaslr, char *err, size_t errlen)
+{
+	uint64_t linked = 0, running = 0, off = 0;
+
+	/* Unsigned arithmetic: a kernel moved down works the same. */
+	if (path && kallsyms && !kallsyms_value(kallsyms, "_text", &running) && running &&
+	    !elf_sym_value(path, "_text", &linked))
+		off = running - linked;
+	if (kaslr)
+		*kaslr = off;
+	return wult_sym_add_elf(s, path, off, NULL, err, errlen);
+}
+
 int wult_sym_add_kallsyms(struct wult_sym *s, const char *path, char *err, size_t errlen)
 {
 	char line[512], name[256], modbuf[128];

@@ -607,7 +607,8 @@ static struct wult_sym *load_symbols(FILE *out, const struct rpt_opts *o)
 	if (wult_sym_new(&s))
 		return NULL;
 	if (o->vmlinux) {
-		if (wult_sym_add_elf(s, o->vmlinux, 0, NULL, err, sizeof(err)))
+		/* Relocated by the KASLR offset kallsyms' _text shows. */
+		if (wult_sym_add_vmlinux(s, o->vmlinux, ks, NULL, err, sizeof(err)))
 			fprintf(out, "  warning: --vmlinux: %s\n", err);
 		else
 			have = 1;

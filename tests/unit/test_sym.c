@@ -2,7 +2,8 @@
 /*
  * wult_sym_*: synthetic branch stacks whose addresses are known symbols of
  * this test program (an ELF loaded at a known base), of wult.ko (a module
- * placed at a chosen .text address) and of a kallsyms table.
+ * placed at a chosen .text address) and of a kallsyms table; a vmlinux
+ * relocated by the KASLR offset kallsyms' _text shows.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -169,11 +170,78 @@ static void test_errors(void)
 	wult_sym_free(NULL);
 }
 
+/*
+ * A vmlinux-like executable linked at the kernel's base, and kallsyms of a
+ * kernel that KASLR moved by 0x1e00000: --vmlinux symbols must be looked
+ * up at the moved addresses.
+ */
+static void test_vmlinux_kaslr(void)
+{
+	char dir[] = "/tmp/wult-sym-XXXXXX", cmd[1024], vml[64], ks[64], err[256];
+	const uint64_t base = 0xffffffff81000000ULL, kaslr = 0x1e00000ULL;
+	struct wult_sym *s;
+	const char *name;
+	uint64_t off, got = 1;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		WT_SKIP("mkdtemp failed");
+		return;
+	}
+	snprintf(vml, sizeof(vml), "%s/vmlinux", dir);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && printf '%%s\\n' 'void _text(void) {}' "
+		 "'int do_idle(int x) { return x * 3 + 1; }' > v.c && "
+		 "cc -c -O1 -mcmodel=kernel -fno-pic -o v.o v.c && "
+		 "ld -static -nostdlib -Ttext=%#llx -e _text -o vmlinux v.o", dir,
+		 (unsigned long long)base);
+	if (system(cmd)) {
+		WT_SKIP("cannot build a vmlinux-like ELF with cc and ld");
+		return;
+	}
+	f = fopen(ks, "w");
+	WT_CHECK(f != NULL, "create %s", ks);
+	if (!f)
+		return;
+	fprintf(f, "%llx T _text\n%llx t do_idle\n", (unsigned long long)(base + kaslr),
+		(unsigned long long)(base + kaslr + 1));
+	fclose(f);
+
+	WT_EQ(wult_sym_new(&s), 0);
+	WT_EQ(wult_sym_add_vmlinux(s, vml, ks, &got, err, sizeof(err)), 0);
+	WT_EQ(got, kaslr);
+	WT_EQ(wult_sym_lookup(s, base + kaslr + 1 + 2, &name, NULL, &off), 0);
+	WT_CHECK(!strcmp(name, "do_idle") && off == 2, "moved do_idle+2: %s+%llu", name,
+		 (unsigned long long)off);
+	WT_EQ(wult_sym_lookup(s, base + 1 + 2, NULL, NULL, NULL), -ENOENT);
+	wult_sym_free(s);
+
+	/* No kallsyms, or one that hides addresses: symbols as linked. */
+	WT_EQ(wult_sym_new(&s), 0);
+	WT_EQ(wult_sym_add_vmlinux(s, vml, NULL, &got, err, sizeof(err)), 0);
+	WT_EQ(got, 0);
+	WT_EQ(wult_sym_lookup(s, base + 1 + 2, &name, NULL, &off), 0);
+	wult_sym_free(s);
+	f = fopen(ks, "w");
+	WT_CHECK(f != NULL, "create %s", ks);
+	if (!f)
+		return;
+	fprintf(f, "0000000000000000 T _text\n");
+	fclose(f);
+	WT_EQ(wult_sym_new(&s), 0);
+	WT_EQ(wult_sym_add_vmlinux(s, vml, ks, &got, err, sizeof(err)), 0);
+	WT_EQ(got, 0);
+	wult_sym_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	WT_EQ(system(cmd), 0);
+}
+
 int main(void)
 {
 	test_self();
 	test_module();
 	test_kallsyms();
 	test_errors();
+	test_vmlinux_kaslr();
 	return wt_done();
 }

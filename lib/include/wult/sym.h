@@ -34,6 +34,17 @@ void wult_sym_free(struct wult_sym *s);
 int wult_sym_add_elf(struct wult_sym *s, const char *path, uint64_t text_base,
 		     const char *module, char *err, size_t errlen);
 
+/*
+ * Adds the function symbols of vmlinux @path where the running kernel has
+ * them: KASLR moves the kernel by the offset of kallsyms' _text (from
+ * @kallsyms, e.g. /proc/kallsyms or the recording machine's copy) from the
+ * vmlinux's _text. Without @kallsyms, or where it hides addresses, the
+ * symbols stay as linked. The offset used goes to @kaslr (may be NULL).
+ * 0, or -errno with @err saying why.
+ */
+int wult_sym_add_vmlinux(struct wult_sym *s, const char *path, const char *kallsyms,
+			 uint64_t *kaslr, char *err, size_t errlen);
+
 /* Adds text symbols of a kallsyms file. 0, or -errno with @err. */
 int wult_sym_add_kallsyms(struct wult_sym *s, const char *path, char *err, size_t errlen);
 
