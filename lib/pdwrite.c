@@ -39,9 +39,8 @@
 
 #include <wult/pdwrite.h>
 #include "err.h"
+#include "perf_file.h"
 
-#define PERF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" */
-#define HDR_SIZE	104
 #define ATTR_SIZE	sizeof(struct perf_event_attr)
 /* Records buffered before a sync is forced, whatever the caller's pace. */
 #define BUF_MAX		(4U << 20)
@@ -53,18 +52,10 @@ enum { R_HEADER_ATTR = 64, R_HEADER_TRACING_DATA = 66, R_HEADER_FEATURE = 80 };
 /* perf 6.1's HEADER_LAST_FEATURE: it refuses higher ids in pipe mode. */
 #define PERF_LAST_FEATURE	31
 
-/* perf's feature bits (HEADER_*). */
-enum {
-	F_TRACING_DATA = 1, F_HOSTNAME = 3, F_OSRELEASE = 4, F_VERSION = 5,
-	F_ARCH = 6, F_NRCPUS = 7, F_CPUDESC = 8, F_CMDLINE = 11,
-	F_EVENT_DESC = 12, F_PMU_MAPPINGS = 16, F_GROUP_DESC = 17,
-	F_CSTATES = WULT_PDW_FEAT_CSTATES, F_NR = 256,
-};
-
 static const int str_feat[WULT_PDW_NR_STR] = {
-	[WULT_PDW_HOSTNAME] = F_HOSTNAME, [WULT_PDW_OSRELEASE] = F_OSRELEASE,
-	[WULT_PDW_VERSION] = F_VERSION, [WULT_PDW_ARCH] = F_ARCH,
-	[WULT_PDW_CPUDESC] = F_CPUDESC,
+	[WULT_PDW_HOSTNAME] = PERF_FEAT_HOSTNAME, [WULT_PDW_OSRELEASE] = PERF_FEAT_OSRELEASE,
+	[WULT_PDW_VERSION] = PERF_FEAT_VERSION, [WULT_PDW_ARCH] = PERF_FEAT_ARCH,
+	[WULT_PDW_CPUDESC] = PERF_FEAT_CPUDESC,
 };
 
 struct pdw_event {
@@ -154,7 +145,7 @@ int wult_pdw_open(const char *path, struct wult_pdw **out, char *err, size_t err
 	}
 	w->group_leader = -1;
 	w->slot = -1;
-	w->data_end = w->tail_end = HDR_SIZE;
+	w->data_end = w->tail_end = PERF_FILE_HDR_SIZE;
 	if (!strcmp(path, "-")) {
 		w->pipe = 1;
 		w->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -364,7 +355,7 @@ int wult_pdw_add_cstate(struct wult_pdw *w, uint32_t cpu, uint32_t idx, const ch
 
 uint64_t wult_pdw_data_size(const struct wult_pdw *w)
 {
-	return w->data_end - HDR_SIZE + w->buf_len;
+	return w->data_end - PERF_FILE_HDR_SIZE + w->buf_len;
 }
 
 /* TRACING_DATA (perf's trace-event-read format, version 0.6). */
@@ -412,19 +403,19 @@ static int has_feature(const struct wult_pdw *w, int feat)
 		if (str_feat[i] == feat)
 			return w->str[i] != NULL;
 	switch (feat) {
-	case F_TRACING_DATA:
+	case PERF_FEAT_TRACING_DATA:
 		return w->trace_format != NULL;
-	case F_NRCPUS:
+	case PERF_FEAT_NRCPUS:
 		return w->cpus_avail != 0;
-	case F_CMDLINE:
+	case PERF_FEAT_CMDLINE:
 		return w->argv != NULL;
-	case F_EVENT_DESC:
+	case PERF_FEAT_EVENT_DESC:
 		return w->nr_ev != 0;
-	case F_PMU_MAPPINGS:
+	case PERF_FEAT_PMU_MAPPINGS:
 		return w->nr_pmu != 0;
-	case F_GROUP_DESC:
+	case PERF_FEAT_GROUP_DESC:
 		return w->group_leader >= 0;
-	case F_CSTATES:
+	case PERF_FEAT_WULT_CSTATES:
 		return w->nr_cst != 0;
 	}
 	return 0;
@@ -441,19 +432,19 @@ static void put_feature(struct wult_pdw *w, FILE *f, int feat)
 		}
 	}
 	switch (feat) {
-	case F_TRACING_DATA:
+	case PERF_FEAT_TRACING_DATA:
 		put_tracing(w, f);
 		break;
-	case F_NRCPUS:
+	case PERF_FEAT_NRCPUS:
 		put32(w, f, w->cpus_avail);
 		put32(w, f, w->cpus_online);
 		break;
-	case F_CMDLINE:
+	case PERF_FEAT_CMDLINE:
 		put32(w, f, w->argc);
 		for (i = 0; i < (unsigned int)w->argc; i++)
 			put_hstr(w, f, w->argv[i]);
 		break;
-	case F_EVENT_DESC:
+	case PERF_FEAT_EVENT_DESC:
 		put32(w, f, w->nr_ev);
 		put32(w, f, ATTR_SIZE);
 		for (i = 0; i < w->nr_ev; i++) {
@@ -464,20 +455,20 @@ static void put_feature(struct wult_pdw *w, FILE *f, int feat)
 				put64(w, f, w->ev[i].ids[j]);
 		}
 		break;
-	case F_PMU_MAPPINGS:
+	case PERF_FEAT_PMU_MAPPINGS:
 		put32(w, f, w->nr_pmu);
 		for (i = 0; i < w->nr_pmu; i++) {
 			put32(w, f, w->pmu[i].type);
 			put_hstr(w, f, w->pmu[i].name);
 		}
 		break;
-	case F_GROUP_DESC:
+	case PERF_FEAT_GROUP_DESC:
 		put32(w, f, 1);
 		put_hstr(w, f, "{wult}");
 		put32(w, f, w->group_leader);
 		put32(w, f, w->group_nr);
 		break;
-	case F_CSTATES:
+	case PERF_FEAT_WULT_CSTATES:
 		put32(w, f, w->nr_cst);
 		for (i = 0; i < w->nr_cst; i++) {
 			put32(w, f, w->cst[i].cpu);
@@ -536,7 +527,7 @@ static unsigned int nr_features(const struct wult_pdw *w)
 	unsigned int n = 0;
 	int feat;
 
-	for (feat = 0; feat < F_NR; feat++)
+	for (feat = 0; feat < PERF_FEAT_BITS; feat++)
 		n += !!has_feature(w, feat);
 	return n;
 }
@@ -545,15 +536,15 @@ static unsigned int nr_features(const struct wult_pdw *w)
 static void put_header(struct wult_pdw *w, FILE *f, uint64_t data_end,
 		       uint64_t attrs_off, const uint64_t *feats)
 {
-	static const uint64_t none[F_NR / 64];
+	static const uint64_t none[PERF_FEAT_BITS / 64];
 
-	put64(w, f, PERF_MAGIC2);
-	put64(w, f, HDR_SIZE);
+	put64(w, f, PERF_FILE_MAGIC2);
+	put64(w, f, PERF_FILE_HDR_SIZE);
 	put64(w, f, ATTR_SIZE + 16);		/* attr_size: attr + ids section */
 	put64(w, f, attrs_off);
 	put64(w, f, w->nr_ev * (ATTR_SIZE + 16));
-	put64(w, f, HDR_SIZE);			/* data */
-	put64(w, f, data_end - HDR_SIZE);
+	put64(w, f, PERF_FILE_HDR_SIZE);			/* data */
+	put64(w, f, data_end - PERF_FILE_HDR_SIZE);
 	put64(w, f, 0);				/* event_types: unused */
 	put64(w, f, 0);
 	put(w, f, feats ? feats : none, sizeof(none));
@@ -571,7 +562,7 @@ static uint64_t put_tail(struct wult_pdw *w, FILE *tbl, FILE *sec, uint64_t sec_
 	unsigned int i;
 	int feat;
 
-	for (feat = 0; feat < F_NR; feat++) {
+	for (feat = 0; feat < PERF_FEAT_BITS; feat++) {
 		long sz;
 
 		if (!has_feature(w, feat))
@@ -679,19 +670,19 @@ static void put_pipe_meta(struct wult_pdw *w, FILE *f)
 	long sz;
 	int feat;
 
-	put64(w, f, PERF_MAGIC2);
-	put64(w, f, 16);
+	put64(w, f, PERF_FILE_MAGIC2);
+	put64(w, f, PERF_PIPE_HDR_SIZE);
 	for (i = 0; i < w->nr_ev; i++) {
 		put_rec_header(w, f, R_HEADER_ATTR, 8 + ATTR_SIZE + w->ev[i].nr_ids * 8);
 		put(w, f, &w->ev[i].attr, ATTR_SIZE);
 		put(w, f, w->ev[i].ids, w->ev[i].nr_ids * 8ULL);
 	}
 	for (feat = 1; feat <= PERF_LAST_FEATURE; feat++)
-		if (feat != F_TRACING_DATA && has_feature(w, feat))
+		if (feat != PERF_FEAT_TRACING_DATA && has_feature(w, feat))
 			put_pipe_feature(w, f, feat);
-	if (has_feature(w, F_TRACING_DATA)) {
+	if (has_feature(w, PERF_FEAT_TRACING_DATA)) {
 		/* perf checks the size with the padding to 8 bytes included. */
-		sz = feature_size(w, F_TRACING_DATA);
+		sz = feature_size(w, PERF_FEAT_TRACING_DATA);
 		put_rec_header(w, f, R_HEADER_TRACING_DATA, 16);
 		put32(w, f, sz + (8 - sz % 8) % 8);
 		put32(w, f, 0);
@@ -749,7 +740,7 @@ static uint64_t tail_size(struct wult_pdw *w)
 	unsigned int i;
 	int feat;
 
-	for (feat = 0; feat < F_NR; feat++)
+	for (feat = 0; feat < PERF_FEAT_BITS; feat++)
 		if (has_feature(w, feat))
 			n += feature_size(w, feat);
 	for (i = 0; i < w->nr_ev; i++)
@@ -762,15 +753,15 @@ static void write_sync(struct wult_pdw *w, const struct mbuf *tbl, const struct 
 		       uint64_t sec_off, const struct mbuf *hdr)
 {
 	pwrite_all(w, sec->p, sec->n, sec_off);
-	pwrite_all(w, hdr->p, HDR_SIZE, 0);
+	pwrite_all(w, hdr->p, PERF_FILE_HDR_SIZE, 0);
 	pwrite_all(w, w->buf, w->buf_len, w->data_end);
 	pwrite_all(w, tbl->p, tbl->n, w->data_end + w->buf_len);
-	pwrite_all(w, hdr->p + HDR_SIZE, HDR_SIZE, 0);
+	pwrite_all(w, hdr->p + PERF_FILE_HDR_SIZE, PERF_FILE_HDR_SIZE, 0);
 }
 
 int wult_pdw_sync(struct wult_pdw *w)
 {
-	uint64_t feats[F_NR / 64] = { 0 }, new_end, sec_off, attrs_off;
+	uint64_t feats[PERF_FEAT_BITS / 64] = { 0 }, new_end, sec_off, attrs_off;
 	struct mbuf tbl, sec, hdr;
 	int ret;
 
