@@ -33,9 +33,9 @@
 
 #define MAX_EVENTS	64
 /* The ring is drained at least this often (ms)... */
-#define POLL_MS		50
+#define POLL_MS		25
 /* ...and the file synced (s): a killed wult record loses at most both. */
-#define SYNC_EVERY_S	0.1
+#define SYNC_EVERY_S	0.05
 /* The measured CPUs' online state is checked this often (s). */
 #define HOTPLUG_EVERY_S	0.25
 #define SYSFS_CPU	"/sys/devices/system/cpu"
@@ -120,8 +120,8 @@ static void usage(FILE *f)
 "  -h, --help             this text\n"
 "\n"
 "Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
-"file. The file is valid while it is written and synced every 0.1 s, so a\n"
-"killed wult record (SIGKILL, SIGUSR1, ...) loses at most the last 0.15 s.\n"
+"file. The file is valid while it is written and synced every 0.05 s, so a\n"
+"killed wult record (SIGKILL, SIGUSR1, ...) loses at most the last 0.075 s.\n"
 "A measured CPU that goes offline is reported and measured again when it\n"
 "returns (with -o -, recording stops then). Exit status: 0 recorded, 1\n"
 "failed or stopped early, 2 usage error.\n",
