@@ -65,6 +65,7 @@ static const char *const discovered[] = {
 struct rec_opts {
 	const char *cpus;
 	unsigned int ldist_min, ldist_max;	/* us */
+	unsigned int method;			/* enum wult_source_id */
 	unsigned long long count;		/* 0: no limit */
 	double time_limit;			/* s, 0: no limit */
 	const char *user_ev[MAX_EVENTS];
@@ -105,6 +106,9 @@ static void usage(FILE *f)
 "                         default CPU 1 when it exists, else 0\n"
 "  -l, --ldist MIN,MAX    launch distance range in microseconds\n"
 "                         (default %u,%u; at most %u)\n"
+"      --method M         delayed-event source: hrt (default: a high\n"
+"                         resolution timer) or tdt (the local APIC's TSC\n"
+"                         deadline, where the APIC has that mode)\n"
 "  -c, --count N          stop after N datapoints (all CPUs together)\n"
 "  -t, --time-limit T     stop after T seconds (suffixes s, m, h)\n"
 "  -e, --event EVENT      also count EVENT in the group: pmu/term=val,.../\n"
@@ -163,6 +167,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 	static const struct option lopts[] = {
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "ldist", required_argument, NULL, 'l' },
+		{ "method", required_argument, NULL, 'M' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "time-limit", required_argument, NULL, 't' },
 		{ "event", required_argument, NULL, 'e' },
@@ -206,6 +211,17 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 			}
 			o->ldist_min = lo;
 			o->ldist_max = hi;
+			break;
+		case 'M':
+			if (!strcmp(optarg, "hrt")) {
+				o->method = WULT_SOURCE_HRT;
+			} else if (!strcmp(optarg, "tdt")) {
+				o->method = WULT_SOURCE_TDT;
+			} else {
+				fprintf(stderr, "wult record: bad --method '%s': hrt or tdt\n",
+					optarg);
+				return -1;
+			}
 			break;
 		case 'c':
 			if (parse_uint(optarg, ~0ULL, &v) || !v) {
@@ -554,6 +570,12 @@ static void group_attr(struct perf_event_attr *attr, uint64_t period)
  * The branches member, where wult.ko can read the LBR: its samples are the
  * datapoints' branch contexts. 1 if added to @ev, 0 if not (said why).
  */
+/* The event term of the method; none for hrt, so older modules still work. */
+static const char *method_term(const struct rec_opts *o)
+{
+	return o->method == WULT_SOURCE_TDT ? ",source=1" : "";
+}
+
 static int add_branches(const struct rec_opts *o, int cpu, const struct ev *leader,
 			struct ev *ev)
 {
@@ -566,8 +588,8 @@ static int add_branches(const struct rec_opts *o, int cpu, const struct ev *lead
 			"recording without branch context\n");
 		return 0;
 	}
-	snprintf(str, sizeof(str), "wult/branches,ldist_min=%u,ldist_max=%u/",
-		 o->ldist_min, o->ldist_max);
+	snprintf(str, sizeof(str), "wult/branches,ldist_min=%u,ldist_max=%u%s/",
+		 o->ldist_min, o->ldist_max, method_term(o));
 	ret = wult_ev_parse(str, NULL, &attr, err, sizeof(err));
 	if (!ret) {
 		group_attr(&attr, 1);
@@ -636,8 +658,8 @@ static int build_events(const struct rec_opts *o, int first_cpu, struct ev *ev,
 	unsigned int i, n = 0;
 	int ret;
 
-	snprintf(str, sizeof(str), "wult/datapoints,ldist_min=%u,ldist_max=%u/",
-		 o->ldist_min, o->ldist_max);
+	snprintf(str, sizeof(str), "wult/datapoints,ldist_min=%u,ldist_max=%u%s/",
+		 o->ldist_min, o->ldist_max, method_term(o));
 	ret = wult_ev_parse(str, NULL, &attr, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "wult record: %s\n", err);

@@ -29,6 +29,12 @@ t_eq "format term source" "config:40-43" "$(cat /sys/bus/event_source/devices/wu
 fails_with "tdt without TSC-deadline mode: EOPNOTSUPP" "doesn't support sampling" wult/datapoints,source=1/
 t_check "dmesg says why" sh -c 'dmesg | grep -q "wult: tdt: the local APIC timer is not in TSC-deadline mode"'
 fails_with "unknown source: EINVAL" "returned with 22 " wult/datapoints,source=2/
+timeout 60 wult record -q -C 1 -c 10 --method tdt -o "$W/no.data" > "$W/no.out" 2>&1
+rc=$?
+t_check "wult record --method tdt fails at once without TSC-deadline mode (rc=$rc)" \
+	test $rc -ne 0 -a $rc -ne 124
+t_check "wult record --method bogus is a usage error" \
+	sh -c "! wult record --method bogus -o $W/x.data 2>/dev/null"
 t_check "rmmod" rmmod wult
 t_check "tdt=bogus refused" sh -c "! insmod $WULT_KO tdt=bogus 2>/dev/null"
 t_check "insmod wult.ko tdt=off" insmod "$WULT_KO" tdt=off
@@ -60,6 +66,11 @@ t_eq "the python decoder names the method of every tdt datapoint" 0 \
 t_eq "... and of every hrt one" 0 "$(awk '$17 != "hrt"' "$W/s0.txt" | wc -l)"
 wult report "$W/s1.data" > "$W/s1.rep" 2>&1
 t_check "wult report's header names the method" grep -q '^  method: tdt$' "$W/s1.rep"
+timeout 120 wult record -q -C 1 -c 200 --ldist 100,1000 --method tdt -o "$W/w.data" 2> "$W/w.err"
+t_eq "wult record --method tdt" 0 $?
+wult report "$W/w.data" > "$W/w.rep" 2>&1
+t_check "... its report names the method and has 200 datapoints" \
+	sh -c "grep -q '^  method: tdt$' $W/w.rep && grep -q '^all: 200 datapoints' $W/w.rep"
 wult report "$W/s0.data" "$W/s1.data" > "$W/diff.rep" 2>&1
 t_check "a diff of hrt and tdt says the methods differ" grep -q 'different methods' "$W/diff.rep"
 # The time base: TSC ns are far from CLOCK_MONOTONIC after boot? Both start
