@@ -10,6 +10,7 @@
  * ("cpu1 hrt").
  * /sys/kernel/debug/wult/lbr: the branch-record reader: arch, model, fake
  * or none.
+ * /sys/kernel/debug/wult/hist/: the latency histograms (wult_hist.c).
  * /sys/kernel/debug/wult/events: wult events in existence; the cpu_idle
  * probe is registered exactly while this is not 0.
  * /sys/kernel/debug/wult/measure: measuring without perf (wult_measure.c).
@@ -20,6 +21,7 @@
 
 #include "wult_debugfs.h"
 #include "wult_engine.h"
+#include "wult_hist.h"
 #include "wult_lbr.h"
 #include "wult_measure.h"
 #include "wult_source.h"
@@ -80,6 +82,7 @@ void wult_debugfs_init(void)
 	debugfs_create_file("events", 0444, wult_dir, NULL, &events_fops);
 	debugfs_create_file("lbr", 0444, wult_dir, NULL, &lbr_fops);
 	wult_measure_init(wult_dir);
+	wult_hist_debugfs_init(wult_dir);
 }
 
 void wult_debugfs_exit(void)

@@ -52,8 +52,10 @@
 #include <trace/events/power.h>
 
 #include "wult_engine.h"
+#include "wult_hist.h"
 #include "wult_irqs.h"
 #include "wult_lbr.h"
+#include "wult_mstate.h"
 #include "wult_pmu.h"
 #include "wult_rules.h"
 #include "wult_tdt.h"
@@ -221,6 +223,7 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 	dp->seq = wc->seq++;
 	dp->wake_latency = dp->tai - dp->ltime;
 	dp->intr_latency = dp->tintr - dp->ltime;
+	wult_hist_add(dp);	/* the in-kernel histograms (wult_hist.c) */
 
 	/* The branch context goes first, so readers can attach it as they go. */
 	if (wc->have_br) {
@@ -371,21 +374,40 @@ static noinline void wult_idle_exit(u64 tai)
 }
 
 /*
+ * The idle accounting (wult_mstate.h) of a measured CPU, out of line so
+ * that the probe keeps no frame: its period starts after our entry work
+ * and ends at our first exit stamp, the window cpuidle's own time covers.
+ */
+static noinline void wult_idle_enter_acct(unsigned int state)
+{
+	wult_idle_enter(wult_cpu(), state);
+	wult_mstate_idle(state);
+}
+
+static noinline void wult_idle_exit_acct(u64 tai)
+{
+	wult_idle_exit(tai);
+	wult_mstate_exit_at(this_cpu_read(wult_cpus.exit_tsc));
+}
+
+/*
  * Kept tiny and untraced, with the work out of line: unmeasured CPUs pay one
  * compare and branch, and TAI is read a dozen instructions after entry.
  */
 static notrace void wult_idle_probe(void *data, unsigned int state,
 				    unsigned int cpu)
 {
-	if (!this_cpu_read(wult_cpus.active))
+	if (!this_cpu_read(wult_cpus.active)) {
+		wult_mstate_idle(state);	/* idle accounting only */
 		return;
+	}
 	if (state != PWR_EVENT_EXIT) {
-		wult_idle_enter(wult_cpu(), state);
+		wult_idle_enter_acct(state);
 		return;
 	}
 	/* TAI as early as possible: the probe's own cost is after it. */
 	this_cpu_write(wult_cpus.exit_tsc, rdtsc_ordered());
-	wult_idle_exit(ktime_get_ns());
+	wult_idle_exit_acct(ktime_get_ns());
 }
 
 /*

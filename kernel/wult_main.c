@@ -11,6 +11,7 @@
 
 #include "wult_debugfs.h"
 #include "wult_engine.h"
+#include "wult_hist.h"
 #include "wult_lbr.h"
 #include "wult_pmu.h"
 #include "wult_source.h"
@@ -79,6 +80,7 @@ static int __init wult_init(void)
 	ret = wult_sources_init();
 	if (ret)
 		return ret;
+	wult_hist_init();
 	/* From here on perf can create events. */
 	ret = wult_pmu_init();
 	if (ret) {
@@ -96,6 +98,7 @@ static void __exit wult_exit(void)
 	wult_debugfs_exit();
 	wult_pmu_exit();
 	wult_sources_exit();
+	wult_hist_exit();
 }
 
 module_init(wult_init);

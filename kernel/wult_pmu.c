@@ -11,6 +11,13 @@
  * Events of the branches kind get, per datapoint, its branch context
  * (struct wult_br_rec, the wult:wake_branches record) instead, delivered before
  * the datapoint; they exist only where the CPU's LBR can be read.
+ * Events of the latency-band kinds take only the datapoints
+ * whose raw latency lies in their band [band_lo, band_hi).
+ *
+ * Events of the idle accounting kinds (idle_time, idle_entries) arm no
+ * timer and get no datapoints: while scheduled in they turn on the
+ * micro-state accounting of their CPU (wult_mstate.c) and count the time
+ * spent in, or the entries of, one requested idle state.
  *
  * Perf does not export perf_event_overflow() to modules; perf_tp_event()
  * is, and does the counting, period and sample output of a software
@@ -25,14 +32,21 @@
 #include <linux/ptrace.h>
 
 #include "wult_engine.h"
+#include "wult_hist.h"
 #include "wult_lbr.h"
+#include "wult_mstate.h"
 #include "wult_pmu.h"
 #include "wult_source.h"
 
 #define WULT_CFG_KNOWN	((WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MIN_SHIFT) | \
 			 (WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MAX_SHIFT) | \
 			 (WULT_CFG_KIND_MASK << WULT_CFG_KIND_SHIFT) | \
-			 (WULT_CFG_SOURCE_MASK << WULT_CFG_SOURCE_SHIFT))
+			 (WULT_CFG_SOURCE_MASK << WULT_CFG_SOURCE_SHIFT) | \
+			 (WULT_CFG_STATE_MASK << WULT_CFG_STATE_SHIFT))
+/* Terms of datapoint events only. */
+#define WULT_CFG_NOT_IDLE ((WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MIN_SHIFT) | \
+			   (WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MAX_SHIFT) | \
+			   (WULT_CFG_SOURCE_MASK << WULT_CFG_SOURCE_SHIFT))
 
 /* Events scheduled in on this CPU, linked through event->active_entry. */
 static DEFINE_PER_CPU(struct list_head, wult_pmu_events);
@@ -58,6 +72,35 @@ static unsigned int wult_cfg_kind(u64 config)
 	return (config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK;
 }
 
+static unsigned int wult_cfg_state(u64 config)
+{
+	return (config >> WULT_CFG_STATE_SHIFT) & WULT_CFG_STATE_MASK;
+}
+
+static u64 wult_cfg1_band_lo(u64 config1)
+{
+	return ((config1 >> WULT_CFG1_BAND_LO_SHIFT) & WULT_CFG1_BAND_MASK) *
+	       NSEC_PER_USEC;
+}
+
+/* Exclusive; 0 means no upper bound. */
+static u64 wult_cfg1_band_hi(u64 config1)
+{
+	u64 us = (config1 >> WULT_CFG1_BAND_HI_SHIFT) & WULT_CFG1_BAND_MASK;
+
+	return us ? us * NSEC_PER_USEC : U64_MAX;
+}
+
+static bool wult_kind_idle(unsigned int kind)
+{
+	return kind == WULT_KIND_IDLE_TIME || kind == WULT_KIND_IDLE_ENTRIES;
+}
+
+static bool wult_kind_band(unsigned int kind)
+{
+	return kind == WULT_KIND_WAKE_BAND || kind == WULT_KIND_INTR_BAND;
+}
+
 static unsigned int wult_cfg_source(u64 config)
 {
 	return (config >> WULT_CFG_SOURCE_SHIFT) & WULT_CFG_SOURCE_MASK;
@@ -80,6 +123,41 @@ static inline u64 wult_ev_hi(const struct perf_event *event)
 static inline unsigned int wult_ev_kind(const struct perf_event *event)
 {
 	return event->hw.config;	/* enum wult_kind */
+}
+
+static inline unsigned int wult_ev_state(const struct perf_event *event)
+{
+	return event->hw.config_base;	/* idle state of the accounting kinds */
+}
+
+/* The band of the latency-band kinds, ns: [lo, hi). */
+static inline u64 wult_ev_band_lo(const struct perf_event *event)
+{
+	return event->hw.extra_reg.config;
+}
+
+static inline u64 wult_ev_band_hi(const struct perf_event *event)
+{
+	return event->hw.branch_reg.config;
+}
+
+/* Is this datapoint in the event's latency band (if it has one)? */
+static bool wult_ev_in_band(const struct perf_event *event,
+			    const struct wult_dp *dp)
+{
+	u64 lat;
+
+	switch (wult_ev_kind(event)) {
+	case WULT_KIND_WAKE_BAND:
+		lat = dp->wake_latency;
+		break;
+	case WULT_KIND_INTR_BAND:
+		lat = dp->intr_latency;
+		break;
+	default:
+		return true;
+	}
+	return lat >= wult_ev_band_lo(event) && lat < wult_ev_band_hi(event);
 }
 
 static inline const struct wult_source *wult_ev_source(const struct perf_event *event)
@@ -159,9 +237,47 @@ static bool wult_timers_precise(void)
 	return hrtimer_resolution == 1;
 }
 
-static int wult_event_init(struct perf_event *event)
+/*
+ * The idle accounting kinds: counting only, one valid state, no LDist,
+ * no timer. Their count starts at 0 when the event is added.
+ */
+static void wult_idle_event_destroy(struct perf_event *event)
+{
+	wult_engine_put();
+}
+
+static int wult_idle_event_check(struct perf_event *event)
 {
 	u64 cfg = event->attr.config;
+
+	if (is_sampling_event(event) || (cfg & WULT_CFG_NOT_IDLE) ||
+	    wult_cfg_state(cfg) >= WULT_IDLE_STATES || event->attr.config1)
+		return -EINVAL;
+	if (wult_excludes_what_it_counts(&event->attr) ||
+	    has_branch_stack(event))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static int wult_idle_event_init(struct perf_event *event)
+{
+	int ret = wult_idle_event_check(event);
+
+	if (ret)
+		return ret;
+	/* The cpu_idle probe feeds the accounting: it exists while we do. */
+	ret = wult_engine_get();
+	if (ret)
+		return ret;
+	event->hw.config = wult_cfg_kind(event->attr.config);
+	event->hw.config_base = wult_cfg_state(event->attr.config);
+	event->destroy = wult_idle_event_destroy;
+	return 0;
+}
+
+static int wult_event_init(struct perf_event *event)
+{
+	u64 cfg = event->attr.config, cfg1 = event->attr.config1;
 	unsigned int kind = wult_cfg_kind(cfg);
 	const struct wult_source *src = wult_source_by_id(wult_cfg_source(cfg));
 	int ret;
@@ -171,8 +287,13 @@ static int wult_event_init(struct perf_event *event)
 	/* The engine measures a CPU, not a task. */
 	if (event->cpu < 0)
 		return -EINVAL;
-	if ((cfg & ~WULT_CFG_KNOWN) || event->attr.config1 ||
-	    event->attr.config2 || kind >= WULT_KIND_MAX || !src)
+	if ((cfg & ~WULT_CFG_KNOWN) || event->attr.config2 ||
+	    kind >= WULT_KIND_MAX || !src)
+		return -EINVAL;
+	if (wult_kind_idle(kind))
+		return wult_idle_event_init(event);
+	if (wult_cfg_state(cfg) || (cfg1 && !wult_kind_band(kind)) ||
+	    wult_cfg1_band_lo(cfg1) >= wult_cfg1_band_hi(cfg1))
 		return -EINVAL;
 	if (wult_cfg_ldist_min(cfg) > wult_cfg_ldist_max(cfg) ||
 	    wult_cfg_ldist_max(cfg) > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
@@ -208,13 +329,21 @@ static int wult_event_init(struct perf_event *event)
 		if (ret)
 			goto err_put;
 	}
+	ret = wult_hist_get(event->cpu);
+	if (ret)
+		goto err_src;
 	event->hw.config_base = wult_cfg_ldist_min(cfg);
 	event->hw.event_base = wult_cfg_ldist_max(cfg);
 	event->hw.config = kind;
 	event->hw.idx = src->id;
+	event->hw.extra_reg.config = wult_cfg1_band_lo(cfg1);
+	event->hw.branch_reg.config = wult_cfg1_band_hi(cfg1);
 	event->destroy = wult_event_destroy;
 	return 0;
 
+err_src:
+	if (src->put)
+		src->put();
 err_put:
 	wult_engine_put();
 err_release:
@@ -242,14 +371,52 @@ static void wult_pmu_update(struct list_head *events)
 	wult_engine_start(wult_ev_source(event), lo, hi, branches);
 }
 
+/* The accounting value an idle event counts, on its CPU, IRQs off. */
+static u64 wult_idle_value(struct perf_event *event)
+{
+	if (wult_ev_kind(event) == WULT_KIND_IDLE_TIME)
+		return wult_mstate_time_ns(wult_ev_state(event));
+	return wult_mstate_entries(wult_ev_state(event));
+}
+
+/*
+ * As the msr PMU: add what the accounting grew by since the last look.
+ * A value below the last one (a read between the exit probe's two
+ * stores) is skipped: the accounting catches up.
+ */
+static void wult_idle_update(struct perf_event *event)
+{
+	u64 now = wult_idle_value(event);
+	u64 prev = local64_read(&event->hw.prev_count);
+
+	if ((s64)(now - prev) <= 0)
+		return;
+	local64_set(&event->hw.prev_count, now);
+	local64_add(now - prev, &event->count);
+}
+
 static void wult_event_start(struct perf_event *event, int flags)
 {
+	if (wult_kind_idle(wult_ev_kind(event)))
+		local64_set(&event->hw.prev_count, wult_idle_value(event));
 	event->hw.state = 0;
 }
 
 static void wult_event_stop(struct perf_event *event, int flags)
 {
+	if (wult_kind_idle(wult_ev_kind(event)) &&
+	    !(event->hw.state & PERF_HES_STOPPED))
+		wult_idle_update(event);
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+}
+
+static int wult_idle_event_add(struct perf_event *event, int flags)
+{
+	wult_mstate_get();
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (flags & PERF_EF_START)
+		wult_event_start(event, PERF_EF_RELOAD);
+	return 0;
 }
 
 static int wult_event_add(struct perf_event *event, int flags)
@@ -257,6 +424,9 @@ static int wult_event_add(struct perf_event *event, int flags)
 	struct list_head *events = this_cpu_ptr(&wult_pmu_events);
 	struct hw_perf_event *hwc = &event->hw;
 	struct perf_event *first;
+
+	if (wult_kind_idle(wult_ev_kind(event)))
+		return wult_idle_event_add(event, flags);
 
 	/* A CPU is measured with one source at a time. */
 	first = list_first_entry_or_null(events, struct perf_event, active_entry);
@@ -282,13 +452,20 @@ static int wult_event_add(struct perf_event *event, int flags)
 static void wult_event_del(struct perf_event *event, int flags)
 {
 	wult_event_stop(event, flags);
+	if (wult_kind_idle(wult_ev_kind(event))) {
+		wult_mstate_put();
+		return;
+	}
 	list_del_init(&event->active_entry);
 	wult_pmu_update(this_cpu_ptr(&wult_pmu_events));
 }
 
-/* The count is kept by perf_tp_event() itself. */
+/* Datapoint counts are kept by perf_tp_event() itself. */
 static void wult_event_read(struct perf_event *event)
 {
+	if (wult_kind_idle(wult_ev_kind(event)) &&
+	    !(event->hw.state & PERF_HES_STOPPED))
+		wult_idle_update(event);
 }
 
 /*
@@ -305,6 +482,8 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 	int rctx;
 
 	if (rec->dp.ldist < wult_ev_lo(event) || rec->dp.ldist > wult_ev_hi(event))
+		return 0;
+	if (!wult_ev_in_band(event, &rec->dp))
 		return 0;
 	if (branches && !brrec)
 		return 0;
@@ -365,12 +544,18 @@ PMU_FORMAT_ATTR(ldist_min, "config:0-15");
 PMU_FORMAT_ATTR(ldist_max, "config:16-31");
 PMU_FORMAT_ATTR(kind, "config:32-39");
 PMU_FORMAT_ATTR(source, "config:40-43");
+PMU_FORMAT_ATTR(state, "config:48-55");
+PMU_FORMAT_ATTR(band_lo, "config1:0-31");
+PMU_FORMAT_ATTR(band_hi, "config1:32-63");
 
 static struct attribute *wult_format_attrs[] = {
 	&format_attr_ldist_min.attr,
 	&format_attr_ldist_max.attr,
 	&format_attr_kind.attr,
 	&format_attr_source.attr,
+	&format_attr_state.attr,
+	&format_attr_band_lo.attr,
+	&format_attr_band_hi.attr,
 	NULL,
 };
 
@@ -384,6 +569,11 @@ PMU_EVENT_ATTR_STRING(datapoints, wult_attr_datapoints, "kind=0,period=1");
 PMU_EVENT_ATTR_STRING(wake_latency_sum, wult_attr_wake_sum, "kind=1");
 PMU_EVENT_ATTR_STRING(intr_latency_sum, wult_attr_intr_sum, "kind=2");
 PMU_EVENT_ATTR_STRING(branches, wult_attr_branches, "kind=3,period=1");
+/* "state=N" is the user's to add; without it, state 0. */
+PMU_EVENT_ATTR_STRING(idle_time, wult_attr_idle_time, "kind=4");
+PMU_EVENT_ATTR_STRING(idle_entries, wult_attr_idle_entries, "kind=5");
+PMU_EVENT_ATTR_STRING(wake_band, wult_attr_wake_band, "kind=6");
+PMU_EVENT_ATTR_STRING(intr_band, wult_attr_intr_band, "kind=7");
 
 /* The sums' unit, which perf stat prints; names with a dot need __ATTR. */
 #define WULT_UNIT_ATTR(_var, _name)					\
@@ -393,6 +583,7 @@ PMU_EVENT_ATTR_STRING(branches, wult_attr_branches, "kind=3,period=1");
 	}
 WULT_UNIT_ATTR(wult_attr_wake_sum_unit, wake_latency_sum.unit);
 WULT_UNIT_ATTR(wult_attr_intr_sum_unit, intr_latency_sum.unit);
+WULT_UNIT_ATTR(wult_attr_idle_time_unit, idle_time.unit);
 
 static struct attribute *wult_event_attrs[] = {
 	&wult_attr_datapoints.attr.attr,
@@ -401,6 +592,11 @@ static struct attribute *wult_event_attrs[] = {
 	&wult_attr_intr_sum.attr.attr,
 	&wult_attr_intr_sum_unit.attr.attr,
 	&wult_attr_branches.attr.attr,
+	&wult_attr_idle_time.attr.attr,
+	&wult_attr_idle_time_unit.attr.attr,
+	&wult_attr_idle_entries.attr.attr,
+	&wult_attr_wake_band.attr.attr,
+	&wult_attr_intr_band.attr.attr,
 	NULL,
 };
 

@@ -15,6 +15,7 @@ static const struct wult_cmd cmds[] = {
 	{ "tsc", "evaluate the TSC and print conversion parameters", wult_cmd_tsc },
 	{ "synth", "write a perf.data of synthetic datapoints", wult_cmd_synth },
 	{ "script", "perf script with wult's plugin, dlfilter and scripts", wult_cmd_script },
+	{ "hist", "show wult.ko's in-kernel latency histograms", wult_cmd_hist },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

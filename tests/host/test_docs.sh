@@ -8,7 +8,7 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 wult=${WULT_BUILD:-$top/build}/rel/wult
 
-for cmd in record report tsc synth script; do
+for cmd in record report tsc synth script hist; do
 	man=$top/Documentation/wult-$cmd.md
 	t_check "man page for wult $cmd" test -f "$man"
 	"$wult" "$cmd" --help > /tmp/wult-help.$$ 2>&1
@@ -21,10 +21,10 @@ rm -f /tmp/wult-help.$$
 for d in kernel lib perf-plugin scripts tests Documentation; do
 	t_check "$d/ has a README" test -s "$top/$d/README.md"
 done
-for f in stats source events lbr; do
+for f in stats source events lbr hist/reset hist_bins hist_bin_us; do
 	t_check "debugfs file $f documented" grep -q "$f" "$top/Documentation/kernel.md"
 done
-for a in datapoints wake_latency_sum intr_latency_sum branches wake_branches; do
+for a in datapoints wake_latency_sum intr_latency_sum branches wake_branches idle_time idle_entries wake_band intr_band; do
 	t_check "event alias $a documented" grep -q "$a" "$top/Documentation/kernel.md"
 done
 t_done

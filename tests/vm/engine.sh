@@ -147,10 +147,11 @@ open_fails() {
 }
 open_fails "ldist_min > ldist_max: EINVAL" 22 wult/ldist_min=200,ldist_max=100/ -C 1
 open_fails "ldist_max = 60000 us: EINVAL" 22 wult/ldist_max=60000/ -C 1
-open_fails "unknown kind: EINVAL" 22 wult/kind=4/ -C 1
+open_fails "unknown kind: EINVAL" 22 wult/kind=99/ -C 1
 open_fails "a latency sum cannot sample: EINVAL" 22 wult/wake_latency_sum/ -C 1
 open_fails "unknown config bits: EINVAL" 22 wult/config=0x100000000000/ -C 1
 open_fails "config1 set: EINVAL" 22 wult/config1=1/ -C 1
+open_fails "state set on datapoints: EINVAL" 22 wult/datapoints,state=1/ -C 1
 # Datapoints happen in the kernel, in idle, on the host.
 open_fails "exclude_kernel (:u): EOPNOTSUPP" 95 wult/datapoints/u -C 1
 open_fails "exclude_idle (:I): EOPNOTSUPP" 95 wult/datapoints/I -C 1

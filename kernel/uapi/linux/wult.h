@@ -48,18 +48,32 @@ enum wult_source_id {
 	WULT_SOURCE_MAX,
 };
 
+#define WULT_CFG_STATE_SHIFT		48	/* config:48-55, idle state index */
+#define WULT_CFG_STATE_MASK		0xffULL
+/* config1 of the latency-band kinds: [band_lo, band_hi) microseconds. */
+#define WULT_CFG1_BAND_LO_SHIFT		0	/* config1:0-31 */
+#define WULT_CFG1_BAND_HI_SHIFT		32	/* config1:32-63, 0: no bound */
+#define WULT_CFG1_BAND_MASK		0xffffffffULL
+
 /* What a wult event counts or samples; selected by the "kind" format term. */
 enum wult_kind {
 	WULT_KIND_DATAPOINTS = 0,	/* one count (and sample) per datapoint */
 	WULT_KIND_WAKE_SUM = 1,		/* counting only: + TAI - LTime, ns */
 	WULT_KIND_INTR_SUM = 2,		/* counting only: + TIntr - LTime, ns */
 	WULT_KIND_BRANCHES = 3,		/* one wult:wake_branches record per datapoint */
+	WULT_KIND_IDLE_TIME = 4,	/* counting only: ns in idle state "state" */
+	WULT_KIND_IDLE_ENTRIES = 5,	/* counting only: entries of idle state "state" */
+	WULT_KIND_WAKE_BAND = 6,	/* datapoints with TAI - LTime in the band */
+	WULT_KIND_INTR_BAND = 7,	/* datapoints with TIntr - LTime in the band */
 	WULT_KIND_MAX,
 };
 
 #define WULT_LDIST_DEF_MIN_US	0	/* 0 us */
 #define WULT_LDIST_DEF_MAX_US	4000	/* 4 ms */
 #define WULT_LDIST_LIMIT_US	50000	/* 50 ms */
+
+/* Idle states the accounting kinds and the histograms know (CPUIDLE_STATE_MAX). */
+#define WULT_IDLE_STATES	10
 
 /* wult_dp.flags (hex: BIT() does not exist in user space) */
 #define WULT_DPF_MPERF		0x1U /* mperf_delta is valid */

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult: in-kernel latency histograms, the -rt latency_hist way.
+ *
+ * For each CPU measured since the module was loaded, and each idle state
+ * it could request, one histogram per metric (WakeLatency = TAI - LTime,
+ * IntrLatency = TIntr - LTime, SilentTime = LTime - TBI, all raw ns) of
+ * every emitted datapoint, so that week-long runs need neither storage nor
+ * a reader. Beside the bins (hist_bins of hist_bin_us each, plus an
+ * overflow count) the exact count, sum, minimum and maximum are kept.
+ *
+ * A CPU's histograms are allocated when the first wult datapoint event for
+ * it is created (process context) and kept until the module is unloaded:
+ * nothing is allocated while measuring, so a long run cannot grow memory.
+ * They are written only by their CPU, with IRQs off, from wult_emit(), and
+ * cleared by that CPU too (reset sends it an IPI), so updates need no lock;
+ * readers anywhere get single-copy-atomic words (READ_ONCE), which while a
+ * measurement runs may be a few datapoints apart from each other.
+ *
+ * debugfs, wult/hist/: <metric>/CPU<N> in the latency_hist layout, one
+ * section per idle state opened by "#State: NAME"; writing 1 to reset
+ * clears every histogram.
+ */
+#include <linux/cpu.h>
+#include <linux/cpuidle.h>
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "wult_hist.h"
+
+enum wult_hist_metric {
+	WULT_HM_WAKE,
+	WULT_HM_INTR,
+	WULT_HM_SILENT,
+	WULT_HM_MAX,
+};
+
+static const char *const wult_hm_names[WULT_HM_MAX] = {
+	"wake_latency", "intr_latency", "silent_time",
+};
+
+static unsigned int hist_bins = 10240;
+module_param(hist_bins, uint, 0444);
+MODULE_PARM_DESC(hist_bins, "latency histogram bins (default 10240; 0: no histograms)");
+
+static unsigned int hist_bin_us = 1;
+module_param(hist_bin_us, uint, 0444);
+MODULE_PARM_DESC(hist_bin_us, "latency histogram bin width, microseconds (default 1)");
+
+#define WULT_HIST_NAME_LEN	16	/* CPUIDLE_NAME_LEN */
+
+struct wult_hist {
+	u64 count;
+	u64 sum;		/* ns */
+	u64 min;		/* ns, valid if count */
+	u64 max;		/* ns */
+	u64 over;		/* samples >= hist_bins * hist_bin_us */
+	u64 bins[];
+};
+
+struct wult_hist_cpu {
+	unsigned int nstates;
+	u64 nohist;	/* datapoints of a state beyond nstates */
+	char names[WULT_IDLE_STATES][WULT_HIST_NAME_LEN];
+	struct wult_hist *h[WULT_HM_MAX][WULT_IDLE_STATES];
+};
+
+static DEFINE_PER_CPU(struct wult_hist_cpu *, wult_hists);
+static DEFINE_MUTEX(wult_hist_lock);	/* allocation and reset */
+static u32 wult_bin_ns;
+
+static void wult_hist_free_cpu(struct wult_hist_cpu *hc)
+{
+	int m, s;
+
+	for (m = 0; m < WULT_HM_MAX; m++)
+		for (s = 0; s < WULT_IDLE_STATES; s++)
+			vfree(hc->h[m][s]);
+	kfree(hc);
+}
+
+/* The states this CPU can request now, and their names. */
+static void wult_hist_states(struct wult_hist_cpu *hc)
+{
+	struct cpuidle_driver *drv = cpuidle_get_driver();
+	int s;
+
+	if (!drv) {
+		/* cpu_idle_poll() traces state 0, default_idle_call() 1. */
+		hc->nstates = 2;
+		strscpy(hc->names[0], "POLL", WULT_HIST_NAME_LEN);
+		strscpy(hc->names[1], "default_idle", WULT_HIST_NAME_LEN);
+		return;
+	}
+	hc->nstates = min_t(int, drv->state_count, WULT_IDLE_STATES);
+	for (s = 0; s < hc->nstates; s++)
+		strscpy(hc->names[s], drv->states[s].name, WULT_HIST_NAME_LEN);
+}
+
+static struct wult_hist_cpu *wult_hist_alloc_cpu(void)
+{
+	struct wult_hist_cpu *hc;
+	struct wult_hist *h;
+	size_t size = struct_size(h, bins, hist_bins);
+	int m, s;
+
+	hc = kzalloc(sizeof(*hc), GFP_KERNEL);
+	if (!hc)
+		return NULL;
+	wult_hist_states(hc);
+	for (m = 0; m < WULT_HM_MAX; m++) {
+		for (s = 0; s < hc->nstates; s++) {
+			hc->h[m][s] = vzalloc(size);
+			if (!hc->h[m][s]) {
+				wult_hist_free_cpu(hc);
+				return NULL;
+			}
+		}
+	}
+	return hc;
+}
+
+int wult_hist_get(int cpu)
+{
+	struct wult_hist_cpu *hc;
+	int ret = 0;
+
+	if (!wult_bin_ns)
+		return 0;	/* hist_bins=0: no histograms */
+	mutex_lock(&wult_hist_lock);
+	if (!per_cpu(wult_hists, cpu)) {
+		hc = wult_hist_alloc_cpu();
+		if (!hc)
+			ret = -ENOMEM;
+		else	/* readers see the names and pointers filled in */
+			smp_store_release(per_cpu_ptr(&wult_hists, cpu), hc);
+	}
+	mutex_unlock(&wult_hist_lock);
+	return ret;
+}
+
+static inline void wult_inc(u64 *p)
+{
+	WRITE_ONCE(*p, *p + 1);
+}
+
+static void wult_hist_put(struct wult_hist *h, u64 v)
+{
+	u64 bin = div_u64(v, wult_bin_ns);
+
+	if (bin < hist_bins)
+		wult_inc(&h->bins[bin]);
+	else
+		wult_inc(&h->over);
+	if (!h->count || v < h->min)
+		WRITE_ONCE(h->min, v);
+	if (v > h->max)
+		WRITE_ONCE(h->max, v);
+	WRITE_ONCE(h->sum, h->sum + v);
+	wult_inc(&h->count);
+}
+
+void wult_hist_add(const struct wult_dp *dp)
+{
+	struct wult_hist_cpu *hc = this_cpu_read(wult_hists);
+	u32 s = dp->req_cstate;
+
+	if (!hc)
+		return;
+	if (s >= hc->nstates) {
+		wult_inc(&hc->nohist);
+		return;
+	}
+	wult_hist_put(hc->h[WULT_HM_WAKE][s], dp->wake_latency);
+	wult_hist_put(hc->h[WULT_HM_INTR][s], dp->intr_latency);
+	wult_hist_put(hc->h[WULT_HM_SILENT][s], dp->ltime - dp->tbi);
+}
+
+/* Only the bins between min and max can be non-zero. */
+static void wult_hist_clear(struct wult_hist *h)
+{
+	u64 lo, hi;
+
+	if (h->count) {
+		lo = div_u64(h->min, wult_bin_ns);
+		hi = min_t(u64, div_u64(h->max, wult_bin_ns), hist_bins - 1);
+		if (lo < hist_bins)
+			memset(&h->bins[lo], 0, (hi - lo + 1) * sizeof(u64));
+	}
+	WRITE_ONCE(h->count, 0);
+	WRITE_ONCE(h->sum, 0);
+	WRITE_ONCE(h->min, 0);
+	WRITE_ONCE(h->max, 0);
+	WRITE_ONCE(h->over, 0);
+}
+
+/* On the histograms' own CPU with IRQs off, or on an offline one. */
+static void wult_hist_clear_cpu(void *arg)
+{
+	struct wult_hist_cpu *hc = arg;
+	int m, s;
+
+	for (m = 0; m < WULT_HM_MAX; m++)
+		for (s = 0; s < hc->nstates; s++)
+			wult_hist_clear(hc->h[m][s]);
+	WRITE_ONCE(hc->nohist, 0);
+}
+
+static void wult_hist_reset(void)
+{
+	struct wult_hist_cpu *hc;
+	int cpu;
+
+	mutex_lock(&wult_hist_lock);
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		hc = per_cpu(wult_hists, cpu);
+		if (!hc)
+			continue;
+		if (cpu_online(cpu))
+			smp_call_function_single(cpu, wult_hist_clear_cpu, hc, 1);
+		else
+			wult_hist_clear_cpu(hc);
+	}
+	cpus_read_unlock();
+	mutex_unlock(&wult_hist_lock);
+}
+
+/* One "#State:" section in the latency_hist layout. */
+static void wult_hist_show_one(struct seq_file *m, const char *name,
+			       const struct wult_hist *h)
+{
+	u64 count = READ_ONCE(h->count), sum = READ_ONCE(h->sum);
+	u64 min = READ_ONCE(h->min), max = READ_ONCE(h->max);
+	u64 avg = count ? div64_u64(sum, count) : 0;
+	unsigned int i;
+	u64 n;
+
+	seq_printf(m, "#State: %s\n", name);
+	seq_printf(m, "#Minimum latency: %llu microseconds\n", min / NSEC_PER_USEC);
+	seq_printf(m, "#Average latency: %llu microseconds\n", avg / NSEC_PER_USEC);
+	seq_printf(m, "#Maximum latency: %llu microseconds\n", max / NSEC_PER_USEC);
+	seq_printf(m, "#Total samples: %llu\n", count);
+	seq_puts(m, "#There are 0 samples lower than 0 microseconds.\n");
+	seq_printf(m, "#There are %llu samples greater or equal than %llu microseconds.\n",
+		   READ_ONCE(h->over), (u64)hist_bins * hist_bin_us);
+	seq_printf(m, "#Exact: count %llu sum %llu min %llu max %llu nanoseconds\n",
+		   count, sum, min, max);
+	seq_printf(m, "#usecs\t%16s\n", "samples");
+	for (i = 0; i < hist_bins; i++) {
+		n = READ_ONCE(h->bins[i]);
+		if (n)
+			seq_printf(m, "%5llu\t%16llu\n", (u64)i * hist_bin_us, n);
+	}
+}
+
+/* The file's private data: metric << 16 | cpu. */
+static int hist_show(struct seq_file *m, void *unused)
+{
+	unsigned long id = (unsigned long)m->private;
+	unsigned int metric = id >> 16, cpu = id & 0xffff, s;
+	struct wult_hist_cpu *hc;
+
+	/* Pairs with wult_hist_get()'s release. */
+	hc = smp_load_acquire(per_cpu_ptr(&wult_hists, cpu));
+	seq_printf(m, "#CPU: %u\n#Metric: %s\n#Bin width: %u microseconds\n",
+		   cpu, wult_hm_names[metric], hist_bin_us);
+	if (!hc)
+		return 0;	/* never measured */
+	seq_printf(m, "#Datapoints of other states: %llu\n",
+		   READ_ONCE(hc->nohist));
+	for (s = 0; s < hc->nstates; s++)
+		wult_hist_show_one(m, hc->names[s], hc->h[metric][s]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hist);
+
+static ssize_t reset_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &on);
+	if (ret)
+		return ret;
+	if (!on)
+		return -EINVAL;
+	wult_hist_reset();
+	return count;
+}
+
+static const struct file_operations reset_fops = {
+	.owner = THIS_MODULE,
+	.write = reset_write,
+	.llseek = noop_llseek,
+};
+
+void wult_hist_init(void)
+{
+	if (!hist_bins)
+		return;
+	if (!hist_bin_us) {
+		pr_warn("wult: hist_bin_us=0 is not a width, using 1\n");
+		hist_bin_us = 1;
+	}
+	/* At most 10^6 each: bin bounds stay far inside u64 ns. */
+	hist_bins = min(hist_bins, 1000000U);
+	hist_bin_us = min(hist_bin_us, 1000000U);
+	wult_bin_ns = hist_bin_us * NSEC_PER_USEC;
+}
+
+/* Best effort, like the other debugfs files. */
+void wult_hist_debugfs_init(struct dentry *parent)
+{
+	struct dentry *dir, *mdir;
+	char name[16];
+	unsigned long id;
+	int m, cpu;
+
+	if (!wult_bin_ns)
+		return;
+	dir = debugfs_create_dir("hist", parent);
+	debugfs_create_file("reset", 0200, dir, NULL, &reset_fops);
+	for (m = 0; m < WULT_HM_MAX; m++) {
+		mdir = debugfs_create_dir(wult_hm_names[m], dir);
+		for_each_possible_cpu(cpu) {
+			snprintf(name, sizeof(name), "CPU%d", cpu);
+			id = (unsigned long)m << 16 | cpu;
+			debugfs_create_file(name, 0444, mdir, (void *)id,
+					    &hist_fops);
+		}
+	}
+}
+
+/* The debugfs files are gone and no event exists: nobody uses them. */
+void wult_hist_exit(void)
+{
+	struct wult_hist_cpu *hc;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		hc = per_cpu(wult_hists, cpu);
+		if (hc)
+			wult_hist_free_cpu(hc);
+		per_cpu(wult_hists, cpu) = NULL;
+	}
+}

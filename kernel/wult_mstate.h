@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wult: idle micro-state accounting, time and entries per requested idle
+ * state, fed by the cpu_idle probe and read by the PMU's counting events.
+ */
+#ifndef _WULT_MSTATE_H
+#define _WULT_MSTATE_H
+
+#include <linux/percpu.h>
+#include <linux/types.h>
+#include <asm/msr.h>
+#include <trace/events/power.h>
+
+#include "uapi/linux/wult.h"
+
+struct wult_mstate {
+	unsigned int users;	/* accounting events scheduled in here */
+	bool in_idle;		/* entered, exit not seen yet */
+	u8 state;		/* the state entered */
+	u64 enter_tsc;		/* TSC at the entry */
+	u64 cycles[WULT_IDLE_STATES];	/* TSC cycles spent in each state */
+	u64 entries[WULT_IDLE_STATES];
+};
+
+DECLARE_PER_CPU(struct wult_mstate, wult_mstates);
+
+/*
+ * Inline, so that the probe keeps no frame: the TAI path stays as short
+ * as without accounting. rdtsc() unordered, as sched_clock() reads it: a
+ * few cycles of skew per period do not matter here, the lfence of
+ * rdtsc_ordered() would double the cost (tests/bench/bench_mstate.c).
+ */
+static __always_inline void wult_mstate_enter(struct wult_mstate *ms,
+					      unsigned int state)
+{
+	if (state >= WULT_IDLE_STATES)
+		return;	/* beyond CPUIDLE_STATE_MAX: not a cpuidle index */
+	WRITE_ONCE(ms->state, state);
+	WRITE_ONCE(ms->entries[state], ms->entries[state] + 1);
+	WRITE_ONCE(ms->enter_tsc, rdtsc());
+	WRITE_ONCE(ms->in_idle, true);
+}
+
+static __always_inline void wult_mstate_exit(struct wult_mstate *ms, u64 tsc)
+{
+	u64 d = tsc - ms->enter_tsc;
+
+	if (!ms->in_idle)
+		return;	/* accounting started inside this idle period */
+	/* Out of idle first: a read in between sees too little, never double. */
+	WRITE_ONCE(ms->in_idle, false);
+	barrier();
+	WRITE_ONCE(ms->cycles[ms->state], ms->cycles[ms->state] + d);
+}
+
+/*
+ * The cpu_idle probe's hook, IRQs off except 6.1's default_idle_call()
+ * exit: CPUs without an accounting event pay one load and a branch.
+ */
+static __always_inline void wult_mstate_idle(unsigned int state)
+{
+	struct wult_mstate *ms;
+
+	if (likely(!this_cpu_read(wult_mstates.users)))
+		return;
+	ms = this_cpu_ptr(&wult_mstates);
+	if (state != PWR_EVENT_EXIT)
+		wult_mstate_enter(ms, state);
+	else
+		wult_mstate_exit(ms, rdtsc());
+}
+
+/*
+ * The exit hook of a CPU whose datapoints are measured: the period ends
+ * at the TSC the engine read first thing (@tsc), so that its exit work is
+ * not idle time, and without a second read.
+ */
+static __always_inline void wult_mstate_exit_at(u64 tsc)
+{
+	if (likely(!this_cpu_read(wult_mstates.users)))
+		return;
+	wult_mstate_exit(this_cpu_ptr(&wult_mstates), tsc);
+}
+
+/* On the event's CPU, IRQs off (PMU add/del). */
+void wult_mstate_get(void);
+void wult_mstate_put(void);
+
+/*
+ * On the event's CPU, IRQs off: ns spent in @state and its entries,
+ * cumulative while this CPU had accounting events, the idle period in
+ * progress included.
+ */
+u64 wult_mstate_time_ns(unsigned int state);
+u64 wult_mstate_entries(unsigned int state);
+
+#endif /* _WULT_MSTATE_H */

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult hist: wult.ko's in-kernel latency histograms
+ * (/sys/kernel/debug/wult/hist/), per CPU and requested idle state: a
+ * table of exact count, min, avg and max with percentiles from the bins,
+ * and a terminal histogram in power-of-two rows. No perf.data needed: the
+ * kernel kept every datapoint's latency while any wult event measured.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <wult/khist.h>
+
+#include "cmds.h"
+
+#define HIST_DIR	"/sys/kernel/debug/wult/hist"
+#define HIST_MAX_CPUS	8192	/* NR_CPUS of the largest kernel configs */
+#define HIST_MAX_FILE	(64 << 20)
+#define BAR_WIDTH	40
+
+static const char *const metrics[] = { "wake_latency", "intr_latency", "silent_time" };
+#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+static const double pcts[] = { 50, 90, 99, 99.9 };
+#define NPCTS (sizeof(pcts) / sizeof(pcts[0]))
+
+struct hist_opts {
+	const char *dir;
+	const char *cpus;	/* NULL: every CPU with samples */
+	int metric;		/* index in metrics[], -1: all */
+	bool reset;
+	bool bars;
+	unsigned int watch;	/* seconds, 0: once */
+	unsigned int count;	/* --watch rounds, 0: until interrupted */
+};
+
+static void hist_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: wult hist [options]\n\n"
+		"Show wult.ko's in-kernel latency histograms: per CPU and requested\n"
+		"idle state, exact count/min/avg/max and percentiles from the bins.\n\n"
+		"  -C, --cpus LIST       CPUs to show, e.g. 0-3,6 (default: those with samples)\n"
+		"  -m, --metric M        wake_latency (default), intr_latency, silent_time or all\n"
+		"      --reset           clear every histogram of every CPU first (alone: only that)\n"
+		"  -w, --watch SEC       show them again every SEC seconds\n"
+		"  -n, --count N         with --watch: stop after N rounds (default: never)\n"
+		"      --no-bars         tables only, no terminal histograms\n"
+		"      --dir DIR         histogram directory (default " HIST_DIR ")\n"
+		"  -h, --help            this text\n\n"
+		"Times are microseconds. A percentile is the lower bound of the bin that\n"
+		"holds it; \">=N\" means it lies in the overflow, from N us on.\n");
+}
+
+/* "0-3,6" into @want[HIST_MAX_CPUS]; 0 or -EINVAL. */
+static int hist_parse_cpus(const char *s, bool *want)
+{
+	char *end;
+	long a, b;
+
+	if (!*s)
+		return -EINVAL;
+	while (*s) {
+		errno = 0;
+		a = strtol(s, &end, 10);
+		if (end == s || errno || a < 0 || a >= HIST_MAX_CPUS)
+			return -EINVAL;
+		b = a;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || errno || b < a || b >= HIST_MAX_CPUS)
+				return -EINVAL;
+			s = end;
+		}
+		for (; a <= b; a++)
+			want[a] = true;
+		if (*s == ',' && s[1])
+			s++;
+		else if (*s)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int hist_parse_uint(const char *s, unsigned int max, unsigned int *v)
+{
+	unsigned long x;
+	char *end;
+
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (end == s || *end || errno || *s == '-' || x > max)
+		return -EINVAL;
+	*v = (unsigned int)x;
+	return 0;
+}
+
+static int hist_metric(const char *s)
+{
+	size_t i;
+
+	if (!strcmp(s, "all"))
+		return -1;
+	for (i = 0; i < NMETRICS; i++)
+		if (!strcmp(s, metrics[i]))
+			return (int)i;
+	return -2;
+}
+
+/* 0, 1 for --help, -1 on a bad option (said on stderr). */
+static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *want)
+{
+	static const struct option lopts[] = {
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "reset", no_argument, NULL, 'R' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "no-bars", no_argument, NULL, 'B' },
+		{ "dir", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->dir = HIST_DIR;
+	o->bars = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "C:m:w:n:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			if (hist_parse_cpus(optarg, want)) {
+				fprintf(stderr, "wult hist: bad --cpus '%s': want a list like 0-3,6 (CPUs below %d)\n",
+					optarg, HIST_MAX_CPUS);
+				return -1;
+			}
+			o->cpus = optarg;
+			break;
+		case 'm':
+			o->metric = hist_metric(optarg);
+			if (o->metric < -1) {
+				fprintf(stderr, "wult hist: unknown --metric '%s': wake_latency, intr_latency, silent_time or all\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'R':
+			o->reset = true;
+			break;
+		case 'w':
+		case 'n':
+			if (hist_parse_uint(optarg, 86400, c == 'w' ? &o->watch : &o->count) ||
+			    (c == 'w' && !o->watch)) {
+				fprintf(stderr, "wult hist: bad --%s '%s': want %s\n",
+					c == 'w' ? "watch" : "count", optarg,
+					c == 'w' ? "seconds, 1..86400" : "a count, 0..86400");
+				return -1;
+			}
+			break;
+		case 'B':
+			o->bars = false;
+			break;
+		case 'D':
+			o->dir = optarg;
+			break;
+		case 'h':
+			hist_usage(stdout);
+			return 1;
+		default:
+			hist_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "wult hist: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->count && !o->watch) {
+		fprintf(stderr, "wult hist: --count needs --watch\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads a whole (debugfs) file: 0, -ENOENT, or -errno. */
+static int hist_read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *b = malloc(cap), *nb;
+	ssize_t r;
+	int fd;
+
+	if (!b)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		free(b);
+		return -errno;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap >= HIST_MAX_FILE) {
+				close(fd);
+				free(b);
+				return -EFBIG;
+			}
+			cap *= 2;
+			nb = realloc(b, cap);
+			if (!nb) {
+				close(fd);
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (r < 0) {
+		free(b);
+		return -EIO;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+static uint64_t hist_state_total(const struct wult_khist *h)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < wult_khist_nstates(h); i++)
+		n += wult_khist_state(h, i)->count;
+	return n;
+}
+
+static void hist_print_pct(const struct wult_khist_state *s, double p)
+{
+	char buf[32];
+	uint64_t us;
+	int r = wult_khist_percentile(s, p, &us);
+
+	if (r < 0)
+		snprintf(buf, sizeof(buf), "-");
+	else
+		snprintf(buf, sizeof(buf), "%s%" PRIu64, r ? ">=" : "", us);
+	printf(" %9s", buf);
+}
+
+static void hist_print_table(const struct wult_khist *h)
+{
+	const struct wult_khist_state *s;
+	size_t i, j;
+
+	printf("  %-16s %10s %11s %11s %11s", "State", "Count", "Min", "Avg", "Max");
+	for (j = 0; j < NPCTS; j++)
+		printf(" %8gth", pcts[j]);
+	printf(" %10s\n", "Overflow");
+	for (i = 0; i < wult_khist_nstates(h); i++) {
+		s = wult_khist_state(h, i);
+		printf("  %-16s %10" PRIu64, s->name, s->count);
+		if (!s->count) {
+			printf("\n");
+			continue;
+		}
+		printf(" %11.3f %11.3f %11.3f", s->min_ns / 1e3,
+		       (double)s->sum_ns / (double)s->count / 1e3, s->max_ns / 1e3);
+		for (j = 0; j < NPCTS; j++)
+			hist_print_pct(s, pcts[j]);
+		printf(" %10" PRIu64 "\n", s->over);
+	}
+}
+
+/* Row of a bin's lower bound: [0, 1) is row 0, [2^(k-1), 2^k) row k. */
+static unsigned int hist_row(uint64_t us)
+{
+	unsigned int k = 0;
+
+	while (us) {
+		us >>= 1;
+		k++;
+	}
+	return k;
+}
+
+static void hist_bar(const char *label, uint64_t n, uint64_t top)
+{
+	static const char bar[BAR_WIDTH + 1] = "########################################";
+	int w = (int)((n * BAR_WIDTH + top - 1) / top);
+
+	printf("    %-18s %10" PRIu64 " %.*s\n", label, n, w, bar);
+}
+
+/* The samples of one state in power-of-two rows of microseconds. */
+static void hist_print_bars(const struct wult_khist_state *s, unsigned int bin_us)
+{
+	uint64_t rows[65] = { 0 }, top = s->over;
+	unsigned int first = 64, last = 0, r;
+	char label[48];
+	size_t i;
+
+	if (!s->count)
+		return;
+	for (i = 0; i < s->nbins; i++) {
+		r = hist_row(s->bin_us[i]);
+		rows[r] += s->bin_n[i];
+		first = r < first ? r : first;
+		last = r > last ? r : last;
+		top = rows[r] > top ? rows[r] : top;
+	}
+	printf("  %s (bins of %u us):\n", s->name, bin_us);
+	for (r = first; s->nbins && r <= last; r++) {
+		snprintf(label, sizeof(label), "[%" PRIu64 ", %" PRIu64 ")",
+			 r ? (uint64_t)1 << (r - 1) : 0, r ? (uint64_t)1 << r : 1);
+		hist_bar(label, rows[r], top);
+	}
+	if (s->over) {
+		snprintf(label, sizeof(label), ">= %" PRIu64, s->over_us);
+		hist_bar(label, s->over, top);
+	}
+}
+
+/* One CPU's histograms of one metric: 0, 1 if not shown, -errno. */
+static int hist_show_one(const struct hist_opts *o, int cpu, size_t m, bool listed)
+{
+	char path[PATH_MAX], err[256];
+	struct wult_khist *h;
+	char *buf = NULL;
+	size_t len = 0, i;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s/CPU%d", o->dir, metrics[m], cpu);
+	ret = hist_read_file(path, &buf, &len);
+	if (ret == -ENOENT && !listed)
+		return 1;
+	if (ret) {
+		fprintf(stderr, "wult hist: %s: %s\n", path, strerror(-ret));
+		return ret;
+	}
+	ret = wult_khist_parse(buf, len, &h, err, sizeof(err));
+	free(buf);
+	if (ret) {
+		fprintf(stderr, "wult hist: %s: %s\n", path,
+			ret == -ENOMEM ? strerror(ENOMEM) : err);
+		return ret;
+	}
+	if (!listed && !hist_state_total(h)) {
+		wult_khist_free(h);
+		return 1;
+	}
+	printf("CPU%d %s (us)\n", cpu, metrics[m]);
+	hist_print_table(h);
+	if (o->bars)
+		for (i = 0; i < wult_khist_nstates(h); i++)
+			hist_print_bars(wult_khist_state(h, i), wult_khist_bin_us(h));
+	printf("\n");
+	wult_khist_free(h);
+	return 0;
+}
+
+/* Every wanted CPU and metric once: 0 or -errno. */
+static int hist_show(const struct hist_opts *o, const bool *want)
+{
+	size_t m, lo = o->metric < 0 ? 0 : (size_t)o->metric;
+	size_t hi = o->metric < 0 ? NMETRICS : lo + 1;
+	unsigned int shown = 0;
+	int cpu, ret;
+
+	for (cpu = 0; cpu < HIST_MAX_CPUS; cpu++) {
+		if (o->cpus && !want[cpu])
+			continue;
+		for (m = lo; m < hi; m++) {
+			ret = hist_show_one(o, cpu, m, o->cpus != NULL);
+			if (ret < 0)
+				return ret;
+			shown += !ret;
+		}
+	}
+	if (!shown)
+		printf("no samples in %s (no CPU measured since the module was loaded or reset)\n",
+		       o->dir);
+	return 0;
+}
+
+static int hist_reset(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/reset", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, "1\n", 2) != 2) {
+		fprintf(stderr, "wult hist: cannot reset through %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int wult_cmd_hist(int argc, char **argv)
+{
+	bool *want = calloc(HIST_MAX_CPUS, sizeof(*want));
+	struct hist_opts o;
+	unsigned int round;
+	int ret;
+
+	if (!want)
+		return 2;
+	ret = hist_opts_parse(argc, argv, &o, want);
+	if (ret) {
+		free(want);
+		return ret > 0 ? 0 : 2;
+	}
+	if (o.reset && hist_reset(o.dir)) {
+		free(want);
+		return 1;
+	}
+	ret = 0;
+	if (!o.reset || o.watch) {
+		for (round = 1; ; round++) {
+			if (o.watch && sleep(o.watch))
+				break;
+			if (o.watch)
+				printf("--- round %u, every %u s\n", round, o.watch);
+			ret = hist_show(&o, want);
+			fflush(stdout);
+			if (ret || !o.watch || round == o.count)
+				break;
+		}
+	}
+	free(want);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# wult hist on a histogram directory laid out as the module's debugfs one
+# (--dir): the table's exact figures and bin percentiles, CPU selection,
+# --reset through the reset file, --watch rounds, and clear errors for bad
+# options and files that are not the module's format.
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+wult=${WULT_BUILD:-$top/build}/rel/wult
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+mkdir -p "$d/wake_latency" "$d/intr_latency" "$d/silent_time"
+
+# section NAME COUNT SUM MIN MAX OVER ROWS...: one state as the module prints it.
+section() {
+	local name=$1 c=$2 s=$3 mn=$4 mx=$5 ov=$6
+	shift 6
+	printf '#State: %s\n#Minimum latency: %d microseconds\n#Average latency: 0 microseconds\n' "$name" $((mn / 1000))
+	printf '#Maximum latency: %d microseconds\n#Total samples: %d\n' $((mx / 1000)) "$c"
+	printf '#There are 0 samples lower than 0 microseconds.\n'
+	printf '#There are %d samples greater or equal than 10240 microseconds.\n' "$ov"
+	printf '#Exact: count %d sum %d min %d max %d nanoseconds\n#usecs\t%16s\n' "$c" "$s" "$mn" "$mx" samples
+	for r in "$@"; do printf '%5d\t%16d\n' "${r%:*}" "${r#*:}"; done
+}
+# CPU1: 100 samples in C1 (bins 10 us: 50, 11: 40, 20: 9) and 1 overflow.
+{
+	printf '#CPU: 1\n#Metric: wake_latency\n#Bin width: 1 microseconds\n#Datapoints of other states: 0\n'
+	section POLL 0 0 0 0 0
+	section C1 100 1500000 10100 12000000 1 10:50 11:40 20:9
+} > "$d/wake_latency/CPU1"
+# CPU0: never measured.
+printf '#CPU: 0\n#Metric: wake_latency\n#Bin width: 1 microseconds\n' > "$d/wake_latency/CPU0"
+for m in intr_latency silent_time; do
+	cp "$d/wake_latency/CPU0" "$d/$m/CPU0"
+	cp "$d/wake_latency/CPU1" "$d/$m/CPU1"
+done
+
+out=$("$wult" hist --dir "$d" --no-bars 2>&1)
+t_eq "exit 0" 0 $?
+t_check "only CPU1 shown (CPU0 has no samples)" sh -c "echo '$out' | grep -q '^CPU1 wake_latency' && ! echo '$out' | grep -q '^CPU0'"
+row=$(echo "$out" | awk '$1 == "C1"')
+t_eq "C1 row: count, exact min/avg/max, p50 p90 p99 p99.9 from the bins, overflow" \
+	"C1 100 10.100 15.000 12000.000 10 11 20 >=10240 1" "$(echo $row)"
+t_check "empty state listed with its count" sh -c "echo '$out' | grep -qE '^ +POLL +0$'"
+out=$("$wult" hist --dir "$d" -C 1 -m wake_latency 2>&1)
+t_check "terminal histogram rows" sh -c "echo '$out' | grep -qE '^ +\[8, 16\) +90 #{40}$' &&
+	echo '$out' | grep -qE '^ +\[16, 32\) +9 #{4}$' && echo '$out' | grep -qE '^ +>= 10240 +1 #$'"
+t_eq "-m all: three metrics of CPU1" 3 "$("$wult" hist --dir "$d" -m all --no-bars | grep -c '^CPU1 ')"
+t_eq "-C 0: listed CPUs are shown even when empty" 1 "$("$wult" hist --dir "$d" -C 0 --no-bars | grep -c '^CPU0 wake_latency')"
+
+# --reset writes 1 to the reset file; alone it prints nothing.
+touch "$d/reset"
+out=$("$wult" hist --dir "$d" --reset)
+t_eq "--reset: exit 0, nothing printed" "0:" "$?:$out"
+t_eq "--reset wrote 1" 1 "$(cat "$d/reset")"
+out=$("$wult" hist --dir "$d" --no-bars -w 1 -n 2)
+t_eq "--watch 1 --count 2: two rounds" 2 "$(echo "$out" | grep -c '^--- round')"
+
+# Errors: named, non-zero, no crash.
+check_err() {
+	local name=$1 want_rc=$2 want=$3 out rc
+	shift 3
+	out=$("$wult" hist "$@" 2>&1)
+	rc=$?
+	if [ $rc -eq "$want_rc" ] && echo "$out" | grep -q -- "$want"; then
+		t_ok "$name"
+	else
+		t_fail "$name (rc=$rc: $out)"
+	fi
+}
+check_err "bad --cpus" 2 "bad --cpus 'x'" --dir "$d" -C x
+check_err "bad --metric" 2 "unknown --metric 'foo'" --dir "$d" -m foo
+check_err "--watch 0" 2 "bad --watch '0'" --dir "$d" -w 0
+check_err "--count without --watch" 2 "needs --watch" --dir "$d" -n 3
+check_err "stray argument" 2 "unexpected argument 'x'" --dir "$d" x
+check_err "listed CPU without a file" 1 "CPU7: No such file" --dir "$d" -C 7
+printf '#State: C1\n#Total samples: 3\n#Exact: count 3 sum 3 min 1 max 1 nanoseconds\n0\t2\n' > "$d/intr_latency/CPU1"
+check_err "bins that do not add up" 1 "intr_latency/CPU1: state C1: bins and overflow" --dir "$d" -m intr_latency
+printf '#State: C1\ngarbage\n' > "$d/silent_time/CPU1"
+check_err "a line that is not the format" 1 "silent_time/CPU1: line 2" --dir "$d" -m silent_time
+check_err "no reset file" 1 "cannot reset through $d/none/reset" --dir "$d/none" --reset
+t_done

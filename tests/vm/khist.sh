@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# wult.ko's in-kernel histograms (/sys/kernel/debug/wult/hist/): their
+# totals equal the datapoints perf stat counted and the datapoints perf
+# record sampled; percentiles read from the bins are within one bin of the
+# recorded samples' percentiles; reset clears them; the exact min/max/sum
+# match the samples; wult hist shows the same percentiles and resets; a
+# latency-band event counts the datapoints in its band; and a run with no
+# samples recorded does not grow kernel memory (20 s here: a 10-minute
+# soak does not fit make check).
+. "$WULT_SRC/tests/lib.sh"
+cd "$OUT" || exit 1
+H=/sys/kernel/debug/wult/hist
+DEC=$WULT_SRC/scripts/perf/wult-decode.py
+
+t_check "insmod" insmod "$WULT_KO" || { t_done; exit 1; }
+t_check "hist/reset exists" test -f $H/reset
+t_check "three metrics, CPU1 files" test -f $H/wake_latency/CPU1 -a \
+	-f $H/intr_latency/CPU1 -a -f $H/silent_time/CPU1
+t_eq "bin width 1 us by default" 1 "$(cat /sys/module/wult/parameters/hist_bin_us)"
+
+# total FILE: the samples of every #State section.
+total() {
+	awk '/^#Total samples:/ { s += $3 } END { print s + 0 }' "$1"
+}
+
+# binsum FILE: the bin rows plus the overflow counts.
+binsum() {
+	awk '/^#There are .* greater or equal/ { s += $3 }
+	     /^ *[0-9]+\t/ { s += $2 } END { print s + 0 }' "$1"
+}
+
+# ---- counts equal perf stat's ------------------------------------------------
+perf stat -x, -e wult/datapoints/ -C 1 -- sleep 3 2> stat.out
+n=$(awk -F, '/datapoints/ { print $1 }' stat.out)
+cat $H/wake_latency/CPU1 > wake1.txt
+cat $H/intr_latency/CPU1 > intr1.txt
+cat $H/silent_time/CPU1 > silent1.txt
+t_check "perf stat counted datapoints ($n)" test "${n:-0}" -ge 100
+t_eq "WakeLatency histogram total = perf stat count" "$n" "$(total wake1.txt)"
+t_eq "IntrLatency histogram total = perf stat count" "$n" "$(total intr1.txt)"
+t_eq "SilentTime histogram total = perf stat count" "$n" "$(total silent1.txt)"
+t_eq "WakeLatency bins add up" "$n" "$(binsum wake1.txt)"
+t_check "sections name the states" grep -q '^#State: default_idle' wake1.txt
+t_check "latency_hist header lines" sh -c "grep -q '^#Minimum latency: [0-9]* microseconds' wake1.txt &&
+	grep -q '^#Average latency: ' wake1.txt && grep -q '^#Maximum latency: ' wake1.txt &&
+	grep -q '^#usecs' wake1.txt"
+t_eq "CPU0 histograms empty (never measured)" 0 "$(total $H/wake_latency/CPU0)"
+
+# ---- reset -------------------------------------------------------------------
+t_check "reset accepted" sh -c "echo 1 > $H/reset"
+t_eq "reset: totals 0" "0 0 0" "$(total $H/wake_latency/CPU1) $(total $H/intr_latency/CPU1) $(total $H/silent_time/CPU1)"
+t_eq "reset: no bin rows left" 0 "$(grep -c $'^ *[0-9]*\t' $H/wake_latency/CPU1)"
+t_check "writing 0 to reset is refused" sh -c "! echo 0 > $H/reset 2>/dev/null"
+
+# ---- against the recorded samples ---------------------------------------------
+perf record -q -R -e wult/datapoints/ -C 1 -o rec.data -- sleep 3 2> rec.err
+perf script -i rec.data -s "$DEC" 2>/dev/null | awk '$1 == "raw"' > rec.txt
+cat $H/wake_latency/CPU1 > wake2.txt
+cat $H/intr_latency/CPU1 > intr2.txt
+m=$(wc -l < rec.txt)
+t_check "perf record sampled datapoints ($m)" test "$m" -ge 100
+t_eq "histogram total = samples recorded" "$m" "$(total wake2.txt)"
+
+# pct_bins FILE P: the P-th percentile's bin (us) from the bins of all states
+# (rank ceil(P * N / 100)); 10240 when it lies in the overflow count.
+pct_bins() {
+	awk -v p="$2" '/^#Total samples:/ { n += $3 } /^ *[0-9]+\t/ { c[$1] += $2 }
+		END { r = int((p * n + 99) / 100); if (r < 1) r = 1
+		      k = 0; for (b = 0; b < 10240; b++) if (b in c) {
+		        k += c[b]; if (k >= r) { print b; exit } } print 10240 }' "$1"
+}
+
+# pct_samples COL P: the same rank of the samples' latencies, in us, with
+# everything from 10240 us on in one overflow bin as in the histogram.
+pct_samples() {
+	awk "{ v = int((\$$1 - \$5) / 1000); print v < 10240 ? v : 10240 }" rec.txt |
+		sort -n | awk -v p="$2" '{ v[NR] = $1 }
+		END { r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'
+}
+
+for p in 50 90 99; do
+	b=$(pct_bins wake2.txt $p)
+	s=$(pct_samples 7 $p)
+	d=$((b - s)); d=${d#-}
+	t_check "WakeLatency p$p from bins ($b us) within one bin of samples ($s us)" test "$d" -le 1
+	b=$(pct_bins intr2.txt $p)
+	s=$(pct_samples 8 $p)
+	d=$((b - s)); d=${d#-}
+	t_check "IntrLatency p$p from bins ($b us) within one bin of samples ($s us)" test "$d" -le 1
+done
+# wult hist reads the same files: its per-state percentiles (all samples
+# are in default_idle here) are those of the bins.
+wult hist -C 1 --no-bars > whist.txt 2> whist.err
+t_eq "wult hist exits 0" 0 $?
+row=$(awk '$1 == "default_idle" { print $2, $6, $7, $8 }' whist.txt)
+want="$m $(pct_bins wake2.txt 50) $(pct_bins wake2.txt 90) $(pct_bins wake2.txt 99)"
+t_eq "wult hist: count, p50, p90, p99 (us) = the bins'" "$want" "${row//>=/}"
+
+# The exact line: count sum min max, ns.
+exact=$(awk '/^#Exact:/ { c += $3; s += $5; if (!mn || ($7 && $7 < mn)) mn = $7; if ($9 > mx) mx = $9 }
+	END { print c, s, mn, mx }' wake2.txt)
+want=$(awk '{ v = $7 - $5; c++; s += v; if (!mn || v < mn) mn = v; if (v > mx) mx = v }
+	END { printf "%d %.0f %d %d\n", c, s, mn, mx }' rec.txt)
+t_eq "exact count, sum, min, max = samples'" "$want" "$exact"
+
+# ---- a latency band as a counting event ----------------------------------------
+# Datapoints with WakeLatencyRaw in [0, p50) and [p50, inf) split the total.
+t_check "wult hist --reset" wult hist --reset
+t_eq "wult hist --reset: totals 0" 0 "$(total $H/wake_latency/CPU1)"
+lo=$(pct_bins wake2.txt 50)
+perf stat -x, -e wult/datapoints/ -e "wult/wake_band,band_hi=$lo/" \
+	-e "wult/wake_band,band_lo=$lo/" -C 1 -- sleep 3 2> band.out
+read -r all below above <<< "$(awk -F, '{ print $1 }' band.out | tr '\n' ' ')"
+t_check "band counts add up ($below + $above = $all)" test "$((below + above))" -eq "$all"
+inband=$(awk -v b="$lo" '/^#Total/ {} /^ *[0-9]+\t/ { if ($1 < b) s += $2 } END { print s + 0 }' $H/wake_latency/CPU1)
+t_eq "band [0, $lo us) = histogram rows below $lo us" "$inband" "$below"
+perf record -e wult/wake_band,band_lo=5,band_hi=5/ -C 1 -o bad.data -- true > bad.out 2>&1
+t_check "band_lo >= band_hi: EINVAL" grep -q 'returned with 22 ' bad.out
+
+# ---- memory ------------------------------------------------------------------
+# mem: vmalloc + unreclaimable slab, kB.
+mem() {
+	awk '/^VmallocUsed:|^SUnreclaim:/ { s += $2 } END { print s }' /proc/meminfo
+}
+m0=$(mem)
+perf stat -x, -e wult/datapoints/ -C 1 -- sleep 20 2> long.out
+m1=$(mem)
+n=$(awk -F, '/datapoints/ { print $1 }' long.out)
+echo "# kernel memory before/after a 20 s run of $n datapoints: $m0 kB / $m1 kB"
+t_check "no memory growth over $n datapoints ($m0 -> $m1 kB, < 256 kB)" test $((m1 - m0)) -lt 256
+t_check "rmmod" rmmod wult
+t_done
