@@ -20,6 +20,7 @@ cat "$tmp/out"
 # Every file, with its mode and, for links, the target (the final path).
 exp="-rw-r--r-- etc/profile.d/wult.sh
 -rw-r--r-- usr/share/bash-completion/completions/wult
+-rw-r--r-- usr/share/man/man1/wult-hist.1
 -rw-r--r-- usr/share/man/man1/wult-record.1
 -rw-r--r-- usr/share/man/man1/wult-report.1
 -rw-r--r-- usr/share/man/man1/wult-script.1
