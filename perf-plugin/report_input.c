@@ -403,7 +403,11 @@ static int classify_attr(const struct rpt_src *s, const struct wult_pd_attr *a)
 		return -1;
 	}
 	kind = pmu_kind(s, a);
-	return kind == KIND_UNKNOWN ? -1 : kind == WULT_KIND_DATAPOINTS;
+	if (kind == KIND_UNKNOWN)
+		return -1;
+	/* A latency-band event samples the datapoints in its band. */
+	return kind == WULT_KIND_DATAPOINTS || kind == WULT_KIND_WAKE_BAND ||
+	       kind == WULT_KIND_INTR_BAND;
 }
 
 /* Are samples of @a branch contexts: wult/branches/ or wult:wake_branches? */

@@ -34,6 +34,10 @@ DPF_SMI = 0x2
 DPF_NMI = 0x4
 KIND_DATAPOINTS = 0
 KIND_BRANCHES = 3
+# Latency-band events sample the datapoints in their band.
+KIND_WAKE_BAND = 6
+KIND_INTR_BAND = 7
+DATAPOINT_KINDS = (None, KIND_DATAPOINTS, KIND_WAKE_BAND, KIND_INTR_BAND)
 PERF_TYPE_MAX = 6                       # dynamic PMUs (wult) are above
 
 
@@ -123,7 +127,7 @@ def is_sampler(param_dict):
     if not attr or len(attr) < 48:
         return True
     # A wult event of another kind (e.g. a branches member) is not it.
-    if attr_kind(param_dict) not in (None, KIND_DATAPOINTS):
+    if attr_kind(param_dict) not in DATAPOINT_KINDS:
         return False
     period = struct.unpack_from("<Q", attr, 16)[0]
     freq = struct.unpack_from("<Q", attr, 40)[0] & (1 << 10)

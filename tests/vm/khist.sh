@@ -115,6 +115,18 @@ read -r all below above <<< "$(awk -F, '{ print $1 }' band.out | tr '\n' ' ')"
 t_check "band counts add up ($below + $above = $all)" test "$((below + above))" -eq "$all"
 inband=$(awk -v b="$lo" '/^#Total/ {} /^ *[0-9]+\t/ { if ($1 < b) s += $2 } END { print s + 0 }' $H/wake_latency/CPU1)
 t_eq "band [0, $lo us) = histogram rows below $lo us" "$inband" "$below"
+# Sampling a band: perf record keeps only its datapoints, which the
+# python decoder and wult report both take as datapoints.
+perf record -q -R -e "wult/wake_band,band_lo=$lo,period=1/" -C 1 -o band.data -- sleep 3 2> bandrec.err
+perf script -i band.data -s "$DEC" 2>/dev/null | awk '$1 == "raw"' > band.txt
+nb=$(wc -l < band.txt)
+t_check "band sampling recorded datapoints ($nb)" test "$nb" -ge 10
+t_eq "every sampled datapoint has WakeLatencyRaw >= $lo us" 0 \
+	"$(awk -v b=$((lo * 1000)) '$7 - $5 < b' band.txt | wc -l)"
+wult report band.data > bandrep.txt 2>&1
+t_eq "wult report reads a band recording" 0 $?
+t_eq "wult report: all of its datapoints" "$nb" \
+	"$(awk '/^all: [0-9]+ datapoints/ { print $2; exit }' bandrep.txt)"
 perf record -e wult/wake_band,band_lo=5,band_hi=5/ -C 1 -o bad.data -- true > bad.out 2>&1
 t_check "band_lo >= band_hi: EINVAL" grep -q 'returned with 22 ' bad.out
 
