@@ -38,6 +38,8 @@ struct hist_opts {
 	int metric;		/* index in metrics[], -1: all */
 	bool reset;
 	bool bars;
+	const char *csv;	/* summary CSV to write, or NULL */
+	FILE *csvf;		/* open while a round is shown */
 	unsigned int watch;	/* seconds, 0: once */
 	unsigned int count;	/* --watch rounds, 0: until interrupted */
 };
@@ -54,6 +56,7 @@ static void hist_usage(FILE *f)
 		"  -w, --watch SEC       show them again every SEC seconds\n"
 		"  -n, --count N         with --watch: stop after N rounds (default: never)\n"
 		"      --no-bars         tables only, no terminal histograms\n"
+		"      --csv OUT         also write the tables to OUT as CSV (rewritten each round)\n"
 		"      --dir DIR         histogram directory (default " HIST_DIR ")\n"
 		"  -h, --help            this text\n\n"
 		"Times are microseconds. A percentile is the lower bound of the bin that\n"
@@ -126,6 +129,7 @@ static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *wan
 		{ "watch", required_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "no-bars", no_argument, NULL, 'B' },
+		{ "csv", required_argument, NULL, 'S' },
 		{ "dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -169,6 +173,9 @@ static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *wan
 			break;
 		case 'B':
 			o->bars = false;
+			break;
+		case 'S':
+			o->csv = optarg;
 			break;
 		case 'D':
 			o->dir = optarg;
@@ -336,6 +343,37 @@ static void hist_print_bars(const struct wult_khist_state *s, unsigned int bin_u
 	}
 }
 
+static void hist_csv_pct(FILE *f, const struct wult_khist_state *s, double p)
+{
+	uint64_t us;
+	int r = wult_khist_percentile(s, p, &us);
+
+	if (r < 0)
+		fprintf(f, ",");
+	else
+		fprintf(f, ",%s%" PRIu64, r ? ">=" : "", us);
+}
+
+/* The table's rows as CSV: one per state, empty cells where undefined. */
+static void hist_csv_rows(FILE *f, int cpu, size_t m, const struct wult_khist *h)
+{
+	const struct wult_khist_state *s;
+	size_t i, j;
+
+	for (i = 0; i < wult_khist_nstates(h); i++) {
+		s = wult_khist_state(h, i);
+		fprintf(f, "%d,%s,%s,%" PRIu64, cpu, metrics[m], s->name, s->count);
+		if (s->count)
+			fprintf(f, ",%.3f,%.3f,%.3f", s->min_ns / 1e3,
+				(double)s->sum_ns / (double)s->count / 1e3, s->max_ns / 1e3);
+		else
+			fprintf(f, ",,,");
+		for (j = 0; j < NPCTS; j++)
+			hist_csv_pct(f, s, pcts[j]);
+		fprintf(f, ",%" PRIu64 ",%u\n", s->over, wult_khist_bin_us(h));
+	}
+}
+
 /* One CPU's histograms of one metric: 0, 1 if not shown, -errno. */
 static int hist_show_one(const struct hist_opts *o, int cpu, size_t m, bool listed)
 {
@@ -366,6 +404,8 @@ static int hist_show_one(const struct hist_opts *o, int cpu, size_t m, bool list
 	}
 	printf("CPU%d %s (us)\n", cpu, metrics[m]);
 	hist_print_table(h);
+	if (o->csvf)
+		hist_csv_rows(o->csvf, cpu, m, h);
 	if (o->bars)
 		for (i = 0; i < wult_khist_nstates(h); i++)
 			hist_print_bars(wult_khist_state(h, i), wult_khist_bin_us(h));
@@ -375,7 +415,7 @@ static int hist_show_one(const struct hist_opts *o, int cpu, size_t m, bool list
 }
 
 /* Every wanted CPU and metric once: 0 or -errno. */
-static int hist_show(const struct hist_opts *o, const bool *want)
+static int hist_show_all(const struct hist_opts *o, const bool *want)
 {
 	size_t m, lo = o->metric < 0 ? 0 : (size_t)o->metric;
 	size_t hi = o->metric < 0 ? NMETRICS : lo + 1;
@@ -396,6 +436,45 @@ static int hist_show(const struct hist_opts *o, const bool *want)
 		printf("no samples in %s (no CPU measured since the module was loaded or reset)\n",
 		       o->dir);
 	return 0;
+}
+
+/*
+ * A round: the tables, and the CSV written whole to OUT.tmp, then renamed
+ * over OUT, so that a reader never sees half a round. 0 or -errno.
+ */
+static int hist_show(struct hist_opts *o, const bool *want)
+{
+	char tmp[PATH_MAX];
+	int ret, err;
+
+	if (!o->csv)
+		return hist_show_all(o, want);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", o->csv);
+	o->csvf = fopen(tmp, "w");
+	if (!o->csvf) {
+		ret = -errno;
+		fprintf(stderr, "wult hist: cannot write %s: %s\n", tmp, strerror(errno));
+		return ret;
+	}
+	fprintf(o->csvf, "CPU,Metric,State,Count,Min,Avg,Max");
+	for (size_t j = 0; j < NPCTS; j++)
+		fprintf(o->csvf, ",P%g", pcts[j]);
+	fprintf(o->csvf, ",Overflow,BinWidth\n");
+	ret = hist_show_all(o, want);
+	err = ferror(o->csvf);
+	if (fclose(o->csvf) || err) {
+		fprintf(stderr, "wult hist: error writing %s\n", tmp);
+		ret = ret ? ret : -EIO;
+	}
+	o->csvf = NULL;
+	if (!ret && rename(tmp, o->csv)) {
+		ret = -errno;
+		fprintf(stderr, "wult hist: cannot rename %s to %s: %s\n", tmp, o->csv,
+			strerror(errno));
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
 }
 
 static int hist_reset(const char *dir)

@@ -48,6 +48,14 @@ t_check "terminal histogram rows" sh -c "echo '$out' | grep -qE '^ +\[8, 16\) +9
 t_eq "-m all: three metrics of CPU1" 3 "$("$wult" hist --dir "$d" -m all --no-bars | grep -c '^CPU1 ')"
 t_eq "-C 0: listed CPUs are shown even when empty" 1 "$("$wult" hist --dir "$d" -C 0 --no-bars | grep -c '^CPU0 wake_latency')"
 
+# --csv: the table's rows, a header, percentiles as in the table.
+"$wult" hist --dir "$d" -C 1 -m wake_latency --no-bars --csv "$d/s.csv" > /dev/null
+t_eq "--csv: exit 0" 0 $?
+t_eq "--csv header" "CPU,Metric,State,Count,Min,Avg,Max,P50,P90,P99,P99.9,Overflow,BinWidth" "$(head -1 "$d/s.csv")"
+t_eq "--csv rows" "1,wake_latency,POLL,0,,,,,,,,0,1
+1,wake_latency,C1,100,10.100,15.000,12000.000,10,11,20,>=10240,1,1" "$(tail -n +2 "$d/s.csv")"
+t_check "--csv leaves no temporary file" test ! -e "$d/s.csv.tmp"
+
 # --reset writes 1 to the reset file; alone it prints nothing.
 touch "$d/reset"
 out=$("$wult" hist --dir "$d" --reset)
@@ -78,5 +86,6 @@ printf '#State: C1\n#Total samples: 3\n#Exact: count 3 sum 3 min 1 max 1 nanosec
 check_err "bins that do not add up" 1 "intr_latency/CPU1: state C1: bins and overflow" --dir "$d" -m intr_latency
 printf '#State: C1\ngarbage\n' > "$d/silent_time/CPU1"
 check_err "a line that is not the format" 1 "silent_time/CPU1: line 2" --dir "$d" -m silent_time
+check_err "--csv into a missing directory" 1 "cannot write $d/none/x.csv.tmp" --dir "$d" -m wake_latency --csv "$d/none/x.csv"
 check_err "no reset file" 1 "cannot reset through $d/none/reset" --dir "$d/none" --reset
 t_done

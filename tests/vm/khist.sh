@@ -91,11 +91,13 @@ for p in 50 90 99; do
 done
 # wult hist reads the same files: its per-state percentiles (all samples
 # are in default_idle here) are those of the bins.
-wult hist -C 1 --no-bars > whist.txt 2> whist.err
+wult hist -C 1 --no-bars --csv whist.csv > whist.txt 2> whist.err
 t_eq "wult hist exits 0" 0 $?
 row=$(awk '$1 == "default_idle" { print $2, $6, $7, $8 }' whist.txt)
 want="$m $(pct_bins wake2.txt 50) $(pct_bins wake2.txt 90) $(pct_bins wake2.txt 99)"
 t_eq "wult hist: count, p50, p90, p99 (us) = the bins'" "$want" "${row//>=/}"
+row=$(awk -F, '$3 == "default_idle" { print $4, $8, $9, $10 }' whist.csv)
+t_eq "wult hist --csv: the same" "$want" "${row//>=/}"
 
 # The exact line: count sum min max, ns.
 exact=$(awk '/^#Exact:/ { c += $3; s += $5; if (!mn || ($7 && $7 < mn)) mn = $7; if ($9 > mx) mx = $9 }
