@@ -62,6 +62,13 @@ static const char *const discovered[] = {
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
 		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 
+/*
+ * PERF_FORMAT_LOST (Linux 6.0+, older kernels refuse it): each group entry
+ * then ends with the samples the kernel dropped for that event, which tells
+ * a datapoint lost by the kernel from one lost on the way to the file.
+ */
+static uint64_t read_format_lost;
+
 struct rec_opts {
 	const char *cpus;
 	unsigned int ldist_min, ldist_max;	/* us */
@@ -370,7 +377,10 @@ struct rec_state {
 	 * group read grows by more than one between samples of a CPU.
 	 */
 	unsigned long long unsampled;
+	/* ...of which the kernel counted as lost (PERF_FORMAT_LOST) */
+	unsigned long long unsampled_klost;
 	uint64_t *last_count;		/* per CPU, 0: no sample yet */
+	uint64_t *last_klost;		/* per CPU: the leader's lost count */
 	int max_cpu;
 	int failed;
 	struct hp_cpu *hp;		/* the measured CPUs' hotplug state */
@@ -395,10 +405,29 @@ struct hp_cpu {
  * Registers the ids a leader sample carries: IDENTIFIER is the leader's id
  * on that CPU, and the group read lists every member's id in group order.
  */
+/*
+ * The leader's count read with a sample is its datapoint number on that
+ * CPU: a jump of more than one is datapoints counted without a sample,
+ * which the kernel's lost count for the leader (if read) says it dropped.
+ */
+static void count_gap(struct rec_state *st, uint32_t cpu, uint64_t count, uint64_t klost)
+{
+	if (st->last_count[cpu] && count > st->last_count[cpu] + 1) {
+		uint64_t gap = count - st->last_count[cpu] - 1;
+		uint64_t dl = klost - st->last_klost[cpu];
+
+		st->unsampled += gap;
+		st->unsampled_klost += dl < gap ? dl : gap;
+	}
+	st->last_count[cpu] = count;
+	st->last_klost[cpu] = klost;
+}
+
 static void learn_ids(struct rec_state *st, const union perf_event *event)
 {
 	const uint64_t *p = (const uint64_t *)(&event->header + 1);
 	const uint64_t *end = (const uint64_t *)((const char *)event + event->header.size);
+	unsigned int stride = read_format_lost ? 3 : 2;	/* value, id[, lost] */
 	uint64_t nr, i;
 	uint32_t cpu;
 
@@ -408,15 +437,10 @@ static void learn_ids(struct rec_state *st, const union perf_event *event)
 	if (p + 3 > end)
 		return;
 	nr = p[0];
-	if (nr && p + 5 <= end && (int)cpu <= st->max_cpu) {
-		uint64_t count = p[3];	/* the leader's: after nr, enabled, running */
-
-		if (st->last_count[cpu] && count > st->last_count[cpu] + 1)
-			st->unsampled += count - st->last_count[cpu] - 1;
-		st->last_count[cpu] = count;
-	}
+	if (nr && p + 3 + stride <= end && (int)cpu <= st->max_cpu)
+		count_gap(st, cpu, p[3], read_format_lost ? p[5] : 0);
 	p += 3;				/* nr, time_enabled, time_running */
-	for (i = 0; i < nr && i < st->nr_ev && p + 2 <= end; i++, p += 2)
+	for (i = 0; i < nr && i < st->nr_ev && p + stride <= end; i++, p += stride)
 		wult_pdw_add_id(st->pdw, st->ev[i].pdw_idx, p[1]);
 }
 
@@ -562,7 +586,7 @@ static void group_attr(struct perf_event_attr *attr, uint64_t period)
 {
 	attr->sample_period = period;
 	attr->sample_type = SAMPLE_TYPE;
-	attr->read_format = READ_FORMAT;
+	attr->read_format = READ_FORMAT | read_format_lost;
 	attr->sample_id_all = 1;
 }
 
@@ -902,6 +926,7 @@ static void check_hotplug(struct rec_state *st, const struct rec_opts *o, double
 		}
 		learn_all_ids(st);
 		st->last_count[h->cpu] = 0;	/* the new leader counts from 0 */
+		st->last_klost[h->cpu] = 0;
 		fprintf(stderr, "wult record: CPU %d is back online (after %.1f s): measuring "
 			"it again\n", h->cpu, t - h->since);
 	}
@@ -1004,16 +1029,37 @@ static double run(struct rec_state *st, const struct rec_opts *o, struct perf_ev
 	return now_s() - t0;
 }
 
+/* PERF_FORMAT_LOST came with Linux 6.0. */
+static int kernel_has_format_lost(void)
+{
+	struct utsname u;
+	int major = 0;
+
+	return !uname(&u) && sscanf(u.release, "%d", &major) == 1 && major >= 6;
+}
+
+/* Whether the kernel counted the datapoints it did not sample as lost. */
+static const char *unsampled_kind(const struct rec_state *st)
+{
+	static char buf[96];
+
+	if (!read_format_lost)
+		return "kernel lost count not available before Linux 6.0";
+	snprintf(buf, sizeof(buf), "%llu lost by the kernel, %llu not",
+		 st->unsampled_klost, st->unsampled - st->unsampled_klost);
+	return buf;
+}
+
 static void summary(struct rec_state *st, const struct rec_opts *o, double t)
 {
 	int i;
 
 	if (!o->quiet || st->failed)
 		fprintf(stderr, "wult record: %llu datapoints in %.1f s (%.0f/s), %llu lost%s, "
-			"%llu counted but not sampled, %llu branch contexts, written to %s\n",
+			"%llu counted but not sampled (%s), %llu branch contexts, written to %s\n",
 			st->samples, t, t > 0 ? st->samples / t : 0.0, st->lost,
-			st->lost ? " (use a larger -m)" : "", st->unsampled, st->br_samples,
-			o->output);
+			st->lost ? " (use a larger -m)" : "", st->unsampled,
+			unsampled_kind(st), st->br_samples, o->output);
 	for (i = 0; i < st->nr_hp; i++) {
 		struct hp_cpu *h = &st->hp[i];
 
@@ -1041,6 +1087,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	if (ret)
 		goto out;
 	note_machine();
+	read_format_lost = kernel_has_format_lost() ? PERF_FORMAT_LOST : 0;
 	ret = build_events(o, perf_cpu_map__cpu(cpus, 0).cpu, ev, &st.nr_ev);
 	if (ret)
 		goto out;
@@ -1066,7 +1113,8 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	}
 	st.max_cpu = perf_cpu_map__max(cpus).cpu;
 	st.last_count = calloc(st.max_cpu + 1, sizeof(*st.last_count));
-	if (!st.last_count || init_hotplug(&st, cpus)) {
+	st.last_klost = calloc(st.max_cpu + 1, sizeof(*st.last_klost));
+	if (!st.last_count || !st.last_klost || init_hotplug(&st, cpus)) {
 		ret = 1;
 		goto out_close;
 	}
@@ -1108,6 +1156,7 @@ out_unmap:
 out_close:
 	free_hotplug(&st);
 	free(st.last_count);
+	free(st.last_klost);
 	for (i = 0; i < (unsigned int)st.nr_lbr_fds; i++)
 		close(st.lbr_fds[i]);
 	free(st.lbr_fds);
