@@ -493,7 +493,12 @@ static void drain_one(struct perf_evlist *evlist, struct rec_state *st)
 				st->failed = 1;
 			perf_mmap__consume(map);
 		}
-		perf_mmap__read_done(map);
+		/*
+		 * No perf_mmap__read_done(): it sets the read position to the
+		 * head as it is now, skipping (without a LOST record) what the
+		 * kernel wrote since the last perf_mmap__read_event() saw the
+		 * ring empty. That read position is already where we are.
+		 */
 	}
 }
 
