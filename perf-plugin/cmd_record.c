@@ -820,7 +820,8 @@ static int backup_old(const char *path)
  */
 static void learn_all_ids(struct rec_state *st)
 {
-	uint64_t buf[3 + 2 * MAX_EVENTS];
+	uint64_t buf[3 + 3 * MAX_EVENTS];
+	unsigned int stride = read_format_lost ? 3 : 2;	/* value, id[, lost] */
 	char target[64];
 	struct dirent *d;
 	DIR *dir = opendir("/proc/self/fd");
@@ -837,10 +838,10 @@ static void learn_all_ids(struct rec_state *st)
 		if (strcmp(target, "anon_inode:[perf_event]"))
 			continue;
 		n = read(atoi(d->d_name), buf, sizeof(buf));
-		if (n < 24 || buf[0] != st->nr_ev || (size_t)n < (3 + 2 * buf[0]) * 8)
+		if (n < 24 || buf[0] != st->nr_ev || (size_t)n < (3 + stride * buf[0]) * 8)
 			continue;
 		for (i = 0; i < buf[0]; i++)
-			wult_pdw_add_id(st->pdw, st->ev[i].pdw_idx, buf[3 + 2 * i + 1]);
+			wult_pdw_add_id(st->pdw, st->ev[i].pdw_idx, buf[3 + stride * i + 1]);
 	}
 	closedir(dir);
 }
