@@ -184,6 +184,9 @@ static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
 	case WULT_OTHER_INTR:
 		wult_inc(&wc->stats.other_intr);
 		break;
+	case WULT_NOT_IDLE:
+		wult_inc(&wc->stats.not_idle);
+		break;
 	default:
 		wult_inc(&wc->stats.invalid);
 		break;
@@ -198,12 +201,11 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 
 	/* LTime passed before the CPU went idle: its expiry was just late. */
 	if (dp->ltime <= dp->tbi) {
-		wult_inc(&wc->stats.not_idle);
-		wult_arm(wc);
+		wult_drop(wc, WULT_NOT_IDLE);
 		return;
 	}
 	if (dp->tai < dp->ltime || dp->tintr < dp->ltime || !wc->ltime_ok) {
-		wult_drop(wc, WULT_KEEP);
+		wult_drop(wc, WULT_INVALID);
 		return;
 	}
 	wult_to_ns(wc, dp);
@@ -469,8 +471,7 @@ void wult_engine_intr(u64 ts1, u64 tintr)
 		wult_take_branches(wc, true);
 		wult_intr_in_idle(wc, dp);
 	} else {
-		wult_inc(&wc->stats.not_idle);
-		wult_arm(wc);
+		wult_drop(wc, WULT_NOT_IDLE);
 	}
 }
 

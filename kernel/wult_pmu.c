@@ -423,15 +423,10 @@ static int wult_event_add(struct perf_event *event, int flags)
 {
 	struct list_head *events = this_cpu_ptr(&wult_pmu_events);
 	struct hw_perf_event *hwc = &event->hw;
-	struct perf_event *first;
 
 	if (wult_kind_idle(wult_ev_kind(event)))
 		return wult_idle_event_add(event, flags);
-
-	/* A CPU is measured with one source at a time. */
-	first = list_first_entry_or_null(events, struct perf_event, active_entry);
-	if (first && first->hw.idx != hwc->idx)
-		return -EBUSY;
+	/* All events here share one source: wult_claim_cpu() at event_init. */
 
 	/*
 	 * As perf_swevent_add(): start a full period ahead, or the first

@@ -20,6 +20,9 @@ enum wult_verdict {
 	WULT_EARLY_WAKE,	/* not our wake: keep the event armed */
 	WULT_STALE_TAI,		/* something else ended the idle period */
 	WULT_OTHER_INTR,	/* another interrupt or an NMI between the halves */
+	/* Drop reasons decided by the engine itself, not by these rules: */
+	WULT_NOT_IDLE,		/* LTime came before the CPU was idle */
+	WULT_INVALID,		/* times out of order, or LTime unknown */
 };
 
 /* Counter delta across a u32 wrap. */
