@@ -111,6 +111,9 @@ $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/libwult.a
 	@mkdir -p $(dir $@)
 	$(CC) $(san_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# test_pdwrite kills its writer before chosen pwrite() calls.
+$(BUILD)/san/tests/test_pdwrite: LDLIBS += -Wl,--wrap=pwrite
+
 $(BUILD)/rel/bench/%: $(BUILD)/rel/tests/bench/%.o $(BUILD)/rel/libwult.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS)

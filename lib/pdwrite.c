@@ -9,19 +9,24 @@
  * sections, attrs and ids are found through offsets and may lie anywhere.
  *
  * Durability: the file is a valid perf.data from wult_pdw_open() on, so a
- * writer killed at any instant leaves a readable file with every record of
- * the last wult_pdw_sync(). Records are buffered and written only by a
- * sync, which never overwrites a byte the header on disk refers to:
+ * writer killed at any instant leaves a readable file, features included,
+ * with every record of the last wult_pdw_sync(). Records are buffered and
+ * written only by a sync, which writes nothing the header on disk refers
+ * to until its last step, one pwrite() of the header:
  *   1. the new features, attrs and ids go to the slot the header does not
- *      use (two slots past the data, used in turn);
- *   2. the header says: the old data, the new attrs, no features;
- *   3. the buffered records go where the old feature table was, the new
- *      table after them;
- *   4. the header says: the new data and features.
- * A kill between 2 and 4 (two writes) loses only the feature sections.
- * When the records reach the slots, the slots move past the old ones and
- * SLACK further, so the space between data and slots stays bounded; close
- * cuts the file after the slot in use.
+ *      use (two slots, used in turn, placed RESERVE past the table);
+ *   2. the buffered records go right after the feature table on disk;
+ *   3. the new feature table after them;
+ *   4. the header says: the data up to the new table, the new attrs.
+ * The old table thereby becomes part of the data. It stays a valid record
+ * because every table opens with the entry of feature bit 0
+ * (HEADER_RESERVED, which perf and libwult skip), written as the header of
+ * a FINISHED_ROUND record as long as the table: readers step over it as a
+ * round boundary. A sync therefore costs one table's bytes in the data
+ * (16 per feature, plus 16), and a round marker, as perf record writes
+ * after each pass over its buffers. The slots move further when the data
+ * could reach them within one sync; close writes the sections right after
+ * the table (where they fit) and cuts the file there.
  *
  * Pipe mode (path "-": standard output, as `perf record -o -`): the pipe
  * header, one HEADER_ATTR record per event with its ids, the features as
@@ -43,12 +48,19 @@
 
 #define ATTR_SIZE	sizeof(struct perf_event_attr)
 /* Records buffered before a sync is forced, whatever the caller's pace. */
-#define BUF_MAX		(4U << 20)
-/* Room left for records before the slots must move (bytes). */
-#define SLACK		(64U << 10)
+#define BUF_MAX		(1U << 20)
+/*
+ * Space kept between the feature table and the slots: one sync's records
+ * (at most BUF_MAX) and its table (at most 257 entries of 16 bytes) never
+ * reach the slot the header uses.
+ */
+#define RESERVE		(BUF_MAX + (8U << 10))
 
 /* perf's user record types (tools/perf/util/event.h). */
-enum { R_HEADER_ATTR = 64, R_HEADER_TRACING_DATA = 66, R_HEADER_FEATURE = 80 };
+enum {
+	R_HEADER_ATTR = 64, R_HEADER_TRACING_DATA = 66, R_FINISHED_ROUND = 68,
+	R_HEADER_FEATURE = 80,
+};
 /* perf 6.1's HEADER_LAST_FEATURE: it refuses higher ids in pipe mode. */
 #define PERF_LAST_FEATURE	31
 
@@ -80,8 +92,11 @@ struct wult_pdw {
 	char *path;
 	int failed;
 	int pipe, announced;	/* pipe mode; its metadata written */
-	uint64_t data_end;	/* file offset: end of the records on disk */
-	uint64_t tail_end;	/* file offset: end of what the header refers to */
+	uint64_t data_end;	/* file offset: end of the data, where the table is */
+	uint64_t tbl_len;	/* bytes of that table, 0: nothing on disk yet */
+	uint64_t sec_lo;	/* file offset: the sections the header refers to, */
+	uint64_t tail_end;	/* ...up to here */
+	uint64_t rec_bytes;	/* records written to disk */
 	uint64_t slot_base;	/* file offset of slot 0; slot 1 follows */
 	uint64_t slot_size;
 	int slot;		/* the slot the header uses, -1: none yet */
@@ -145,7 +160,7 @@ int wult_pdw_open(const char *path, struct wult_pdw **out, char *err, size_t err
 	}
 	w->group_leader = -1;
 	w->slot = -1;
-	w->data_end = w->tail_end = PERF_FILE_HDR_SIZE;
+	w->data_end = w->sec_lo = w->tail_end = PERF_FILE_HDR_SIZE;
 	if (!strcmp(path, "-")) {
 		w->pipe = 1;
 		w->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -244,6 +259,13 @@ int wult_pdw_write(struct wult_pdw *w, const void *rec, size_t size)
 		return -EINVAL;
 	if (w->failed)
 		return -EIO;
+	/* A sync never writes more than BUF_MAX bytes of records (RESERVE). */
+	if (w->buf_len && w->buf_len + size > BUF_MAX) {
+		int ret = wult_pdw_sync(w);
+
+		if (ret)
+			return ret;
+	}
 	if (w->buf_len + size > w->buf_cap) {
 		size_t cap = w->buf_cap ? w->buf_cap : 65536;
 		char *b;
@@ -258,7 +280,7 @@ int wult_pdw_write(struct wult_pdw *w, const void *rec, size_t size)
 	}
 	memcpy(w->buf + w->buf_len, rec, size);
 	w->buf_len += size;
-	return w->buf_len >= BUF_MAX ? wult_pdw_sync(w) : 0;
+	return 0;
 }
 
 static int dup_str(char **dst, const char *s)
@@ -355,7 +377,7 @@ int wult_pdw_add_cstate(struct wult_pdw *w, uint32_t cpu, uint32_t idx, const ch
 
 uint64_t wult_pdw_data_size(const struct wult_pdw *w)
 {
-	return w->data_end - PERF_FILE_HDR_SIZE + w->buf_len;
+	return w->rec_bytes + w->buf_len;
 }
 
 /* TRACING_DATA (perf's trace-event-read format, version 0.6). */
@@ -532,6 +554,12 @@ static unsigned int nr_features(const struct wult_pdw *w)
 	return n;
 }
 
+/* Bytes of the feature table: the features, and entry 0. */
+static uint64_t table_size(const struct wult_pdw *w)
+{
+	return 16 * (1 + nr_features(w));
+}
+
 /* perf_file_header: the data up to @data_end, features per @feats. */
 static void put_header(struct wult_pdw *w, FILE *f, uint64_t data_end,
 		       uint64_t attrs_off, const uint64_t *feats)
@@ -558,11 +586,18 @@ static void put_header(struct wult_pdw *w, FILE *f, uint64_t data_end,
 static uint64_t put_tail(struct wult_pdw *w, FILE *tbl, FILE *sec, uint64_t sec_off,
 			 uint64_t *feats)
 {
+	struct perf_event_header pad = {
+		.type = R_FINISHED_ROUND, .size = table_size(w),
+	};
 	uint64_t off = sec_off, ids_off;
 	unsigned int i;
 	int feat;
 
-	for (feat = 0; feat < PERF_FEAT_BITS; feat++) {
+	/* Entry 0 (HEADER_RESERVED): the table read as a record, see the top. */
+	feats[0] |= 1;
+	put(w, tbl, &pad, sizeof(pad));
+	put64(w, tbl, 0);
+	for (feat = 1; feat < PERF_FEAT_BITS; feat++) {
 		long sz;
 
 		if (!has_feature(w, feat))
@@ -711,24 +746,30 @@ static int sync_pipe(struct wult_pdw *w)
 }
 
 /*
- * Where the sections of @len bytes go: the slot the header does not use,
- * unless the records and table (up to @need) reach the slots or @len
- * outgrew them; then two new slots past the old ones.
+ * Where the sections of @len bytes go, when this sync's records and table
+ * end at @need: with @compact (close), right after the table if they do not
+ * reach the sections the header uses; else the slot the header does not
+ * use, unless the next sync's records could reach the slots or @len
+ * outgrew them: then two new slots past the old ones.
  */
-static uint64_t place_sections(struct wult_pdw *w, uint64_t need, uint64_t len)
+static uint64_t place_sections(struct wult_pdw *w, uint64_t need, uint64_t len, int compact)
 {
 	uint64_t end_old;
 
 	if (!len)		/* nothing to place: point inside the file */
 		return need;
-	if (w->slot >= 0 && need <= w->slot_base && len <= w->slot_size) {
+	if (compact && (w->tail_end == w->sec_lo || need + len <= w->sec_lo))
+		return need;
+	if (w->slot >= 0 && need + RESERVE <= w->slot_base && len <= w->slot_size) {
 		w->slot ^= 1;
 		return w->slot_base + w->slot * w->slot_size;
 	}
 	end_old = w->slot >= 0 ? w->slot_base + 2 * w->slot_size : 0;
+	if (end_old < w->tail_end)
+		end_old = w->tail_end;
 	if (len > w->slot_size)
 		w->slot_size = (2 * len + 4095) & ~4095ULL;
-	w->slot_base = need + SLACK > end_old ? need + SLACK : end_old;
+	w->slot_base = need + RESERVE > end_old ? need + RESERVE : end_old;
 	w->slot = 0;
 	return w->slot_base;
 }
@@ -748,31 +789,36 @@ static uint64_t tail_size(struct wult_pdw *w)
 	return n;
 }
 
-/* Steps 1-4 of the header comment, in that order. */
+/* Steps 1-4 of the comment at the top, in that order. */
 static void write_sync(struct wult_pdw *w, const struct mbuf *tbl, const struct mbuf *sec,
 		       uint64_t sec_off, const struct mbuf *hdr)
 {
+	uint64_t rec_off = w->data_end + w->tbl_len;
+	char first[PERF_FILE_HDR_SIZE + 16];
+
+	if (!w->tbl_len && !w->buf_len && !sec->n && tbl->n == 16) {
+		/* The first sync (open): header and table in one write. */
+		memcpy(first, hdr->p, PERF_FILE_HDR_SIZE);
+		memcpy(first + PERF_FILE_HDR_SIZE, tbl->p, 16);
+		pwrite_all(w, first, sizeof(first), 0);
+		return;
+	}
 	pwrite_all(w, sec->p, sec->n, sec_off);
+	pwrite_all(w, w->buf, w->buf_len, rec_off);
+	pwrite_all(w, tbl->p, tbl->n, rec_off + w->buf_len);
+	/* One write within the first page: a kill cannot split it. */
 	pwrite_all(w, hdr->p, PERF_FILE_HDR_SIZE, 0);
-	pwrite_all(w, w->buf, w->buf_len, w->data_end);
-	pwrite_all(w, tbl->p, tbl->n, w->data_end + w->buf_len);
-	pwrite_all(w, hdr->p + PERF_FILE_HDR_SIZE, PERF_FILE_HDR_SIZE, 0);
 }
 
-int wult_pdw_sync(struct wult_pdw *w)
+static int pdw_sync(struct wult_pdw *w, int compact)
 {
-	uint64_t feats[PERF_FEAT_BITS / 64] = { 0 }, new_end, sec_off, attrs_off;
+	uint64_t feats[PERF_FEAT_BITS / 64] = { 0 }, new_end, sec_off, attrs_off, tbl_len;
 	struct mbuf tbl, sec, hdr;
 	int ret;
 
-	if (!w)
-		return -EINVAL;
-	if (w->pipe)
-		return sync_pipe(w);
-	if (!w->failed && !w->buf_len && !w->dirty && w->slot >= 0)
-		return 0;
-	new_end = w->data_end + w->buf_len;
-	sec_off = place_sections(w, new_end + nr_features(w) * 16, tail_size(w));
+	new_end = w->data_end + w->tbl_len + w->buf_len;
+	tbl_len = table_size(w);
+	sec_off = place_sections(w, new_end + tbl_len, tail_size(w), compact);
 	ret = mbuf_open(&tbl);
 	if (!ret && (ret = mbuf_open(&sec)))
 		mbuf_close(w, &tbl);
@@ -783,11 +829,12 @@ int wult_pdw_sync(struct wult_pdw *w)
 	if (ret)
 		return ret;
 	attrs_off = put_tail(w, tbl.f, sec.f, sec_off, feats);
-	put_header(w, hdr.f, w->data_end, attrs_off, NULL);
 	put_header(w, hdr.f, new_end, attrs_off, feats);
 	mbuf_close(w, &tbl);
 	mbuf_close(w, &sec);
 	mbuf_close(w, &hdr);
+	if (!w->failed && (tbl.n != tbl_len || hdr.n != PERF_FILE_HDR_SIZE))
+		w->failed = EIO;	/* a size computed apart disagrees: a bug */
 	if (!w->failed)
 		write_sync(w, &tbl, &sec, sec_off, &hdr);
 	free(tbl.p);
@@ -795,11 +842,25 @@ int wult_pdw_sync(struct wult_pdw *w)
 	free(hdr.p);
 	if (w->failed)
 		return -(w->failed > 0 ? w->failed : EIO);
+	w->rec_bytes += w->buf_len;
 	w->data_end = new_end;
+	w->tbl_len = tbl_len;
+	w->sec_lo = sec_off;
 	w->tail_end = sec_off + sec.n;
 	w->buf_len = 0;
 	w->dirty = 0;
 	return 0;
+}
+
+int wult_pdw_sync(struct wult_pdw *w)
+{
+	if (!w)
+		return -EINVAL;
+	if (w->pipe)
+		return sync_pipe(w);
+	if (!w->failed && !w->buf_len && !w->dirty && w->tbl_len)
+		return 0;
+	return pdw_sync(w, 0);
 }
 
 int wult_pdw_close(struct wult_pdw *w, char *err, size_t errlen)
@@ -808,7 +869,7 @@ int wult_pdw_close(struct wult_pdw *w, char *err, size_t errlen)
 
 	if (!w)
 		return -EINVAL;
-	ret = wult_pdw_sync(w);
+	ret = w->pipe ? sync_pipe(w) : pdw_sync(w, 1);
 	if (!ret && !w->pipe && ftruncate(w->fd, w->tail_end))
 		ret = -errno;
 	if (close(w->fd) && !ret)

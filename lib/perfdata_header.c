@@ -606,6 +606,12 @@ static int file_features(struct wult_pd *pd, const struct file_header *h)
 	char why[sizeof(pd->err)];
 	int ret;
 
+	/*
+	 * Bit 0 (HEADER_RESERVED) has an entry perf skips unread; wult's
+	 * writer keeps a record header there (lib/pdwrite.c).
+	 */
+	if (h->features[0] & 1)
+		off += sizeof(fs);
 	for (feat = 1; feat < PERF_FEAT_BITS; feat++) {
 		struct pd_rd r = { .pd = pd, .what = feat_name(feat) };
 

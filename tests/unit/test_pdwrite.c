@@ -2,8 +2,10 @@
 /*
  * wult_pdw_*: a file written here reads back through libwult's reader with
  * the same attrs, ids, names, features and samples, and stock perf reads it
- * (checked when perf is installed). A writer killed at random instants
- * leaves a file that reads, with at least every record of its last sync.
+ * (checked when perf is installed). A writer killed at random instants,
+ * and one killed before (or halfway through) each of its writes in turn,
+ * leaves a file that reads, features included, with every record of its
+ * last sync: in libwult and in stock perf.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,40 @@
 
 #define LEADER_TYPE	77
 #define NSAMPLES	10
+/* What a sync costs in the data: the table it leaves behind (2 entries). */
+#define SYNC_PAD	32
+/* lib/pdwrite.c's RESERVE: room between the table and the slots. */
+#define RESERVE		((1 << 20) + (8 << 10))
+
+/*
+ * The test is linked with -Wl,--wrap=pwrite: the writer's pwrite() calls
+ * come here, so a kill can be placed before any one of them.
+ */
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
+
+static long pw_calls;		/* pwrite() calls so far */
+static long pw_kill = -1;	/* die at this call, -1: never */
+static int pw_half;		/* ...after writing half of it (not the header) */
+static long pw_written;		/* samples handed to the writer so far */
+static long pw_synced[4096];	/* [call]: samples on disk once it is done */
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	long call = pw_calls++;
+	ssize_t ret;
+
+	if (call == pw_kill) {
+		/* The header is one write in the first page: never split. */
+		if (pw_half && off && n > 1)
+			__real_pwrite(fd, buf, n / 2, off);
+		_exit(0);
+	}
+	ret = __real_pwrite(fd, buf, n, off);
+	if (call < 4096)
+		pw_synced[call] = !off ? pw_written : call ? pw_synced[call - 1] : 0;
+	return ret;
+}
 
 struct sample {
 	struct perf_event_header h;
@@ -251,8 +287,9 @@ static void killed_writer(const char *path)
 			printf("  kill %d: before the first write (empty file)\n", k);
 			continue;
 		}
-		if (n < *synced) {
-			printf("  kill %d: %ld samples read, %ld synced\n", k, n, *synced);
+		if (n < *synced || (*synced && !nm)) {
+			printf("  kill %d: %ld samples read, %ld synced, names %s\n", k, n,
+			       *synced, nm ? "read" : "lost");
 			bad++;
 		}
 		named += nm;
@@ -272,6 +309,100 @@ static void killed_writer(const char *path)
 	WT_CHECK(some >= 20, "only %d of 40 writers synced before the kill", some);
 	printf("  40 kills: every file read; %d with its features\n", named);
 	munmap((void *)synced, sizeof(long));
+}
+
+/*
+ * The writer of killed_at(): small syncs, a change of ids, a sync forced
+ * by a full buffer (which moves the slots), a close.
+ */
+static void staged_writer(const char *path)
+{
+	struct perf_event_attr lead, mem;
+	struct wult_pdw *w;
+	char err[256];
+	int i;
+
+	make_attrs(&lead, &mem);
+	if (wult_pdw_open(path, &w, err, sizeof(err)))
+		_exit(1);
+	wult_pdw_add_attr(w, &lead, "wult/datapoints/");
+	wult_pdw_add_attr(w, &mem, "cpu-clock");
+	wult_pdw_add_id(w, 0, 100);
+	wult_pdw_add_id(w, 1, 101);
+	wult_pdw_set_group(w, 0, 2);
+	wult_pdw_set_str(w, WULT_PDW_HOSTNAME, "staged");
+	wult_pdw_set_tracing(w, "wult", wult_synth_format());
+	for (i = 0; i < 14000; i++) {
+		if (write_sample(w, i))
+			_exit(1);
+		pw_written = i + 1;
+		if (i == 9 || i == 19 || i == 13999) {
+			if (i == 19)
+				wult_pdw_add_id(w, 0, 200);
+			if (wult_pdw_sync(w))
+				_exit(1);
+		}
+	}
+	if (wult_pdw_close(w, err, sizeof(err)))
+		_exit(1);
+}
+
+/* stock perf's view of @path: samples of the leader, and its header. */
+static void perf_reads(const char *path, long want, const char *what)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "perf script -i %s 2>/dev/null | "
+		 "grep -c ' wult/datapoints/:' | grep -qx %ld", path, want);
+	WT_CHECK(system(cmd) == 0, "%s: stock perf script reads %ld samples", what, want);
+	snprintf(cmd, sizeof(cmd), "perf report -i %s --header-only 2>&1 | "
+		 "grep -q 'hostname : staged'", path);
+	WT_CHECK(system(cmd) == 0, "%s: stock perf reads the features", what);
+}
+
+/* Kill the writer before, or halfway through, each of its writes in turn. */
+static void killed_at(const char *path)
+{
+	long total, k, n;
+	int half, nm, bad = 0, perf = access("/usr/bin/perf", X_OK) == 0;
+	char what[64];
+	pid_t pid;
+
+	/* A full run counts the writes and what each one leaves on disk. */
+	pw_kill = -1;
+	pw_calls = 0;
+	staged_writer(path);
+	total = pw_calls;
+	WT_CHECK(total >= 16 && total < 4096, "%ld writes", total);
+	WT_EQ(count_samples(path, &nm), 14000);
+	for (k = 0; k < total && k < 4096; k++) {
+		for (half = 0; half < 2; half++) {
+			pw_kill = k;
+			pw_half = half;
+			pw_calls = 0;
+			pid = fork();
+			if (!pid)
+				staged_writer(path);
+			waitpid(pid, NULL, 0);
+			n = count_samples(path, &nm);
+			if (!k && !file_size(path))
+				continue;	/* died before writing anything */
+			if (n != (k ? pw_synced[k - 1] : 0) || (n && !nm)) {
+				printf("  killed at write %ld%s: %ld samples read, %ld synced, "
+				       "names %s\n", k, half ? " (half)" : "", n,
+				       k ? pw_synced[k - 1] : 0, nm ? "read" : "lost");
+				bad++;
+			}
+			snprintf(what, sizeof(what), "killed at write %ld%s", k,
+				 half ? " (half)" : "");
+			if (perf && half && n > 0)
+				perf_reads(path, n, what);
+		}
+	}
+	pw_kill = -1;
+	WT_EQ(bad, 0);
+	printf("  killed before and halfway through each of %ld writes: every file "
+	       "read with its last sync\n", total);
 }
 
 /* A file in use is valid: right after open, and with unsynced records. */
@@ -295,20 +426,26 @@ static void valid_while_written(const char *path)
 	WT_EQ(wult_pdw_sync(w), 0);
 	WT_EQ(count_samples(path, &nm), 5);
 	WT_CHECK(nm, "attr name read back after a sync");
-	/* 4 MiB of records force a sync without the caller's. */
+	/* More than 1 MiB of records force syncs without the caller's. */
 	for (i = 5; (size_t)i < 5 + (4U << 20) / sizeof(struct sample) + 1; i++)
 		write_sample(w, i);
 	WT_CHECK(count_samples(path, &nm) > 5, "a full buffer is synced");
-	/* A sync per record: the file does not grow with the syncs. */
+	/*
+	 * A sync per record: the file grows by the records and one table per
+	 * sync, plus the room kept for the slots while it is written.
+	 */
 	for (k = 0; k < 5000; k++, i++) {
 		write_sample(w, i);
 		wult_pdw_sync(w);
 	}
-	WT_CHECK(file_size(path) < (long)(104 + i * sizeof(struct sample) + (256 << 10)),
+	WT_CHECK(file_size(path) < (long)(104 + i * sizeof(struct sample) + 5010 * SYNC_PAD +
+					  RESERVE + (64 << 10)),
 		 "%ld bytes for %d records synced one by one", file_size(path), i);
 	WT_EQ(wult_pdw_close(w, err, sizeof(err)), 0);
 	WT_EQ(count_samples(path, &nm), i);
-	WT_CHECK(file_size(path) < (long)(104 + i * sizeof(struct sample) + (128 << 10)),
+	/* Closed: the sections follow the table, nothing after them. */
+	WT_CHECK(file_size(path) < (long)(104 + i * sizeof(struct sample) + 5010 * SYNC_PAD +
+					  4096),
 		 "closed: %ld bytes for %d records", file_size(path), i);
 }
 
@@ -407,6 +544,7 @@ int main(void)
 		WT_SKIP("perf not installed: stock perf not checked");
 	}
 	valid_while_written(path);
+	killed_at(path);
 	killed_writer(path);
 	if (access("/usr/bin/perf", X_OK) == 0) {
 		char cmd[512];
