@@ -369,8 +369,7 @@ struct rec_state {
 	struct wult_pdw *pdw;
 	unsigned long long samples, lost, limit;
 	unsigned long long br_samples;	/* branch contexts */
-	int *lbr_fds;			/* per CPU: keeps perf's LBR recording */
-	int nr_lbr_fds;
+	int keep_lbr;			/* hp[].lbr_fd keep perf's LBR on */
 	/*
 	 * Datapoints the wult event counted without a sample reaching the
 	 * ring (seen rarely, with no LOST record): the leader's count in the
@@ -399,6 +398,7 @@ struct hp_cpu {
 	double offline_s;		/* time spent offline */
 	double since;			/* when it went offline */
 	struct perf_evlist *evlist;	/* the group opened on its return */
+	int lbr_fd;			/* keeps perf's LBR recording, -1: none */
 };
 
 /*
@@ -643,7 +643,7 @@ static int add_branches(const struct rec_opts *o, int cpu, const struct ev *lead
  * on each CPU (where the x86 PMU has LBR: cpu/caps/branches). Best effort:
  * without it the branch contexts say LBR was off.
  */
-static void keep_lbr_on(struct rec_state *st, struct perf_cpu_map *cpus)
+static int lbr_keeper_open(int cpu)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a),
@@ -655,24 +655,24 @@ static void keep_lbr_on(struct rec_state *st, struct perf_cpu_map *cpus)
 		.exclude_user = 1,
 		.exclude_hv = 1,
 	};
-	int i, nr = perf_cpu_map__nr(cpus);
+	int fd = sys_perf_event_open(&a, cpu, -1);
+
+	if (fd < 0)
+		fprintf(stderr, "wult record: cannot keep the LBR recording on CPU %d: %s; "
+			"its branch contexts will say LBR was off\n", cpu, strerror(errno));
+	return fd;
+}
+
+/* Like the groups, the keepers of a CPU that went offline are reopened. */
+static void keep_lbr_on(struct rec_state *st)
+{
+	int i;
 
 	if (access("/sys/bus/event_source/devices/cpu/caps/branches", F_OK))
 		return;
-	st->lbr_fds = calloc(nr, sizeof(*st->lbr_fds));
-	if (!st->lbr_fds)
-		return;
-	for (i = 0; i < nr; i++) {
-		int fd = sys_perf_event_open(&a, perf_cpu_map__cpu(cpus, i).cpu, -1);
-
-		if (fd < 0) {
-			fprintf(stderr, "wult record: cannot keep the LBR recording on CPU "
-				"%d: %s; its branch contexts will say LBR was off\n",
-				perf_cpu_map__cpu(cpus, i).cpu, strerror(errno));
-			continue;
-		}
-		st->lbr_fds[st->nr_lbr_fds++] = fd;
-	}
+	st->keep_lbr = 1;
+	for (i = 0; i < st->nr_hp; i++)
+		st->hp[i].lbr_fd = lbr_keeper_open(st->hp[i].cpu);
 }
 
 /*
@@ -909,6 +909,9 @@ static void check_hotplug(struct rec_state *st, const struct rec_opts *o, double
 			fprintf(stderr, "wult record: CPU %d went offline: no datapoints from it "
 				"until it returns\n", h->cpu);
 			h->since = t;
+			if (h->lbr_fd >= 0)
+				close(h->lbr_fd);
+			h->lbr_fd = -1;
 			if (h->evlist) {
 				drain_one(h->evlist, st);
 				close_evlist(h->evlist);
@@ -930,6 +933,8 @@ static void check_hotplug(struct rec_state *st, const struct rec_opts *o, double
 			st->hp_stop = 1;
 			return;
 		}
+		if (st->keep_lbr)
+			h->lbr_fd = lbr_keeper_open(h->cpu);
 		learn_all_ids(st);
 		st->last_count[h->cpu] = 0;	/* the new leader counts from 0 */
 		st->last_klost[h->cpu] = 0;
@@ -942,13 +947,14 @@ static int init_hotplug(struct rec_state *st, struct perf_cpu_map *cpus)
 {
 	int i;
 
-	st->nr_hp = perf_cpu_map__nr(cpus);
-	st->hp = calloc(st->nr_hp, sizeof(*st->hp));
+	st->hp = calloc(perf_cpu_map__nr(cpus), sizeof(*st->hp));
 	if (!st->hp)
 		return -ENOMEM;
+	st->nr_hp = perf_cpu_map__nr(cpus);
 	for (i = 0; i < st->nr_hp; i++) {
 		st->hp[i].cpu = perf_cpu_map__cpu(cpus, i).cpu;
 		st->hp[i].online = 1;
+		st->hp[i].lbr_fd = -1;
 	}
 	return 0;
 }
@@ -957,9 +963,12 @@ static void free_hotplug(struct rec_state *st)
 {
 	int i;
 
-	for (i = 0; i < st->nr_hp; i++)
+	for (i = 0; i < st->nr_hp; i++) {
 		if (st->hp[i].evlist)
 			close_evlist(st->hp[i].evlist);
+		if (st->hp[i].lbr_fd >= 0)
+			close(st->hp[i].lbr_fd);
+	}
 	free(st->hp);
 }
 
@@ -1148,7 +1157,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 		fprintf(stderr, "\n");
 	}
 	if (st.nr_ev > 1 && ev[1].branches)	/* add_branches() puts it there */
-		keep_lbr_on(&st, cpus);
+		keep_lbr_on(&st);
 	t = run(&st, o, evlist);
 	if (wult_pdw_close(st.pdw, err, sizeof(err))) {
 		fprintf(stderr, "wult record: %s\n", err);
@@ -1163,9 +1172,6 @@ out_close:
 	free_hotplug(&st);
 	free(st.last_count);
 	free(st.last_klost);
-	for (i = 0; i < (unsigned int)st.nr_lbr_fds; i++)
-		close(st.lbr_fds[i]);
-	free(st.lbr_fds);
 	perf_evlist__close(evlist);
 out_delete:
 	perf_evlist__delete(evlist);	/* deletes the evsels too */
