@@ -35,12 +35,14 @@ PLUGIN_SRCS := $(wildcard perf-plugin/*.c)
 TEST_SRCS   := $(wildcard tests/unit/test_*.c)
 BENCH_SRCS  := $(wildcard tests/bench/bench_*.c)
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
+TOOL_SRCS   := $(wildcard tests/tools/*.c)
 
 lib_objs     = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(LIB_SRCS))
 plugin_objs  = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(PLUGIN_SRCS))
 
 TESTS   := $(patsubst tests/unit/%.c,$(BUILD)/san/tests/%,$(TEST_SRCS))
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/rel/bench/%,$(BENCH_SRCS))
+TOOLS   := $(patsubst tests/tools/%.c,$(BUILD)/rel/tools/%,$(TOOL_SRCS))
 WULT    := $(BUILD)/rel/wult
 WULT_SAN := $(BUILD)/san/wult
 
@@ -111,6 +113,11 @@ $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/libwult.a
 	@mkdir -p $(dir $@)
 	$(CC) $(san_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Helpers of the test harness (scripts/vm-run).
+$(BUILD)/rel/tools/%: $(BUILD)/rel/tests/tools/%.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lelf
+
 # test_pdwrite kills its writer before chosen pwrite() calls.
 $(BUILD)/san/tests/test_pdwrite: LDLIBS += -Wl,--wrap=pwrite
 
@@ -153,7 +160,7 @@ $(BUILD)/man/man1/%.1: Documentation/%.md scripts/md2man perf-plugin/cmds.h
 	scripts/md2man $(VERSION) $< > $@.tmp && mv $@.tmp $@
 man: $(MANPAGES)
 
-user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
+user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
 
 -include $(shell find $(BUILD)/rel $(BUILD)/san -name '*.d' 2>/dev/null)
 

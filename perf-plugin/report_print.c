@@ -607,11 +607,17 @@ static struct wult_sym *load_symbols(FILE *out, const struct rpt_opts *o)
 	if (wult_sym_new(&s))
 		return NULL;
 	if (o->vmlinux) {
+		uint64_t kaslr = 0;
+
 		/* Relocated by the KASLR offset kallsyms' _text shows. */
-		if (wult_sym_add_vmlinux(s, o->vmlinux, ks, NULL, err, sizeof(err)))
+		if (wult_sym_add_vmlinux(s, o->vmlinux, ks, &kaslr, err, sizeof(err))) {
 			fprintf(out, "  warning: --vmlinux: %s\n", err);
-		else
+		} else {
 			have = 1;
+			if (kaslr)
+				fprintf(out, "  --vmlinux: symbols moved by the KASLR offset %#llx "
+					"(_text in %s)\n", (unsigned long long)kaslr, ks);
+		}
 	}
 	for (i = 0; i < o->nmodules; i++) {
 		if (add_module(s, o->modules[i], err, sizeof(err)))
