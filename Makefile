@@ -11,12 +11,12 @@ LIBPERF    := $(BUILD)/libperf
 DEPS_STAMP := $(BUILD)/.deps
 
 CC         ?= gcc
-PKGS       := libtraceevent libelf libdw libzstd
+PKGS       := libtraceevent libelf libzstd
 WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE $(WARN) -Ilib/include -Ilib \
 	-Ikernel/uapi -I$(LIBPERF)/include
 LDLIBS     := $(LIBPERF)/lib/libperf.a $(LSRC)/tools/lib/api/libapi.a \
-	-ltraceevent -lelf -ldw -lzstd -lm -lpthread
+	-ltraceevent -lelf -lzstd -lm -lpthread
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
