@@ -201,8 +201,8 @@ bench: deps
 	$(MAKE) all
 	scripts/run-bench --build $(BUILD)
 
-# Long fuzzing runs (FUZZ_SECONDS each).
-FUZZ_SECONDS ?= 300
+# Long fuzzing runs: FUZZ_SECONDS (10 minutes) per target.
+FUZZ_SECONDS ?= 600
 fuzz: deps
 	$(MAKE) fuzzers
 	for f in $(FUZZERS); do scripts/fuzz-run $$f $(FUZZ_SECONDS) || exit 1; done
