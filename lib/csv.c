@@ -9,17 +9,29 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <wult/csv.h>
+#include "csvnum.h"
 #include "err.h"
 
 #define MAX_LINE	65536	/* longer lines are corrupt input */
 #define MAX_COLS	256
 #define MAX_INFO	64
+#define OUT_BUF		(64 << 10)	/* rows are built here, written in blocks */
+#define MAP_WINDOW	(8 << 20)	/* input mapped this much at a time */
+#define IN_BUF		(1 << 20)	/* input read this much at a time (pipes) */
+#define DEC_STR		9		/* a string column, for num_decimals() */
+
+_Static_assert(MAP_WINDOW > MAX_LINE + 8192 && IN_BUF > MAX_LINE + 1,
+	       "an input window holds a whole line");
 
 struct wult_csv_writer {
 	FILE *f;
+	char *buf;		/* OUT_BUF bytes, @len of them filled */
+	size_t len;
 	size_t ncols;
 	int failed;
 	int started;		/* the header is out: columns are fixed */
@@ -27,16 +39,32 @@ struct wult_csv_writer {
 	enum wult_metric *cols;	/* the requested columns */
 	unsigned char *on;	/* per requested column: in the header */
 	unsigned char *hole;	/* ... and some later row lacked it */
+	signed char *dec;	/* per requested column: see num_decimals() */
 };
 
+/*
+ * The reader's input is a window of bytes, [pos, end): a regular file's
+ * mapping (MAP_WINDOW at a time, so the resident set does not grow with
+ * the file), else a buffer read() fills (pipes, fmemopen, ...).
+ */
 struct wult_csv_reader {
 	FILE *f;
 	int own_file;
+	const char *pos, *end;
+	int fd;			/* mapped: the file's descriptor, else -1 */
+	off_t size;		/* mapped: the file's size */
+	char *map;		/* the mapped window, map_off bytes into the file */
+	size_t map_len;
+	off_t map_off;
+	char *buf;		/* not mapped: IN_BUF bytes */
+	int eof;
 	char name[256];
 	int times_in_us;
 	unsigned long lineno;
 	int ncols;
 	int col2metric[MAX_COLS];	/* -1: column we do not use */
+	signed char col_exp[MAX_COLS];	/* its values scale by 10^col_exp (us -> ns) */
+	unsigned char col_str[MAX_COLS];	/* a string metric */
 	char *fields[MAX_COLS];
 	char line[MAX_LINE + 2];
 	char err[512];
@@ -45,6 +73,31 @@ struct wult_csv_reader {
 };
 
 /* ---- export ---- */
+
+/* Units of the numeric columns, decided once per column rather than by
+ * comparing unit strings per value. */
+static int num_decimals(const struct wult_metric_desc *d)
+{
+	if (d->type == WULT_VAL_STR)
+		return DEC_STR;
+	if (d->is_time && d->csv_scale == 1e3)
+		return -1;		/* ns written as us: see put_val() */
+	if (!strcmp(d->csv_unit, "%"))
+		return 2;
+	if (!strcmp(d->csv_unit, "MHz"))
+		return 1;
+	return 0;
+}
+
+static void writer_free(struct wult_csv_writer *w)
+{
+	free(w->cols);
+	free(w->on);
+	free(w->hole);
+	free(w->dec);
+	free(w->buf);
+	free(w);
+}
 
 int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 			struct wult_csv_writer **out)
@@ -62,25 +115,61 @@ int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 	w->cols = calloc(ncols + 1, sizeof(w->cols[0]));
 	w->on = calloc(ncols + 1, 1);
 	w->hole = calloc(ncols + 1, 1);
-	if (!w->cols || !w->on || !w->hole) {
-		free(w->cols);
-		free(w->on);
-		free(w->hole);
-		free(w);
+	w->dec = calloc(ncols + 1, 1);
+	w->buf = malloc(OUT_BUF);
+	if (!w->cols || !w->on || !w->hole || !w->dec || !w->buf) {
+		writer_free(w);
 		return -ENOMEM;
 	}
 	w->f = f;
 	w->ncols = ncols;
 	memcpy(w->cols, cols, ncols * sizeof(cols[0]));
+	for (i = 0; i < ncols; i++)
+		w->dec[i] = num_decimals(wult_metric_desc(cols[i]));
 	*out = w;
 	return 0;
+}
+
+/* Hands the built bytes to the FILE; -1 on a write error (remembered). */
+static int out_flush(struct wult_csv_writer *w)
+{
+	if (w->len && fwrite(w->buf, 1, w->len, w->f) != w->len)
+		w->failed = 1;
+	w->len = 0;
+	return w->failed ? -1 : 0;
+}
+
+/* Room for @n more bytes in the buffer (@n <= OUT_BUF). */
+static char *out_room(struct wult_csv_writer *w, size_t n)
+{
+	if (OUT_BUF - w->len < n)
+		out_flush(w);
+	return w->buf + w->len;
+}
+
+static void out_mem(struct wult_csv_writer *w, const char *s, size_t n)
+{
+	if (n > OUT_BUF) {
+		out_flush(w);
+		if (fwrite(s, 1, n, w->f) != n)
+			w->failed = 1;
+		return;
+	}
+	memcpy(out_room(w, n), s, n);
+	w->len += n;
+}
+
+static void out_char(struct wult_csv_writer *w, char c)
+{
+	*out_room(w, 1) = c;
+	w->len++;
 }
 
 static int has_val(const struct wult_csv_writer *w, size_t i, const struct wult_point *pt)
 {
 	const struct wult_val *v = &pt->v[w->cols[i]];
 
-	return wult_metric_desc(w->cols[i])->type == WULT_VAL_STR ? !!v->str : !isnan(v->num);
+	return w->dec[i] == DEC_STR ? !!v->str : !isnan(v->num);
 }
 
 /*
@@ -90,6 +179,7 @@ static int has_val(const struct wult_csv_writer *w, size_t i, const struct wult_
  */
 static void write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 {
+	const char *name;
 	size_t i;
 	int first = 1;
 
@@ -97,75 +187,71 @@ static void write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 		w->on[i] = !pt || has_val(w, i, pt);
 		if (!w->on[i])
 			continue;
-		if (fprintf(w->f, "%s%s", first ? "" : ",", wult_metric_desc(w->cols[i])->name) < 0)
-			w->failed = 1;
+		if (!first)
+			out_char(w, ',');
+		name = wult_metric_desc(w->cols[i])->name;
+		out_mem(w, name, strlen(name));
 		first = 0;
 	}
-	if (fputc('\n', w->f) == EOF)
-		w->failed = 1;
+	out_char(w, '\n');
 	w->started = 1;
 }
 
-static int put_str(FILE *f, const char *s)
+static void put_str(struct wult_csv_writer *w, const char *s)
 {
-	if (!strpbrk(s, ",\"\n\r"))
-		return fputs(s, f);
-	/* RFC 4180 quoting, as pandas expects. */
-	if (fputc('"', f) == EOF)
-		return EOF;
-	for (; *s; s++) {
-		if (*s == '"' && fputc('"', f) == EOF)
-			return EOF;
-		if (fputc(*s, f) == EOF)
-			return EOF;
+	size_t n = strlen(s);
+
+	if (!strpbrk(s, ",\"\n\r")) {
+		out_mem(w, s, n);
+		return;
 	}
-	return fputc('"', f);
+	/* RFC 4180 quoting, as pandas expects. */
+	out_char(w, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			out_char(w, '"');
+		out_char(w, *s);
+	}
+	out_char(w, '"');
 }
 
-static int put_val(FILE *f, const struct wult_metric_desc *d, const struct wult_val *v)
+static void put_val(struct wult_csv_writer *w, size_t i, const struct wult_val *v)
 {
-	if (d->type == WULT_VAL_STR)
-		return put_str(f, v->str);
-	if (d->is_time && d->csv_scale == 1e3)
-		/* ns -> us with 3 decimals keeps every nanosecond. */
-		return fprintf(f, "%.3f", v->num / 1e3);
-	if (!strcmp(d->csv_unit, "%"))
-		return fprintf(f, "%.2f", v->num);
-	if (!strcmp(d->csv_unit, "MHz"))
-		return fprintf(f, "%.1f", v->num);
-	return fprintf(f, "%.0f", v->num);
+	int dec = w->dec[i];
+	char *p;
+
+	if (dec == DEC_STR) {
+		put_str(w, v->str);
+		return;
+	}
+	p = out_room(w, WULT_CSVNUM_MAX);
+	/* ns -> us with 3 decimals keeps every nanosecond. */
+	w->len += dec < 0 ? wult_csvnum_ns_us(p, v->num) : wult_csvnum_fixed(p, v->num, dec);
 }
 
 int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 {
 	size_t i;
-	int ret = 0, first = 1;
+	int first = 1;
 
 	if (!w->started)
 		write_header(w, pt);
-	for (i = 0; i < w->ncols && ret >= 0; i++) {
+	for (i = 0; i < w->ncols; i++) {
 		if (!w->on[i])
 			continue;
 		if (!first)
-			ret = fputc(',', w->f);
+			out_char(w, ',');
 		first = 0;
-		if (ret < 0)
-			break;
 		if (!has_val(w, i, pt)) {
 			/* Left empty for now; the column goes at close. */
 			w->hole[i] = 1;
 			w->holes = 1;
 			continue;
 		}
-		ret = put_val(w->f, wult_metric_desc(w->cols[i]), &pt->v[w->cols[i]]);
+		put_val(w, i, &pt->v[w->cols[i]]);
 	}
-	if (ret >= 0)
-		ret = fputc('\n', w->f);
-	if (ret < 0) {
-		w->failed = 1;
-		return -EIO;
-	}
-	return 0;
+	out_char(w, '\n');
+	return w->failed ? -EIO : 0;
 }
 
 /* Copies one CSV line without the fields flagged in @drop (indexes of the
@@ -204,7 +290,7 @@ static int drop_holes(struct wult_csv_writer *w)
 	for (i = 0; i < w->ncols && n < sizeof(drop) - 1; i++)
 		if (w->on[i])
 			drop[n++] = w->hole[i];
-	if (fflush(w->f) == EOF || fseek(w->f, 0, SEEK_SET))
+	if (out_flush(w) || fflush(w->f) == EOF || fseek(w->f, 0, SEEK_SET))
 		return -ESPIPE;	/* not a regular file opened for reading too */
 	tmp = tmpfile();
 	if (!tmp)
@@ -230,12 +316,9 @@ int wult_csv_writer_close(struct wult_csv_writer *w)
 		return 0;
 	if (!w->started)
 		write_header(w, NULL);
-	failed = w->failed || (w->holes && drop_holes(w)) || fflush(w->f) == EOF ||
+	failed = out_flush(w) || (w->holes && drop_holes(w)) || fflush(w->f) == EOF ||
 		 ferror(w->f);
-	free(w->cols);
-	free(w->on);
-	free(w->hole);
-	free(w);
+	writer_free(w);
 	return failed ? -EIO : 0;
 }
 
@@ -281,79 +364,183 @@ static void rerr(struct wult_csv_reader *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Reads one line into r->line without its newline: 1, 0 at EOF, -1 error. */
-static int read_line(struct wult_csv_reader *r)
+/*
+ * Maps the window holding r->pos onward. 1 when it holds more than the
+ * last one, 0 at the end of the file, -1 on error. The window starts at
+ * r->pos's page and is MAP_WINDOW long, so it holds a whole line.
+ */
+static int map_more(struct wult_csv_reader *r)
 {
+	off_t cur = r->map ? r->map_off + (r->pos - r->map) : r->map_off;
+	off_t start = cur & ~(off_t)(sysconf(_SC_PAGESIZE) - 1);
 	size_t len;
+	void *p;
 
-	if (!fgets(r->line, sizeof(r->line), r->f)) {
-		if (ferror(r->f)) {
-			rerr(r, "read error");
-			return -1;
-		}
+	if (cur >= r->size || (r->map && r->map_off + (off_t)r->map_len >= r->size))
 		return 0;
-	}
-	r->lineno++;
-	len = strlen(r->line);
-	if (len == sizeof(r->line) - 1 && r->line[len - 1] != '\n') {
-		rerr(r, "line longer than %d bytes", MAX_LINE);
+	len = r->size - start < MAP_WINDOW ? (size_t)(r->size - start) : MAP_WINDOW;
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, start);
+	if (p == MAP_FAILED) {
+		rerr(r, "cannot map %zu bytes at offset %lld: %s", len, (long long)start,
+		     strerror(errno));
 		return -1;
 	}
-	if (strlen(r->line) != len) {
-		rerr(r, "NUL byte in line");
-		return -1;
-	}
-	while (len && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r'))
-		r->line[--len] = '\0';
+	madvise(p, len, MADV_SEQUENTIAL);
+	if (r->map)
+		munmap(r->map, r->map_len);
+	r->map = p;
+	r->map_len = len;
+	r->map_off = start;
+	r->pos = r->map + (cur - start);
+	r->end = r->map + len;
 	return 1;
 }
 
-/* Splits r->line in place into r->fields (RFC 4180 quotes); the count or -1. */
-static int split(struct wult_csv_reader *r)
+/* The stream's next bytes after those not yet used: as map_more(). */
+static int read_more(struct wult_csv_reader *r)
 {
-	char *p = r->line, *o;
-	int n = 0;
+	size_t keep = r->end - r->pos, got;
+
+	if (r->eof)
+		return 0;
+	if (keep)
+		memmove(r->buf, r->pos, keep);
+	got = fread(r->buf + keep, 1, IN_BUF - keep, r->f);
+	r->pos = r->buf;
+	r->end = r->buf + keep + got;
+	if (got)
+		return 1;
+	if (ferror(r->f)) {
+		rerr(r, "read error");
+		return -1;
+	}
+	r->eof = 1;
+	return 0;
+}
+
+/*
+ * Sets the input up: a regular file is mapped from the stream's position
+ * on; anything else, or a file that does not map, is read through @f.
+ */
+static int input_init(struct wult_csv_reader *r)
+{
+	struct stat st;
+	off_t at;
+
+	r->fd = fileno(r->f);
+	if (r->fd >= 0 && !fstat(r->fd, &st) && S_ISREG(st.st_mode) &&
+	    (at = ftello(r->f)) >= 0) {
+		r->size = st.st_size;
+		r->map_off = at;
+		if (at >= r->size || map_more(r) > 0)
+			return 0;
+		if (fseeko(r->f, at, SEEK_SET))
+			return -1;
+	}
+	r->fd = -1;
+	r->pos = r->end = r->buf = malloc(IN_BUF);
+	return r->buf ? 0 : -1;
+}
+
+/* Reads one line into r->line without its newline: 1, 0 at EOF, -1 error. */
+static int read_line(struct wult_csv_reader *r)
+{
+	const char *nl;
+	size_t len;
+	int ret;
 
 	for (;;) {
+		nl = r->pos < r->end ? memchr(r->pos, '\n', r->end - r->pos) : NULL;
+		if (nl || r->end - r->pos > MAX_LINE)
+			break;
+		ret = r->fd >= 0 ? map_more(r) : read_more(r);
+		if (ret < 0)
+			return -1;
+		if (!ret)
+			break;
+	}
+	len = (nl ? nl : r->end) - r->pos;
+	if (!nl && !len)
+		return 0;
+	r->lineno++;
+	if (len > MAX_LINE) {
+		rerr(r, "line longer than %d bytes", MAX_LINE);
+		return -1;
+	}
+	/* One copy of the line (not of each field): split() cuts it in place. */
+	memcpy(r->line, r->pos, len);
+	r->pos += len + !!nl;
+	if (memchr(r->line, '\0', len)) {
+		rerr(r, "NUL byte in line");
+		return -1;
+	}
+	while (len && r->line[len - 1] == '\r')
+		len--;
+	r->line[len] = '\0';
+	return 1;
+}
+
+/*
+ * Cuts the field at *@pp (in r->line) in place: RFC 4180 quotes undone,
+ * NUL-terminated in *@field. *@pp moves to the next field, to NULL after
+ * the last one. 0, or -1 on a malformed quoted field (field @n, from 1).
+ */
+static int cut_field(struct wult_csv_reader *r, char **pp, int n, char **field)
+{
+	char *p = *pp, *o;
+
+	if (*p != '"') {
+		*field = p;
+		p = strchrnul(p, ',');
+	} else {
+		*field = o = ++p;
+		for (;;) {
+			if (!*p) {
+				rerr(r, "unterminated quoted field %d", n);
+				return -1;
+			}
+			if (*p == '"' && p[1] == '"') {
+				*o++ = '"';
+				p += 2;
+			} else if (*p == '"') {
+				p++;
+				break;
+			} else {
+				*o++ = *p++;
+			}
+		}
+		if (*p && *p != ',') {
+			rerr(r, "text after quoted field %d", n);
+			return -1;
+		}
+		*o = '\0';
+	}
+	*pp = *p ? p + 1 : NULL;
+	*p = '\0';
+	return 0;
+}
+
+/* Splits r->line in place into r->fields; the count or -1. */
+static int split(struct wult_csv_reader *r)
+{
+	char *p = r->line;
+	int n = 0;
+
+	while (p) {
 		if (n == MAX_COLS) {
 			rerr(r, "more than %d fields", MAX_COLS);
 			return -1;
 		}
-		if (*p == '"') {
-			o = ++p;
-			r->fields[n++] = o;
-			for (;;) {
-				if (!*p) {
-					rerr(r, "unterminated quoted field %d", n);
-					return -1;
-				}
-				if (*p == '"' && p[1] == '"') {
-					*o++ = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else {
-					*o++ = *p++;
-				}
-			}
-			if (*p && *p != ',') {
-				rerr(r, "text after quoted field %d", n);
-				return -1;
-			}
-			*o = '\0';
-		} else {
-			r->fields[n++] = p;
-			p += strcspn(p, ",");
-		}
-		if (!*p)
-			return n;
-		*p++ = '\0';
+		if (cut_field(r, &p, n + 1, &r->fields[n]))
+			return -1;
+		n++;
 	}
+	return n;
 }
 
 static int read_header(struct wult_csv_reader *r)
 {
+	const struct wult_metric_desc *d;
 	int i, ret, known = 0;
 
 	ret = read_line(r);
@@ -378,6 +565,9 @@ static int read_header(struct wult_csv_reader *r)
 			}
 		}
 		r->col2metric[i] = m;
+		d = m >= 0 ? wult_metric_desc(m) : NULL;
+		r->col_str[i] = d && d->type == WULT_VAL_STR;
+		r->col_exp[i] = d && d->is_time && d->csv_scale == 1e3 && r->times_in_us ? 3 : 0;
 		/* Our absolute stamps are ns; intel wult has its own LTime etc. */
 		if (m >= 0 && m != WULT_M_SCALED)
 			known++;
@@ -387,6 +577,13 @@ static int read_header(struct wult_csv_reader *r)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static void input_free(struct wult_csv_reader *r)
+{
+	if (r->map)
+		munmap(r->map, r->map_len);
+	free(r->buf);
 }
 
 int wult_csv_open_stream(FILE *csv, const char *name, int times_in_us,
@@ -402,9 +599,17 @@ int wult_csv_open_stream(FILE *csv, const char *name, int times_in_us,
 	r->f = csv;
 	r->times_in_us = times_in_us;
 	snprintf(r->name, sizeof(r->name), "%s", name);
+	if (input_init(r)) {
+		ret = -errno;
+		wult_err_set(err, errlen, 0, "%s: %s", name, strerror(-ret));
+		input_free(r);
+		free(r);
+		return ret;
+	}
 	ret = read_header(r);
 	if (ret) {
 		wult_err_set(err, errlen, 0, "%s", r->err);
+		input_free(r);
 		free(r);
 		return ret;
 	}
@@ -589,41 +794,65 @@ static int parse_num(struct wult_csv_reader *r, int col, const char *s, int exp1
 	return 0;
 }
 
+/*
+ * One field of a row into @pt: the plain decimals of a numeric column are
+ * parsed where they stand, everything else is cut out first. *@pp and the
+ * return value as cut_field(); a bad value sets *@bad (r->err says why).
+ */
+static int row_field(struct wult_csv_reader *r, char **pp, int n, struct wult_point *pt,
+		     int *bad)
+{
+	int m = n < r->ncols ? r->col2metric[n] : -1;
+	const char *end;
+	char *field;
+	double v;
+
+	if (m >= 0 && !r->col_str[n] && **pp != '"') {
+		end = wult_csvnum_parse(*pp, r->col_exp[n], &pt->v[m].num);
+		if (end && (*end == ',' || !*end)) {
+			*pp = *end ? (char *)end + 1 : NULL;
+			return 0;
+		}
+	}
+	if (cut_field(r, pp, n + 1, &field))
+		return -1;
+	if (m < 0)
+		return 0;
+	if (r->col_str[n])
+		pt->v[m].str = field;
+	else if (*bad || parse_num(r, n, field, r->col_exp[n], &v))
+		*bad = 1;	/* the first bad value's reason stays in r->err */
+	else
+		pt->v[m].num = v;
+	return 0;
+}
+
 int wult_csv_next(struct wult_csv_reader *r, struct wult_point *pt)
 {
-	int ret, n, i;
+	int ret, n = 0, bad = 0;
+	char *p;
 
 	do {
 		ret = read_line(r);
 		if (ret <= 0)
 			return ret ? -EINVAL : 0;
 	} while (!r->line[0]);	/* blank lines: pandas skips them too */
-	n = split(r);
-	if (n < 0)
-		return -EINVAL;
+	wult_point_clear(pt);
+	/* One pass over the line; the field count is checked before a value's
+	 * error is reported, so a short row says so. */
+	for (p = r->line; p; n++) {
+		if (n == MAX_COLS) {
+			rerr(r, "more than %d fields", MAX_COLS);
+			return -EINVAL;
+		}
+		if (row_field(r, &p, n, pt, &bad))
+			return -EINVAL;
+	}
 	if (n != r->ncols) {
 		rerr(r, "%d fields, but the header has %d", n, r->ncols);
 		return -EINVAL;
 	}
-	wult_point_clear(pt);
-	for (i = 0; i < n; i++) {
-		int m = r->col2metric[i];
-		const struct wult_metric_desc *d;
-		double v;
-
-		if (m < 0)
-			continue;
-		d = wult_metric_desc(m);
-		if (d->type == WULT_VAL_STR) {
-			pt->v[m].str = r->fields[i];
-			continue;
-		}
-		if (parse_num(r, i, r->fields[i],
-			      d->is_time && d->csv_scale == 1e3 && r->times_in_us ? 3 : 0, &v))
-			return -EINVAL;
-		pt->v[m].num = v;
-	}
-	return 1;
+	return bad ? -EINVAL : 1;
 }
 
 const char *wult_csv_error(const struct wult_csv_reader *r)
@@ -647,6 +876,7 @@ void wult_csv_close(struct wult_csv_reader *r)
 
 	if (!r)
 		return;
+	input_free(r);
 	if (r->own_file)
 		fclose(r->f);
 	for (i = 0; i < r->ninfo; i++) {

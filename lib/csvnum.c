@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CSV numbers without printf/strtod: those two were 70% of a CSV export's
+ * time and half of an import's (perf record -g, tests/bench/bench_csv.c).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "csvnum.h"
+
+/* Below this a scaled value's error (half an ulp, <= 2^-23) cannot move it
+ * across a rounding boundary unless it is within 1e-6 of a tie. */
+#define ROUND_LIMIT	2147483648.0	/* 2^31 */
+#define TIE_MARGIN	1e-6
+#define TWO63		9223372036854775808.0
+
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static const uint64_t pow10_u64[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+};
+
+/* Decimal digits of @v (1 for 0): log10 from the bit length, then one
+ * comparison. */
+static unsigned int ndigits(uint64_t v)
+{
+	unsigned int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+
+	t += v >= pow10_u64[t];
+	return t ? t : 1;
+}
+
+/* @v < 10^8 as exactly 8 digits ending at @end: two independent halves. */
+static void put8(char *end, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(end - 2, digit_pairs + 2 * (lo % 100), 2);
+	memcpy(end - 4, digit_pairs + 2 * (lo / 100), 2);
+	memcpy(end - 6, digit_pairs + 2 * (hi % 100), 2);
+	memcpy(end - 8, digit_pairs + 2 * (hi / 100), 2);
+}
+
+/* @v < 10^8, its digits alone, ending at @end. */
+static void put_small(char *end, uint32_t v)
+{
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(end - 2, digit_pairs + 2 * v, 2);
+	else
+		end[-1] = (char)('0' + v);
+}
+
+/*
+ * |@r| / 10^@dec (negative when @neg) with @dec decimals, written from its
+ * last digit backwards in 32-bit chunks of 8 digits; the length.
+ */
+static size_t put_scaled(char *buf, int neg, uint64_t r, int dec)
+{
+	static const uint32_t pow10_u32[4] = { 1, 10, 100, 1000 };
+	unsigned int nd = ndigits(r), f, i;
+	size_t len;
+	char *p;
+
+	if (nd <= (unsigned int)dec)
+		nd = dec + 1;		/* "0.001" */
+	len = !!neg + nd + !!dec;
+	p = buf + len;
+	if (dec) {
+		f = r % pow10_u32[dec];
+		r /= pow10_u32[dec];
+		for (i = 0; i < (unsigned int)dec; i++, f /= 10)
+			*--p = (char)('0' + f % 10);
+		*--p = '.';
+	}
+	while (r >= 100000000) {
+		put8(p, (uint32_t)(r % 100000000));
+		r /= 100000000;
+		p -= 8;
+	}
+	put_small(p, (uint32_t)r);
+	if (neg)
+		buf[0] = '-';
+	return len;
+}
+
+/* Integral, |@x| < 2^63, and not -0 (which printf writes "-0"). */
+static int is_int63(double x)
+{
+	return fabs(x) < TWO63 && x == (double)(int64_t)x && (x != 0 || !signbit(x));
+}
+
+static size_t fallback(char *buf, const char *fmt, double x)
+{
+	int n = snprintf(buf, WULT_CSVNUM_MAX, fmt, x);
+
+	return n < 0 ? 0 : (size_t)n < WULT_CSVNUM_MAX ? (size_t)n : WULT_CSVNUM_MAX - 1;
+}
+
+size_t wult_csvnum_fixed(char *buf, double x, int dec)
+{
+	static const double scale[4] = { 1, 10, 100, 1000 };
+	static const char *const fmt[4] = { "%.0f", "%.1f", "%.2f", "%.3f" };
+	double y = fabs(x) * scale[dec], fl;
+
+	/* printf rounds the exact binary value, ties to even: near a tie the
+	 * product's rounding could decide, so printf does it. An integral x
+	 * needs no product and no rounding. (Casts, not floor(): a libm call
+	 * on baseline x86-64.) */
+	if (!dec && is_int63(x))
+		return put_scaled(buf, x < 0, (uint64_t)fabs(x), 0);
+	if (!(y < ROUND_LIMIT))
+		return fallback(buf, fmt[dec], x);	/* also NaN, inf */
+	fl = (double)(int64_t)y;
+	if (fabs(y - fl - 0.5) < TIE_MARGIN)
+		return fallback(buf, fmt[dec], x);
+	fl += y - fl > 0.5;
+	/* "-0.00": printf keeps the sign of what rounds to zero */
+	if (fl == 0 && signbit(x))
+		return fallback(buf, fmt[dec], x);
+	return put_scaled(buf, x < 0, (uint64_t)fl, dec);
+}
+
+size_t wult_csvnum_ns_us(char *buf, double ns)
+{
+	if (is_int63(ns))
+		return put_scaled(buf, ns < 0, (uint64_t)fabs(ns), 3);
+	return fallback(buf, "%.3f", ns / 1e3);
+}
+
+const char *wult_csvnum_parse(const char *s, int exp10, double *out)
+{
+	/* Powers of ten a double holds exactly: dividing by one rounds once. */
+	static const double pow10[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	const char *p = s + (*s == '-'), *digits = p, *fdigits;
+	size_t ndig, frac = 0;
+	unsigned int d;
+	uint64_t m = 0;
+	int k;
+	double v;
+
+	/* Two tight loops (integer part, fraction); more than 19 digits may
+	 * wrap m, and are refused below. */
+	while ((d = (unsigned char)*p - '0') < 10) {
+		m = m * 10 + d;
+		p++;
+	}
+	ndig = p - digits;
+	if (*p == '.') {
+		fdigits = ++p;
+		while ((d = (unsigned char)*p - '0') < 10) {
+			m = m * 10 + d;
+			p++;
+		}
+		frac = p - fdigits;
+	}
+	ndig += frac;
+	if (!ndig || ndig > 19 || *p == 'e' || *p == 'E')
+		return NULL;
+	k = exp10 - (int)frac;
+	if (k >= 0) {
+		/* An exact integer, then one rounding to double: strtod's. */
+		for (; k; k--) {
+			if (m > UINT64_MAX / 10)
+				return NULL;
+			m *= 10;
+		}
+		v = (double)m;
+	} else {
+		/* Both exact as doubles: IEEE division rounds once (Clinger). */
+		if (m > (1ULL << 53) || -k > 22)
+			return NULL;
+		v = (double)m / pow10[-k];
+	}
+	*out = *s == '-' ? -v : v;
+	return p;
+}

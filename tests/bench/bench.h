@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers the end-to-end benchmarks share: running a command and timing
+ * it (wall, CPU, peak RSS), the machine line, goal lines, and the previous
+ * run's ratios (a fall of more than 20% fails the benchmark).
+ */
+#ifndef WULT_BENCH_H
+#define WULT_BENCH_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BENCH_REGRESSION	0.8	/* a ratio below 0.8x the previous run's fails */
+#define BENCH_REPS		3
+
+static int bench_missed;
+/* CPU seconds (user + system) of the last bench_run() or bench_best(). */
+static double bench_last_cpu;
+
+static inline double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline double bench_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline uint64_t bench_env_u64(const char *name, uint64_t def)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? strtoull(s, NULL, 0) : def;
+}
+
+static inline void bench_goal(const char *what, double val, const char *unit, double limit,
+			      int above)
+{
+	int ok = above ? val >= limit : val <= limit;
+
+	printf("  goal %-30s %10.2f %-5s %s %g: %s\n", what, val, unit, above ? ">=" : "<=",
+	       limit, ok ? "met" : "GOAL MISSED");
+	bench_missed |= !ok;
+}
+
+/*
+ * Runs @cmd (sh -c, output to /dev/null): wall seconds, or -1 when it
+ * fails; *@rss_mb gets the peak RSS of the process sh ran (sh execs a
+ * simple command).
+ */
+static inline double bench_run(const char *cmd, double *rss_mb)
+{
+	struct rusage ru;
+	double t0 = bench_now();
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, 1);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("  FAILED: %s\n", cmd);
+		return -1;
+	}
+	if (rss_mb)
+		*rss_mb = ru.ru_maxrss / 1024.0;
+	bench_last_cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+			 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+	return bench_now() - t0;
+}
+
+/* Best wall time of BENCH_REPS runs of @cmd (peak RSS and CPU time of the
+ * best one, the CPU time in bench_last_cpu).
+ */
+static inline double bench_best(const char *cmd, double *rss_mb)
+{
+	double best = -1, t, rss = 0, cpu = 0;
+	int i;
+
+	for (i = 0; i < BENCH_REPS; i++) {
+		t = bench_run(cmd, &rss);
+		if (t < 0)
+			return -1;
+		if (best < 0 || t < best) {
+			best = t;
+			cpu = bench_last_cpu;
+			if (rss_mb)
+				*rss_mb = rss;
+		}
+	}
+	bench_last_cpu = cpu;
+	return best;
+}
+
+/* What the machine is and does, so figures can be compared. */
+static inline void bench_machine(void)
+{
+	char line[256], model[256] = "?";
+	struct utsname u;
+	double l1 = 0;
+	FILE *f;
+
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = '\0';
+			break;
+		}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/loadavg", "r");
+	if (f && fscanf(f, "%lf", &l1) != 1)
+		l1 = -1;
+	if (f)
+		fclose(f);
+	uname(&u);
+	printf("  machine: %s, %ld CPUs, kernel %s, load average %.2f before the run\n",
+	       model, sysconf(_SC_NPROCESSORS_ONLN), u.release, l1);
+}
+
+/*
+ * Compares the @n ratios @val (higher is better, <= 0: not measured),
+ * named @key, with the previous run's in @prev, and keeps this run's
+ * there. 1 when one fell by more than 20%.
+ */
+static inline int bench_regressions(const char *const *key, const double *val, int n,
+				    const char *prev)
+{
+	char name[64], line[256];
+	double old;
+	int i, bad = 0;
+	FILE *f = fopen(prev, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lf", name, &old) != 2)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (strcmp(name, key[i]) || val[i] <= 0 || old <= 0)
+				continue;
+			printf("  vs previous run   %-22s %10.3f, was %10.3f: %s\n", name, val[i],
+			       old, val[i] < BENCH_REGRESSION * old ?
+			       "REGRESSION (more than 20% worse)" : "ok");
+			bad |= val[i] < BENCH_REGRESSION * old;
+		}
+	}
+	if (f)
+		fclose(f);
+	else
+		printf("  vs previous run   none yet (%s)\n", prev);
+	f = fopen(prev, "w");
+	for (i = 0; f && i < n; i++)
+		fprintf(f, "%s %.6f\n", key[i], val[i]);
+	if (f)
+		fclose(f);
+	return bad;
+}
+
+#endif
