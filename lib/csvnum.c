@@ -14,7 +14,8 @@
  * across a rounding boundary unless it is within 1e-6 of a tie. */
 #define ROUND_LIMIT	2147483648.0	/* 2^31 */
 #define TIE_MARGIN	1e-6
-#define TWO63		9223372036854775808.0
+#define TWO52		4503599627370496.0
+#define TWO64		18446744073709551616.0
 
 static const char digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -96,10 +97,13 @@ static size_t put_scaled(char *buf, int neg, uint64_t r, int dec)
 	return len;
 }
 
-/* Integral, |@x| < 2^63, and not -0 (which printf writes "-0"). */
-static int is_int63(double x)
+/* Integral, |@x| < 2^64, and not -0 (which printf writes "-0"). Every
+ * double from 2^52 on is integral. */
+static int is_int64(double x)
 {
-	return fabs(x) < TWO63 && x == (double)(int64_t)x && (x != 0 || !signbit(x));
+	double a = fabs(x);
+
+	return a < TWO64 && (a >= TWO52 || a == (double)(int64_t)a) && (x != 0 || !signbit(x));
 }
 
 static size_t fallback(char *buf, const char *fmt, double x)
@@ -119,7 +123,7 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 	 * product's rounding could decide, so printf does it. An integral x
 	 * needs no product and no rounding. (Casts, not floor(): a libm call
 	 * on baseline x86-64.) */
-	if (!dec && is_int63(x))
+	if (!dec && is_int64(x))
 		return put_scaled(buf, x < 0, (uint64_t)fabs(x), 0);
 	if (!(y < ROUND_LIMIT))
 		return fallback(buf, fmt[dec], x);	/* also NaN, inf */
@@ -135,7 +139,7 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 
 size_t wult_csvnum_ns_us(char *buf, double ns)
 {
-	if (is_int63(ns))
+	if (is_int64(ns))
 		return put_scaled(buf, ns < 0, (uint64_t)fabs(ns), 3);
 	return fallback(buf, "%.3f", ns / 1e3);
 }

@@ -19,7 +19,7 @@
  */
 size_t wult_csvnum_fixed(char *buf, double x, int dec);
 /*
- * @ns as us with 3 decimals. Integral @ns (|@ns| < 2^63) comes out exactly,
+ * @ns as us with 3 decimals. Integral @ns (|@ns| < 2^64) comes out exactly,
  * its last three digits after the point; other values as
  * printf("%.3f", @ns / 1e3), whose division loses nanoseconds past 2^43 ns.
  */

@@ -1,16 +1,75 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer target: intel wult datapoints.csv import, then export. */
+/*
+ * libFuzzer target: intel wult datapoints.csv import, then export, through
+ * either input path (data[0] bit 1: a mapped memfd, else a stdio stream);
+ * and the fast number paths against strtod/printf (a difference aborts).
+ */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <wult/csv.h>
+#include "csvnum.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The input as a number: the fast parser must agree with strtod, the
+ * formatter with printf. */
+static void numbers(const uint8_t *data, size_t size)
+{
+	char s[64], buf[96], got[WULT_CSVNUM_MAX + 1], want[WULT_CSVNUM_MAX + 1];
+	size_t n = size < sizeof(s) - 1 ? size : sizeof(s) - 1;
+	int exp10 = data[0] & 1 ? 3 : 0;
+	const char *end;
+	double v, w;
+
+	memcpy(s, data, n);
+	s[n] = '\0';
+	end = wult_csvnum_parse(s, exp10, &v);
+	if (end) {
+		snprintf(buf, sizeof(buf), "%.*se%d", (int)(end - s), s, exp10);
+		w = strtod(buf, NULL);
+		if (memcmp(&v, &w, sizeof(v)))
+			abort();
+	}
+	if (size >= 8) {
+		memcpy(&v, data, 8);
+		got[wult_csvnum_fixed(got, v, data[0] & 3)] = '\0';
+		snprintf(want, sizeof(want), "%.*f", data[0] & 3, v);
+		if (strcmp(got, want))
+			abort();
+	}
+}
+
+static FILE *input(const uint8_t *data, size_t size)
+{
+	int fd;
+	FILE *f;
+
+	if (!(data[0] & 2))
+		return fmemopen((void *)data, size, "r");
+	fd = memfd_create("fuzz.csv", 0);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET)) {
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum wult_metric cols[] = {
 		WULT_M_WAKE_LATENCY, WULT_M_REQ_CSTATE, WULT_M_CC0, WULT_M_LTIME,
+		WULT_M_CPU_FREQ,
 	};
 	struct wult_csv_reader *r;
 	struct wult_csv_writer *w;
@@ -20,12 +79,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	f = fmemopen((void *)data, size, "r");
+	numbers(data, size);
+	f = input(data, size);
 	if (!f)
 		return 0;
 	if (!wult_csv_open_stream(f, "fuzz.csv", data[0] & 1, &r, err, sizeof(err))) {
 		out = fopen("/dev/null", "w");
-		if (out && !wult_csv_writer_new(out, cols, 4, &w)) {
+		if (out && !wult_csv_writer_new(out, cols, 5, &w)) {
 			while (wult_csv_next(r, &pt) > 0)
 				wult_csv_writer_add(w, &pt);
 			wult_csv_writer_close(w);

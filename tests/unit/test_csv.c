@@ -188,6 +188,148 @@ static void intel_metrics(void)
 	fclose(f);
 }
 
+/* Columns of each kind of value the writer formats: us (3 decimals), ns,
+ * a count, % (2 decimals), MHz (1 decimal), a string. */
+static const enum wult_metric edge_cols[] = {
+	WULT_M_WAKE_LATENCY, WULT_M_LTIME, WULT_M_SMI_CNT, WULT_M_CC0, WULT_M_CPU_FREQ,
+	WULT_M_REQ_CSTATE,
+};
+#define NEDGE 6
+
+/* Row @i of the edge table: values at the ends of each path. */
+static void edge_row(int i, struct wult_point *pt, char *longstr)
+{
+	static const double ns[] = {
+		0, 1, -1, 999, -999, -1000, 9007199254740992.0, -9007199254740992.0,
+		4611686018427387904.0, 9223372036854774784.0, -9223372036854775808.0,
+		18446744073709551615.0, -0.0, 18446744073709549568.0,
+	};
+	static const double pct[] = { 0, 100, 12.34, -0.5, 99.99, 0.01, -0.0 };
+	static const char *const str[] = { "C1", "a,b", "q\"uote\"", "cr\rin", "" };
+	size_t n = sizeof(ns) / sizeof(ns[0]);
+
+	wult_point_clear(pt);
+	pt->v[WULT_M_WAKE_LATENCY].num = ns[i % n];
+	pt->v[WULT_M_LTIME].num = ns[(i + 3) % n];
+	pt->v[WULT_M_SMI_CNT].num = ns[(i + 5) % n];
+	pt->v[WULT_M_CC0].num = pct[i % 7];
+	pt->v[WULT_M_CPU_FREQ].num = 2999.9 + i;
+	pt->v[WULT_M_REQ_CSTATE].str = i == 40 ? longstr : str[i % 5];
+}
+
+static int same_num(double a, double b)
+{
+	return !memcmp(&a, &b, sizeof(a));
+}
+
+/* Reads @f back (mapped when it is a file) and checks every row. */
+static void edge_read(FILE *f, const char *how, int rows, char *longstr)
+{
+	struct wult_csv_reader *r;
+	struct wult_point pt, in;
+	char err[256];
+	int i, j, ret, bad = 0;
+
+	ret = wult_csv_open_stream(f, how, 1, &r, err, sizeof(err));
+	WT_CHECK(!ret, "%s: %s", how, err);
+	if (ret)
+		return;
+	for (i = 0; (ret = wult_csv_next(r, &in)) == 1; i++) {
+		edge_row(i, &pt, longstr);
+		for (j = 0; j < NEDGE - 1; j++)
+			if (!same_num(in.v[edge_cols[j]].num, pt.v[edge_cols[j]].num) && bad++ < 5)
+				printf("  %s row %d %s: %.17g, wrote %.17g\n", how, i,
+				       wult_metric_desc(edge_cols[j])->name,
+				       in.v[edge_cols[j]].num, pt.v[edge_cols[j]].num);
+		bad += !!strcmp(in.v[WULT_M_REQ_CSTATE].str, pt.v[WULT_M_REQ_CSTATE].str);
+	}
+	WT_CHECK(ret == 0, "%s: %s", how, wult_csv_error(r));
+	WT_EQ(i, rows);
+	WT_EQ(bad, 0);
+	wult_csv_close(r);
+}
+
+/*
+ * Edge values through the fast writer and reader, both input paths: a
+ * file (mapped; 150k rows cross several 8 MiB windows) and a stream. A
+ * 60,000-byte string makes one very long line.
+ */
+static void edges(void)
+{
+	struct wult_csv_writer *w;
+	struct wult_point pt;
+	char *longstr = malloc(60001), *buf = NULL;
+	size_t len = 0;
+	FILE *f = tmpfile(), *m = open_memstream(&buf, &len);
+	int i, fails = 0;
+
+	memset(longstr, 'x', 60000);
+	longstr[60000] = '\0';
+	WT_CHECK(!wult_csv_writer_new(f, edge_cols, NEDGE, &w), "writer");
+	for (i = 0; i < 150000; i++) {
+		edge_row(i, &pt, longstr);
+		fails += !!wult_csv_writer_add(w, &pt);
+	}
+	WT_CHECK(!wult_csv_writer_close(w), "close");
+	WT_EQ(fails, 0);
+	rewind(f);
+	edge_read(f, "file", 150000, longstr);
+	fclose(f);
+
+	WT_CHECK(!wult_csv_writer_new(m, edge_cols, NEDGE, &w), "writer");
+	for (i = 0; i < 100; i++) {
+		edge_row(i, &pt, longstr);
+		fails += !!wult_csv_writer_add(w, &pt);
+	}
+	WT_CHECK(!wult_csv_writer_close(w), "close");
+	fclose(m);
+	WT_CHECK(strstr(buf, "\n18446744073709549.568,") && strstr(buf, ",-0.50,") &&
+		 strstr(buf, "\"q\"\"uote\"\"\"") && strstr(buf, "\n-9223372036854775.808,"),
+		 "edge texts: %.300s", buf);
+	f = fmemopen(buf, len, "r");
+	edge_read(f, "stream", 100, longstr);
+	fclose(f);
+	free(buf);
+	free(longstr);
+}
+
+/* A mapped file: the last line without its newline, CRLF, and a line
+ * past the limit. */
+static void mapped_lines(void)
+{
+	struct wult_csv_reader *r;
+	struct wult_point pt;
+	char err[256];
+	FILE *f = tmpfile();
+	int i;
+
+	fputs("WakeLatency,ReqCState\r\n1.5,C1\r\n\r\n2.25,C6", f);
+	rewind(f);
+	WT_CHECK(!wult_csv_open_stream(f, "crlf.csv", 1, &r, err, sizeof(err)), "%s", err);
+	WT_EQ(wult_csv_next(r, &pt), 1);
+	WT_CHECK(pt.v[WULT_M_WAKE_LATENCY].num == 1500 && !strcmp(pt.v[WULT_M_REQ_CSTATE].str,
+		 "C1"), "row 1");
+	WT_EQ(wult_csv_next(r, &pt), 1);
+	WT_CHECK(pt.v[WULT_M_WAKE_LATENCY].num == 2250 && !strcmp(pt.v[WULT_M_REQ_CSTATE].str,
+		 "C6"), "row 2, no newline");
+	WT_EQ(wult_csv_next(r, &pt), 0);
+	wult_csv_close(r);
+	fclose(f);
+
+	f = tmpfile();
+	fputs("WakeLatency,ReqCState\n1,", f);
+	for (i = 0; i < 70000; i++)
+		fputc('y', f);
+	fputs("\n2,C1\n", f);
+	rewind(f);
+	WT_CHECK(!wult_csv_open_stream(f, "long.csv", 1, &r, err, sizeof(err)), "%s", err);
+	WT_EQ(wult_csv_next(r, &pt), -EINVAL);
+	WT_CHECK(strstr(wult_csv_error(r), "long.csv:2: line longer than 65536 bytes"), "%s",
+		 wult_csv_error(r));
+	wult_csv_close(r);
+	fclose(f);
+}
+
 static void stream_err(const char *text, const char *want)
 {
 	struct wult_csv_reader *r;
@@ -207,6 +349,22 @@ static void stream_err(const char *text, const char *want)
 	WT_CHECK(ret < 0 && strstr(err, want), "'%s': '%s' lacks '%s'", text, err, want);
 }
 
+static void nul_byte(void)
+{
+	static const char text[] = "WakeLatency\n1\0002\n";
+	struct wult_csv_reader *r;
+	struct wult_point pt;
+	char err[256];
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+
+	WT_CHECK(!wult_csv_open_stream(f, "nul.csv", 1, &r, err, sizeof(err)), "%s", err);
+	WT_EQ(wult_csv_next(r, &pt), -EINVAL);
+	WT_CHECK(strstr(wult_csv_error(r), "nul.csv:2: NUL byte in line"), "%s",
+		 wult_csv_error(r));
+	wult_csv_close(r);
+	fclose(f);
+}
+
 int main(void)
 {
 	good();
@@ -217,10 +375,15 @@ int main(void)
 	roundtrip();
 	holes();
 	intel_metrics();
+	edges();
+	mapped_lines();
 	stream_err("Foo,Bar\n1,2\n", "t.csv:1: no known column");
 	stream_err("WakeLatency\nabc\n", "t.csv:2: column 'WakeLatency': 'abc' is not a number");
 	stream_err("WakeLatency,WakeLatency\n", "appears twice");
 	stream_err("ReqCState\n\"C1\n", "t.csv:2: unterminated quoted");
 	stream_err("WakeLatency\n1e999\n", "not a number");
+	stream_err("WakeLatency,CC0%\n1.5x,2\n", "t.csv:2: column 'WakeLatency': '1.5x' is not a number");
+	stream_err("WakeLatency,CC0%\nabc\n", "t.csv:2: 1 fields, but the header has 2");
+	nul_byte();
 	return wt_done();
 }

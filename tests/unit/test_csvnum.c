@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CSV numbers (lib/csvnum.c): each fast path against the printf/strtod call
+ * it stands for, on edge values and on a million random ones; exact
+ * nanoseconds where printf's division loses them.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "csvnum.h"
+#include "wt.h"
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* wult_csvnum_fixed(x, dec) == printf("%.*f", dec, x); counts mismatches. */
+static int fixed_is_printf(double x, int dec)
+{
+	char got[WULT_CSVNUM_MAX + 1], want[WULT_CSVNUM_MAX + 1];
+	size_t n = wult_csvnum_fixed(got, x, dec);
+
+	got[n] = '\0';
+	snprintf(want, sizeof(want), "%.*f", dec, x);
+	if (strcmp(got, want)) {
+		printf("  fixed(%.17g, %d): '%s', printf '%s'\n", x, dec, got, want);
+		return 1;
+	}
+	return 0;
+}
+
+static void fixed_edges(void)
+{
+	static const double xs[] = {
+		0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, 0.125, 0.375, 0.05, 0.15, 0.25, 0.35,
+		-0.001, -0.004, -0.005, 0.0049999, 99.995, 99.994999, 100, 12.345, 1e-300,
+		4294967295.0, 2147483647.5, 2147483648.5, 9007199254740992.0,
+		9007199254740993.0, 9223372036854775807.0, -9223372036854775808.0,
+		18446744073709551615.0, 1e300, -1e300, DBL_MAX, -DBL_MAX, DBL_MIN,
+		INFINITY, -INFINITY, NAN,
+	};
+	size_t i;
+	int dec, bad = 0;
+
+	for (i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
+		for (dec = 0; dec <= 3; dec++)
+			bad += fixed_is_printf(xs[i], dec);
+	WT_EQ(bad, 0);
+}
+
+static void fixed_random(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL, bits;
+	int i, bad = 0;
+	double v;
+
+	for (i = 0; i < 1000000 && bad < 10; i++) {
+		switch (i % 4) {
+		case 0:		/* % with two decimals, as residencies are */
+			v = (double)(rnd(&x) % 20001) / 100 - 50;
+			break;
+		case 1:		/* MHz-like, any fraction */
+			v = (double)(rnd(&x) % 100000000) / 7919;
+			break;
+		case 2:		/* integers of any size */
+			v = (double)(int64_t)rnd(&x) / (double)(1ULL << (rnd(&x) % 64));
+			break;
+		default:	/* any finite double */
+			bits = rnd(&x);
+			memcpy(&v, &bits, sizeof(v));
+			if (!isfinite(v))
+				v = 0;
+		}
+		bad += fixed_is_printf(v, i % 4);
+	}
+	WT_EQ(bad, 0);
+}
+
+/* ns as us: printf's text where its division is exact (< 2^43 ns), the
+ * exact decimal beyond it. */
+static void ns_us(void)
+{
+	static const double ns[] = {
+		0, 1, 999, 1000, 1001, 123456789, -1, -999, -1000, -1234567,
+		8796093022207.0, 8796093022208.0, 9007199254740993.0, 4611686018427387904.0,
+		-4611686018427387904.0, 9223372036854774784.0, -9223372036854774784.0,
+		-9223372036854775808.0, 18446744073709549568.0, -18446744073709549568.0,
+	};
+	char got[WULT_CSVNUM_MAX + 1], want[WULT_CSVNUM_MAX + 1];
+	uint64_t x = 12345, u;
+	size_t i, n;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]) + 200000; i++) {
+		double v = i < sizeof(ns) / sizeof(ns[0]) ? ns[i] :
+			   (double)(rnd(&x) >> (rnd(&x) % 64)) * (i % 2 ? 1 : -1);
+
+		n = wult_csvnum_ns_us(got, v);
+		got[n] = '\0';
+		u = (uint64_t)fabs(v);
+		if (fabs(v) < 8796093022208.0)
+			snprintf(want, sizeof(want), "%.3f", v / 1e3);
+		else
+			snprintf(want, sizeof(want), "%s%llu.%03llu", v < 0 ? "-" : "",
+				 (unsigned long long)(u / 1000), (unsigned long long)(u % 1000));
+		if (strcmp(got, want) && bad++ < 10)
+			printf("  ns_us(%.17g): '%s', want '%s'\n", v, got, want);
+	}
+	WT_EQ(bad, 0);
+	/* Not integral, -0, not finite: printf's text. */
+	n = wult_csvnum_ns_us(got, 1007.5);
+	got[n] = '\0';
+	snprintf(want, sizeof(want), "%.3f", 1007.5 / 1e3);
+	WT_CHECK(!strcmp(got, want), "1007.5 ns: '%s', want '%s'", got, want);
+	n = wult_csvnum_ns_us(got, -0.0);
+	got[n] = '\0';
+	WT_CHECK(!strcmp(got, "-0.000"), "-0: '%s'", got);
+	n = wult_csvnum_ns_us(got, INFINITY);
+	got[n] = '\0';
+	WT_CHECK(!strcmp(got, "inf"), "inf: '%s'", got);
+	n = wult_csvnum_ns_us(got, 18446744073709551616.0);	/* 2^64 */
+	got[n] = '\0';
+	snprintf(want, sizeof(want), "%.3f", 18446744073709551616.0 / 1e3);
+	WT_CHECK(!strcmp(got, want), "2^64 ns: '%s', want '%s'", got, want);
+}
+
+/* wult_csvnum_parse(s, exp10) against strtod("<s>e<exp10>"): the same
+ * double (bit for bit), or NULL where it leaves the case to strtod. */
+static int parse_is_strtod(const char *s, int exp10, int want_fast)
+{
+	char buf[128];
+	const char *end;
+	double got = 0, want;
+
+	snprintf(buf, sizeof(buf), "%se%d", s, exp10);
+	want = strtod(buf, NULL);
+	end = wult_csvnum_parse(s, exp10, &got);
+	if (!end)
+		return want_fast ? (printf("  parse('%s'): refused\n", s), 1) : 0;
+	if (*end || memcmp(&got, &want, sizeof(got))) {
+		printf("  parse('%s', %d): %.17g, end '%s'; strtod %.17g\n", s, exp10, got, end,
+		       want);
+		return 1;
+	}
+	return 0;
+}
+
+static void parse_edges(void)
+{
+	static const char *const fast[] = {
+		"0", "-0", "0.000", "-0.000", "1", "1.5", ".5", "5.", "-.5", "007.250",
+		"9007199254740992", "9007199254740993", "0.1", "0.3", "123.456", "99.995",
+		"-12.34", "-4503599627370.495",
+	};
+	/* Past a u64 once scaled, past 2^53 to divide, 20 digits: strtod's. */
+	static const char *const either[] = {
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808",
+		"1844674407370955161", "0.0000000000000000001", "1234567890.123456789",
+	};
+	static const char *const slow[] = {
+		"", "-", ".", "+1", "1e5", "1E5", " 1", "18446744073709551615",
+		"00000000000000000000", "1.00000000000000000000", "nan", "inf", "0x10", "true",
+	};
+	const char *end;
+	size_t i;
+	double v;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(fast) / sizeof(fast[0]); i++)
+		bad += parse_is_strtod(fast[i], 0, 1) + parse_is_strtod(fast[i], 3, 1);
+	for (i = 0; i < sizeof(either) / sizeof(either[0]); i++)
+		bad += parse_is_strtod(either[i], 0, 0) + parse_is_strtod(either[i], 3, 0);
+	WT_EQ(bad, 0);
+	for (i = 0; i < sizeof(slow) / sizeof(slow[0]); i++) {
+		end = wult_csvnum_parse(slow[i], 3, &v);
+		WT_CHECK(!end || *end, "'%s' taken whole by the fast path", slow[i]);
+	}
+	v = 1;
+	WT_CHECK(wult_csvnum_parse("-0", 0, &v) && signbit(v) && v == 0, "-0 keeps its sign");
+	end = wult_csvnum_parse("12.5,7", 0, &v);
+	WT_CHECK(end && *end == ',' && v == 12.5, "stops at the comma");
+	end = wult_csvnum_parse("1.2.3", 0, &v);
+	WT_CHECK(end && !strcmp(end, ".3"), "stops at a second point");
+}
+
+static void parse_random(void)
+{
+	uint64_t x = 42;
+	char s[64];
+	int i, bad = 0, nd, dot, k;
+
+	for (i = 0; i < 1000000 && bad < 10; i++) {
+		nd = 1 + rnd(&x) % 19;
+		dot = rnd(&x) % (nd + 2);	/* nd + 1: no point */
+		k = 0;
+		if (rnd(&x) & 1)
+			s[k++] = '-';
+		for (int d = 0; d < nd; d++) {
+			if (d == dot)
+				s[k++] = '.';
+			s[k++] = (char)('0' + rnd(&x) % 10);
+		}
+		s[k] = '\0';
+		bad += parse_is_strtod(s, i % 2 ? 3 : 0, 0);
+	}
+	WT_EQ(bad, 0);
+}
+
+int main(void)
+{
+	fixed_edges();
+	fixed_random();
+	ns_us();
+	parse_edges();
+	parse_random();
+	return wt_done();
+}
