@@ -353,11 +353,44 @@ static int finish_plots(const struct rpt_opts *o, struct rpt_file *f)
 	return rpt_plot_finish(f->all.plot, o);
 }
 
-/* Summaries (and histograms) of every group, "all" merged from the states;
- * the histograms' memory is freed as soon as it is summarised. */
-static int finish(const struct rpt_opts *o, struct rpt_file *f)
+/*
+ * Time metric @i of every group summarised (with its histograms), "all"
+ * merged from the states; each histogram's memory is freed once summarised.
+ * 0 or a negative errno: an allocation failure in the statistics must not
+ * pass for a result (the summary's percentiles would be NaN).
+ */
+static int finish_metric(const struct rpt_opts *o, struct rpt_file *f, unsigned int i)
 {
-	struct wult_stats *all;
+	struct wult_stats *all = wult_stats_new();
+	unsigned int k;
+	int ret = all ? 0 : -ENOMEM;
+
+	for (k = 0; !ret && k < f->ngroups; k++) {
+		struct rpt_group *g = f->groups[k];
+
+		ret = wult_stats_summary(g->st[i], &g->sum[i]);
+		ret = ret ?: wult_stats_merge(all, g->st[i]);
+		f->clamped += g->sum[i].clamped;
+		if (!ret && o->hist && o->time[i] == o->hist_metric)
+			ret = rpt_hist_render(o, g, g->st[i]);
+		if (!ret)
+			ret = rpt_plot_hist_from(g->plot, o, o->time[i], g->st[i]);
+		wult_stats_free(g->st[i]);
+		g->st[i] = NULL;
+	}
+	ret = ret ?: wult_stats_summary(all, &f->all.sum[i]);
+	if (!ret && o->hist && o->time[i] == o->hist_metric)
+		ret = rpt_hist_render(o, &f->all, all);
+	if (!ret)
+		ret = rpt_plot_hist_from(f->all.plot, o, o->time[i], all);
+	wult_stats_free(all);
+	return ret;
+}
+
+/* Totals and summaries of every group. 0, or a negative errno with the
+ * metric that failed in *@failed. */
+static int finish(const struct rpt_opts *o, struct rpt_file *f, enum wult_metric *failed)
+{
 	unsigned int i, k;
 	int ret;
 
@@ -374,38 +407,18 @@ static int finish(const struct rpt_opts *o, struct rpt_file *f)
 		}
 	}
 	for (i = 0; i < o->ntime; i++) {
-		all = wult_stats_new();
-		if (!all)
-			return -ENOMEM;
-		for (k = 0; k < f->ngroups; k++) {
-			struct rpt_group *g = f->groups[k];
-
-			ret = wult_stats_merge(all, g->st[i]);
-			wult_stats_summary(g->st[i], &g->sum[i]);
-			f->clamped += g->sum[i].clamped;
-			if (!ret && o->hist && o->time[i] == o->hist_metric)
-				ret = rpt_hist_render(o, g, g->st[i]);
-			if (!ret)
-				ret = rpt_plot_hist_from(g->plot, o, o->time[i], g->st[i]);
-			wult_stats_free(g->st[i]);
-			g->st[i] = NULL;
-			if (ret) {
-				wult_stats_free(all);
-				return ret;
-			}
-		}
-		wult_stats_summary(all, &f->all.sum[i]);
-		ret = o->hist && o->time[i] == o->hist_metric ?
-		      rpt_hist_render(o, &f->all, all) : 0;
-		if (!ret)
-			ret = rpt_plot_hist_from(f->all.plot, o, o->time[i], all);
-		wult_stats_free(all);
-		if (ret)
+		ret = finish_metric(o, f, i);
+		if (ret) {
+			*failed = o->time[i];
 			return ret;
+		}
 	}
 	f->kept = f->all.kept;
 	f->excluded = f->all.excluded;
-	return finish_plots(o, f);
+	ret = finish_plots(o, f);
+	if (ret)
+		*failed = WULT_M_NR;
+	return ret;
 }
 
 static void free_group(struct rpt_group *g)
@@ -678,6 +691,7 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 	struct rpt_src *src = NULL;
 	struct rpt_group *g;
 	struct csv_out csv = { 0 };
+	enum wult_metric failed;
 	struct wult_point pt;
 	char err[1024], name[64];
 	int ret, status = RPT_EXIT_DATA;
@@ -737,8 +751,11 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 				"record -e wult:datapoint ...\n", (unsigned long long)f->other);
 		goto out;
 	}
-	if (finish(o, f)) {
-		fprintf(stderr, "wult report: %s: out of memory\n", path);
+	ret = finish(o, f, &failed);
+	if (ret) {
+		fprintf(stderr, "wult report: %s: statistics of %s: %s\n", path,
+			failed < WULT_M_NR ? wult_metric_desc(failed)->name : "the plots",
+			strerror(-ret));
 		goto out;
 	}
 	status = 0;

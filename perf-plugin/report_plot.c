@@ -292,8 +292,11 @@ static int hist_from(struct rpt_plot *p, const struct rpt_opts *o, unsigned int 
 	struct rpt_plot_hist *h = &p->hist[i];
 	struct wult_stats_summary sum;
 	struct hist_fill hf = { 0 };
+	int ret;
 
-	wult_stats_summary(st, &sum);
+	ret = wult_stats_summary(st, &sum);
+	if (ret)
+		return ret;
 	h->total = sum.count;
 	if (!sum.count || h->edge)
 		return 0;

@@ -455,8 +455,11 @@ int rpt_hist_render(const struct rpt_opts *o, struct rpt_group *g, const struct 
 	size_t len = 0;
 	unsigned int b, bar_w, n;
 	FILE *f;
+	int ret;
 
-	wult_stats_summary(st, &sum);
+	ret = wult_stats_summary(st, &sum);
+	if (ret)
+		return ret;
 	f = open_memstream(&text, &len);
 	if (!f)
 		return -ENOMEM;

@@ -75,4 +75,44 @@ t_check "and in the report" grep -q 'warning: .*lacks intr_off' "$tmp/w.rep"
 "$W" report --format "$top/tests/data/wult_datapoint.format" \
 	"$top/tests/data/wult_pmu_group.data" > /dev/null 2> "$tmp/w2.err"
 t_check "the full format: no warning" sh -c "! grep -q warning '$tmp/w2.err'"
+
+# ---- an allocation failure in the statistics ----
+# A preloaded mmap() refuses the 8 KiB mappings the statistics take when a
+# value's count passes 255 (lib/stats.c, promote()): the report must say so
+# and fail, not print NaN percentiles.
+if cc -shared -fPIC -o "$tmp/failmmap.so" -x c - -ldl <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+void *mmap(void *a, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*real)(void *, size_t, int, int, int, off_t);
+	const char *s = getenv("FAIL_MMAP_LEN");
+
+	if (!real)
+		real = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+	if (s && (flags & MAP_ANONYMOUS) && len == strtoul(s, NULL, 0)) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return real(a, len, prot, flags, fd, off);
+}
+EOF
+then
+	{ echo "WakeLatency,ReqCState"; for i in $(seq 300); do echo "1.000,C1"; done; } \
+		> "$tmp/same.csv"
+	"$WREL" report "$tmp/same.csv" > "$tmp/same.rep"
+	t_eq "300 equal values: exit 0" 0 $?
+	FAIL_MMAP_LEN=8192 LD_PRELOAD="$tmp/failmmap.so" "$WREL" report "$tmp/same.csv" \
+		> "$tmp/nomem.rep" 2> "$tmp/nomem.err"
+	t_eq "statistics out of memory: exit 1" 1 $?
+	t_check "it says which statistics failed, and why" grep -q \
+		"same.csv: statistics of WakeLatency: Cannot allocate memory" "$tmp/nomem.err"
+	t_check "and prints no report" test ! -s "$tmp/nomem.rep"
+else
+	t_skip "no C compiler for the mmap() shim"
+fi
 t_done
