@@ -28,6 +28,7 @@
 #include <linux/wult.h>
 #include <wult/evparse.h>
 #include <wult/pdwrite.h>
+#include <wult/perfdata.h>
 
 #include "cmds.h"
 
@@ -382,6 +383,11 @@ struct rec_state {
 	uint64_t *last_klost;		/* per CPU: the leader's lost count */
 	int max_cpu;
 	int failed;
+	/* Ring samples decode with the reader's decoder: every member samples
+	 * with the group's layout, so the leader's attr describes them all. */
+	struct wult_pd_attr layout;
+	struct wult_pd_read_value *vals;	/* WULT_PD_MAX_GROUP: a group read */
+	unsigned long long undecoded;	/* samples it refused (written still) */
 	struct hp_cpu *hp;		/* the measured CPUs' hotplug state */
 	int nr_hp;
 	int hp_stop;			/* a CPU returned and cannot be measured */
@@ -402,10 +408,6 @@ struct hp_cpu {
 };
 
 /*
- * Registers the ids a leader sample carries: IDENTIFIER is the leader's id
- * on that CPU, and the group read lists every member's id in group order.
- */
-/*
  * The leader's count read with a sample is its datapoint number on that
  * CPU: a jump of more than one is datapoints counted without a sample,
  * which the kernel's lost count for the leader (if read) says it dropped.
@@ -423,38 +425,49 @@ static void count_gap(struct rec_state *st, uint32_t cpu, uint64_t count, uint64
 	st->last_klost[cpu] = klost;
 }
 
-static void learn_ids(struct rec_state *st, const union perf_event *event)
+/*
+ * Registers the ids a leader sample carries: IDENTIFIER is the leader's id
+ * on that CPU, and the group read lists every member's id in group order.
+ */
+static void learn_ids(struct rec_state *st, const struct wult_pd_sample *s)
 {
-	const uint64_t *p = (const uint64_t *)(&event->header + 1);
-	const uint64_t *end = (const uint64_t *)((const char *)event + event->header.size);
-	unsigned int stride = read_format_lost ? 3 : 2;	/* value, id[, lost] */
-	uint64_t nr, i;
-	uint32_t cpu;
+	const struct wult_pd_read_value *v = s->read.values;
+	uint64_t i;
 
-	/* IDENTIFIER, IP, TID, TIME, CPU, then READ. */
-	cpu = (uint32_t)p[4];
-	p += 5;
-	if (p + 3 > end)
-		return;
-	nr = p[0];
-	if (nr && p + 3 + stride <= end && (int)cpu <= st->max_cpu)
-		count_gap(st, cpu, p[3], read_format_lost ? p[5] : 0);
-	p += 3;				/* nr, time_enabled, time_running */
-	for (i = 0; i < nr && i < st->nr_ev && p + stride <= end; i++, p += stride)
-		wult_pdw_add_id(st->pdw, st->ev[i].pdw_idx, p[1]);
+	if (s->read.nr && (int)s->cpu <= st->max_cpu)
+		count_gap(st, s->cpu, v[0].value, v[0].lost);
+	for (i = 0; i < s->read.nr && i < st->nr_ev; i++)
+		wult_pdw_add_id(st->pdw, st->ev[i].pdw_idx, v[i].id);
 }
 
 /*
  * Every event samples with the group read: the leader's samples are those
  * whose IDENTIFIER is the first id of the read (the leader's).
  */
-static int is_leader_sample(const union perf_event *event)
+static int is_leader_sample(const struct wult_pd_sample *s)
 {
-	const uint64_t *p = (const uint64_t *)(&event->header + 1);
-	const uint64_t *end = (const uint64_t *)((const char *)event + event->header.size);
+	return !s->read.nr || s->id == s->read.values[0].id;
+}
 
-	/* IDENTIFIER, IP, TID, TIME, CPU, nr, enabled, running, value, id */
-	return p + 10 > end || p[0] == p[9];
+/* One ring sample: counted, its ids learnt. A sample that does not decode
+ * is written as it is (wult report then says what is wrong with it). */
+static void take_sample(struct rec_state *st, const union perf_event *event)
+{
+	struct wult_pd_sample s;
+
+	if (wult_pd_sample_parse(&st->layout, event, event->header.size, &s, st->vals,
+				 NULL, 0)) {
+		st->undecoded++;
+		st->samples++;
+		return;
+	}
+	/* A branch context precedes its datapoint. */
+	if (!is_leader_sample(&s)) {
+		st->br_samples++;
+		return;
+	}
+	learn_ids(st, &s);
+	st->samples++;
 }
 
 static void drain_one(struct perf_evlist *evlist, struct rec_state *st)
@@ -474,13 +487,7 @@ static void drain_one(struct perf_evlist *evlist, struct rec_state *st)
 					keep = 0;
 					break;
 				}
-				/* A branch context precedes its datapoint. */
-				if (!is_leader_sample(event)) {
-					st->br_samples++;
-					break;
-				}
-				learn_ids(st, event);
-				st->samples++;
+				take_sample(st, event);
 				break;
 			case PERF_RECORD_LOST:
 				st->lost += event->lost.lost;
@@ -1075,6 +1082,9 @@ static void summary(struct rec_state *st, const struct rec_opts *o, double t)
 			st->samples, t, t > 0 ? st->samples / t : 0.0, st->lost,
 			st->lost ? " (use a larger -m)" : "", st->unsampled,
 			unsampled_kind(st), st->br_samples, o->output);
+	if (st->undecoded)
+		fprintf(stderr, "wult record: %llu samples did not decode with the group's "
+			"layout (written as they are)\n", st->undecoded);
 	for (i = 0; i < st->nr_hp; i++) {
 		struct hp_cpu *h = &st->hp[i];
 
@@ -1129,7 +1139,9 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	st.max_cpu = perf_cpu_map__max(cpus).cpu;
 	st.last_count = calloc(st.max_cpu + 1, sizeof(*st.last_count));
 	st.last_klost = calloc(st.max_cpu + 1, sizeof(*st.last_klost));
-	if (!st.last_count || !st.last_klost || init_hotplug(&st, cpus)) {
+	st.vals = calloc(WULT_PD_MAX_GROUP, sizeof(*st.vals));
+	st.layout.attr = ev[0].attr;
+	if (!st.last_count || !st.last_klost || !st.vals || init_hotplug(&st, cpus)) {
 		ret = 1;
 		goto out_close;
 	}
@@ -1172,6 +1184,7 @@ out_close:
 	free_hotplug(&st);
 	free(st.last_count);
 	free(st.last_klost);
+	free(st.vals);
 	perf_evlist__close(evlist);
 out_delete:
 	perf_evlist__delete(evlist);	/* deletes the evsels too */

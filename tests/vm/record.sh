@@ -24,6 +24,8 @@ t_check "group has msr/tsc/ and the -e events" \
 	grep -q 'with msr/tsc/.*cpu-clock, page-faults' a.err
 t_check "missing counters reported, not fatal" grep -q 'counters left out' a.err
 t_eq "-c 300 gives exactly 300 datapoints" 300 "$(ndp a.data)"
+t_check "every ring sample decodes with libwult's sample decoder" \
+	sh -c "! grep -q 'did not decode' a.err"
 perf script -i a.data -s "$dec" 2>/dev/null | awk '$1 == "raw"' > a.txt
 t_check "every datapoint is from CPU 1" test "$(awk '$3 != 1' a.txt | wc -l)" = 0
 t_check "group reads present (datapoint count read with the sample)" \
