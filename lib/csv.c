@@ -24,6 +24,10 @@
 #define MAP_WINDOW	(8 << 20)	/* input mapped this much at a time */
 #define IN_BUF		(1 << 20)	/* input read this much at a time (pipes) */
 #define DEC_STR		9		/* a string column, for num_decimals() */
+#define WRITER_MAX_COLS	128		/* a row's room stays within OUT_BUF */
+
+_Static_assert(WRITER_MAX_COLS * (WULT_CSVNUM_MAX + 1) + 1 < OUT_BUF,
+	       "the widest row of numbers fits the output buffer");
 
 _Static_assert(MAP_WINDOW > MAX_LINE + 8192 && IN_BUF > MAX_LINE + 1,
 	       "an input window holds a whole line");
@@ -33,6 +37,7 @@ struct wult_csv_writer {
 	char *buf;		/* OUT_BUF bytes, @len of them filled */
 	size_t len;
 	size_t ncols;
+	size_t row_room;	/* a row's numbers and commas need at most this */
 	int failed;
 	int started;		/* the header is out: columns are fixed */
 	int holes;		/* some row lacked a column of the header */
@@ -106,6 +111,8 @@ int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 	size_t i;
 
 	*out = NULL;
+	if (ncols > WRITER_MAX_COLS)
+		return -EINVAL;
 	for (i = 0; i < ncols; i++)
 		if (!wult_metric_desc(cols[i]))
 			return -EINVAL;
@@ -192,8 +199,10 @@ static void write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 		name = wult_metric_desc(w->cols[i])->name;
 		out_mem(w, name, strlen(name));
 		first = 0;
+		w->row_room += WULT_CSVNUM_MAX + 1;
 	}
 	out_char(w, '\n');
+	w->row_room++;
 	w->started = 1;
 }
 
@@ -215,42 +224,48 @@ static void put_str(struct wult_csv_writer *w, const char *s)
 	out_char(w, '"');
 }
 
-static void put_val(struct wult_csv_writer *w, size_t i, const struct wult_val *v)
-{
-	int dec = w->dec[i];
-	char *p;
-
-	if (dec == DEC_STR) {
-		put_str(w, v->str);
-		return;
-	}
-	p = out_room(w, WULT_CSVNUM_MAX);
-	/* ns -> us with 3 decimals keeps every nanosecond. */
-	w->len += dec < 0 ? wult_csvnum_ns_us(p, v->num) : wult_csvnum_fixed(p, v->num, dec);
-}
-
+/*
+ * A row: numbers are written through a local cursor into room reserved
+ * for the whole row (w->row_room), so no store of a digit makes the
+ * compiler reload the buffer's state; a string goes through put_str(),
+ * which may flush, and the room is reserved again after it. Each cell is
+ * followed by a comma, the last one becomes the newline.
+ */
 int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 {
+	const struct wult_val *v;
 	size_t i;
-	int first = 1;
+	char *p;
+	int dec;
 
 	if (!w->started)
 		write_header(w, pt);
+	p = out_room(w, w->row_room);
 	for (i = 0; i < w->ncols; i++) {
 		if (!w->on[i])
 			continue;
-		if (!first)
-			out_char(w, ',');
-		first = 0;
-		if (!has_val(w, i, pt)) {
+		v = &pt->v[w->cols[i]];
+		dec = w->dec[i];
+		if (dec == DEC_STR ? !v->str : isnan(v->num)) {
 			/* Left empty for now; the column goes at close. */
 			w->hole[i] = 1;
 			w->holes = 1;
-			continue;
+		} else if (dec == DEC_STR) {
+			w->len = p - w->buf;
+			put_str(w, v->str);
+			p = out_room(w, w->row_room);
+		} else {
+			/* ns -> us with 3 decimals keeps every nanosecond. */
+			p += dec < 0 ? wult_csvnum_ns_us(p, v->num) :
+				       wult_csvnum_fixed(p, v->num, dec);
 		}
-		put_val(w, i, &pt->v[w->cols[i]]);
+		*p++ = ',';
 	}
-	out_char(w, '\n');
+	if (w->row_room > 1)
+		p[-1] = '\n';
+	else
+		*p++ = '\n';
+	w->len = p - w->buf;
 	return w->failed ? -EIO : 0;
 }
 

@@ -70,8 +70,7 @@ static void put_small(char *end, uint32_t v)
  */
 static size_t put_scaled(char *buf, int neg, uint64_t r, int dec)
 {
-	static const uint32_t pow10_u32[4] = { 1, 10, 100, 1000 };
-	unsigned int nd = ndigits(r), f, i;
+	unsigned int nd = ndigits(r), f;
 	size_t len;
 	char *p;
 
@@ -79,12 +78,30 @@ static size_t put_scaled(char *buf, int neg, uint64_t r, int dec)
 		nd = dec + 1;		/* "0.001" */
 	len = !!neg + nd + !!dec;
 	p = buf + len;
-	if (dec) {
-		f = r % pow10_u32[dec];
-		r /= pow10_u32[dec];
-		for (i = 0; i < (unsigned int)dec; i++, f /= 10)
-			*--p = (char)('0' + f % 10);
-		*--p = '.';
+	/* Constant divisors: a division by a variable is a slow instruction. */
+	switch (dec) {
+	case 3:
+		f = r % 1000;
+		r /= 1000;
+		p -= 4;
+		p[0] = '.';
+		memcpy(p + 1, digit_pairs + 2 * (f / 10), 2);
+		p[3] = (char)('0' + f % 10);
+		break;
+	case 2:
+		f = r % 100;
+		r /= 100;
+		p -= 3;
+		p[0] = '.';
+		memcpy(p + 1, digit_pairs + 2 * f, 2);
+		break;
+	case 1:
+		f = r % 10;
+		r /= 10;
+		p -= 2;
+		p[0] = '.';
+		p[1] = (char)('0' + f);
+		break;
 	}
 	while (r >= 100000000) {
 		put8(p, (uint32_t)(r % 100000000));

@@ -15,7 +15,8 @@ struct wult_csv_writer;
 struct wult_csv_reader;
 
 /*
- * A writer of columns @cols to @f (which stays the caller's). The header,
+ * A writer of columns @cols (at most 128) to @f (which stays the caller's),
+ * or -EINVAL. Rows are formatted into a buffer and reach @f in blocks. The header,
  * written with the first row, names only the columns that row fills; a
  * later row that lacks one of them makes close rewrite @f without it, so
  * every cell is filled (intel wult refuses empty ones). That rewrite needs
