@@ -21,7 +21,7 @@
 #define MAX_COLS	256
 #define MAX_INFO	64
 #define OUT_BUF		(64 << 10)	/* rows are built here, written in blocks */
-#define MAP_WINDOW	(8 << 20)	/* input mapped this much at a time */
+#define MAP_WINDOW	(4 << 20)	/* input mapped this much at a time */
 #define IN_BUF		(1 << 20)	/* input read this much at a time (pipes) */
 #define DEC_STR		9		/* a string column, for num_decimals() */
 #define WRITER_MAX_COLS	128		/* a row's room stays within OUT_BUF */
@@ -394,15 +394,19 @@ static int map_more(struct wult_csv_reader *r)
 	if (cur >= r->size || (r->map && r->map_off + (off_t)r->map_len >= r->size))
 		return 0;
 	len = r->size - start < MAP_WINDOW ? (size_t)(r->size - start) : MAP_WINDOW;
+	/* The old window goes first: two would double the resident set. */
+	if (r->map)
+		munmap(r->map, r->map_len);
+	r->map = NULL;
 	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, start);
 	if (p == MAP_FAILED) {
 		rerr(r, "cannot map %zu bytes at offset %lld: %s", len, (long long)start,
 		     strerror(errno));
+		r->map_off = cur;	/* a later call tries again from here */
+		r->pos = r->end = NULL;
 		return -1;
 	}
 	madvise(p, len, MADV_SEQUENTIAL);
-	if (r->map)
-		munmap(r->map, r->map_len);
 	r->map = p;
 	r->map_len = len;
 	r->map_off = start;

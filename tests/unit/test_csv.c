@@ -251,7 +251,7 @@ static void edge_read(FILE *f, const char *how, int rows, char *longstr)
 
 /*
  * Edge values through the fast writer and reader, both input paths: a
- * file (mapped; 150k rows cross several 8 MiB windows) and a stream. A
+ * file (mapped; 150k rows cross several 4 MiB windows) and a stream. A
  * 60,000-byte string makes one very long line.
  */
 static void edges(void)
