@@ -71,6 +71,8 @@ struct wult_cpu {
 	bool fired;		/* interrupt handled inside idle, exit pending */
 	bool want_br;		/* a branches event is active on this CPU */
 	bool have_br;		/* brrec holds this wake's branch context */
+	u32 entries;		/* idle entries since the event was armed */
+	u64 arm_tsc;		/* TSC just before the event was armed */
 	u32 poll_mask;		/* idle states polling with IRQs on */
 	const struct wult_source *src;	/* of the events measuring this CPU */
 	u64 ldist_min;		/* ns */
@@ -134,6 +136,22 @@ static u64 wult_pick_ldist(struct wult_cpu *wc)
 }
 
 /*
+ * The LDist floor (wult_rules.h): the arm-to-TBI time of the datapoint
+ * that just ended, if it reached exactly one idle entry (a re-entry after
+ * an early wake retook TBI). Counted here, off the idle paths.
+ */
+static void wult_floor_take(struct wult_cpu *wc)
+{
+	struct wult_stats *s = &wc->stats;
+
+	if (wc->entries != 1)
+		return;
+	WRITE_ONCE(s->floor_cyc, wult_floor_update(s->floor_cyc, s->floor_n,
+						   wc->tsc_bi - wc->arm_tsc));
+	wult_inc(&s->floor_n);
+}
+
+/*
  * Arms the next datapoint's event. Called when the previous one ended, so
  * before the CPU picks its next idle state: the governor sees LTime as the
  * next timer event and LDist decides which state is measured, as on a
@@ -149,6 +167,9 @@ static void wult_arm(struct wult_cpu *wc)
 	wc->woken = false;
 	wc->fired = false;
 	wc->have_br = false;
+	wult_floor_take(wc);
+	wc->entries = 0;
+	wc->arm_tsc = rdtsc_ordered();
 	if (wc->src->arm(ldist, &ltime)) {
 		wc->armed = false;
 		return;
@@ -287,6 +308,7 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 		wc->woken = false;
 		wult_inc(&wc->stats.early_wake);
 	}
+	wc->entries++;
 	dp->req_cstate = state;
 	wc->irqs_bi = wult_irqs();
 	wc->nmis_bi = wult_nmis();
@@ -527,6 +549,7 @@ void wult_engine_stop(void)
 	wc->fired = false;
 	wc->woken = false;
 	wc->in_idle = false;
+	wc->entries = 0;
 }
 
 /*
@@ -580,6 +603,20 @@ void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
 	stats->delivery_failed = READ_ONCE(s->delivery_failed);
 	stats->branches = READ_ONCE(s->branches);
 	stats->branches_off = READ_ONCE(s->branches_off);
+}
+
+/*
+ * The LDist floor of @cpu in ns (wult_rules.h), 0 if none was measured;
+ * *@n: the arm-to-idle intervals it is the shortest of.
+ */
+u64 wult_engine_floor(unsigned int cpu, u64 *n)
+{
+	const struct wult_stats *s = &per_cpu_ptr(&wult_cpus, cpu)->stats;
+
+	*n = READ_ONCE(s->floor_n);
+	if (!*n || !tsc_khz)
+		return 0;
+	return mul_u64_u32_div(READ_ONCE(s->floor_cyc), USEC_PER_SEC, tsc_khz);
 }
 
 /* The source measuring @cpu, NULL when it is not measured. */

@@ -45,6 +45,9 @@ struct wult_stats {
 	u64 delivery_failed;	/* perf recursion: a sample was not written */
 	u64 branches;		/* branch contexts emitted */
 	u64 branches_off;	/* ... of which LBR was not recording */
+	/* Not counters: the LDist floor (wult_rules.h), TSC cycles. */
+	u64 floor_cyc;		/* shortest arm-to-TBI time seen */
+	u64 floor_n;		/* arm-to-TBI times seen */
 };
 
 int wult_engine_init(void);
@@ -66,6 +69,8 @@ void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 void wult_engine_stop(void);
 
 void wult_engine_stats(unsigned int cpu, struct wult_stats *stats);
+/* @cpu's LDist floor, ns (0: none yet); *@n: intervals it is the minimum of. */
+u64 wult_engine_floor(unsigned int cpu, u64 *n);
 
 /* wult_trace.c: the wult:datapoint and wult:wake_branches event ids, the types
  * of the records.

@@ -36,6 +36,7 @@
 #include "wult_lbr.h"
 #include "wult_mstate.h"
 #include "wult_pmu.h"
+#include "wult_rules.h"
 #include "wult_source.h"
 
 #define WULT_CFG_KNOWN	((WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MIN_SHIFT) | \
@@ -275,6 +276,24 @@ static int wult_idle_event_init(struct perf_event *event)
 	return 0;
 }
 
+/*
+ * An LDist range wholly below the CPU's floor (wult_rules.h) would only
+ * make the event fire before the CPU is idle: refused once the floor is
+ * known. Until then (no measurement on that CPU since the module was
+ * loaded) user space checks the yield (wult record).
+ */
+static int wult_check_floor(int cpu, u64 ldist_max)
+{
+	u64 n, floor = wult_engine_floor(cpu, &n);
+
+	if (!wult_rule_ldist_unreachable(ldist_max, floor, n))
+		return 0;
+	pr_info_ratelimited("wult: CPU%d: LDist max %llu us is below the CPU's floor, the shortest arm-to-idle time of %llu seen: the minimum LDist max is %llu us\n",
+			    cpu, div_u64(ldist_max, NSEC_PER_USEC), n,
+			    DIV_ROUND_UP_ULL(floor, NSEC_PER_USEC));
+	return -EINVAL;
+}
+
 static int wult_event_init(struct perf_event *event)
 {
 	u64 cfg = event->attr.config, cfg1 = event->attr.config1;
@@ -298,6 +317,9 @@ static int wult_event_init(struct perf_event *event)
 	if (wult_cfg_ldist_min(cfg) > wult_cfg_ldist_max(cfg) ||
 	    wult_cfg_ldist_max(cfg) > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
 		return -EINVAL;
+	ret = wult_check_floor(event->cpu, wult_cfg_ldist_max(cfg));
+	if (ret)
+		return ret;
 	/* A latency sum has no period: it only counts. */
 	if ((kind == WULT_KIND_WAKE_SUM || kind == WULT_KIND_INTR_SUM) &&
 	    is_sampling_event(event))

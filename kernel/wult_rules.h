@@ -15,6 +15,8 @@
 #ifndef _WULT_RULES_H
 #define _WULT_RULES_H
 
+#include "uapi/linux/wult.h"
+
 enum wult_verdict {
 	WULT_KEEP,		/* go on with this datapoint */
 	WULT_EARLY_WAKE,	/* not our wake: keep the event armed */
@@ -82,6 +84,29 @@ wult_rule_exit_first(u64 tai, u64 ltime, bool polls, bool irqs_on, u32 irqs,
 static inline enum wult_verdict wult_rule_intr_after_exit(u32 irqs, u32 nmis)
 {
 	return irqs == 1 && nmis == 0 ? WULT_KEEP : WULT_OTHER_INTR;
+}
+
+/*
+ * The LDist floor of a CPU: the shortest time from arming an event to the
+ * CPU's next idle entry (TBI) seen so far, over @n such intervals. The arm
+ * is where a datapoint ends (or measuring starts): the rest of the
+ * interrupt or exit probe, the idle loop and the governor lie between.
+ * A datapoint needs LTime > TBI, that is LDist > arm-to-TBI: an event
+ * whose LDist is below the floor fires before the CPU is idle (not_idle),
+ * and a range wholly below it never yielded a datapoint on that CPU.
+ */
+static inline u64 wult_floor_update(u64 floor, u64 n, u64 arm_to_tbi)
+{
+	return n && floor <= arm_to_tbi ? floor : arm_to_tbi;
+}
+
+/*
+ * Is an LDist range up to @ldist_max (ns) below the floor? Only once the
+ * floor is known, WULT_FLOOR_MIN_N intervals: until then, nothing is.
+ */
+static inline bool wult_rule_ldist_unreachable(u64 ldist_max, u64 floor, u64 n)
+{
+	return n >= WULT_FLOOR_MIN_N && ldist_max < floor;
 }
 
 #endif /* _WULT_RULES_H */

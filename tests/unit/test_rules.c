@@ -73,6 +73,33 @@ static void test_wrap(void)
 	      WULT_OTHER_INTR);
 }
 
+/* The LDist floor: the shortest arm-to-TBI time, whatever came first. */
+static void test_floor(void)
+{
+	WT_EQ(wult_floor_update(0, 0, 5000), 5000);
+	/* The first interval replaces whatever the field held. */
+	WT_EQ(wult_floor_update(123, 0, 5000), 5000);
+	WT_EQ(wult_floor_update(5000, 1, 7000), 5000);
+	WT_EQ(wult_floor_update(5000, 2, 4000), 4000);
+	WT_EQ(wult_floor_update(5000, 3, 5000), 5000);
+	/* A zero-length interval is a floor too (n, not the value, says known). */
+	WT_EQ(wult_floor_update(5000, 3, 0), 0);
+	WT_EQ(wult_floor_update(0, 4, 9000), 0);
+}
+
+/* Refused only below a known floor: WULT_FLOOR_MIN_N intervals. */
+static void test_ldist_unreachable(void)
+{
+	WT_EQ(WULT_FLOOR_MIN_N, 100);
+	WT_EQ(wult_rule_ldist_unreachable(1000, 20000, 99), false);
+	WT_EQ(wult_rule_ldist_unreachable(1000, 20000, 100), true);
+	WT_EQ(wult_rule_ldist_unreachable(19999, 20000, 1000), true);
+	/* At the floor: let through (the shortest seen, not the shortest possible). */
+	WT_EQ(wult_rule_ldist_unreachable(20000, 20000, 1000), false);
+	WT_EQ(wult_rule_ldist_unreachable(4000000, 20000, 1000), false);
+	WT_EQ(wult_rule_ldist_unreachable(0, 0, 0), false);
+}
+
 int main(void)
 {
 	test_intr_in_idle();
@@ -80,5 +107,7 @@ int main(void)
 	test_exit_first();
 	test_intr_after_exit();
 	test_wrap();
+	test_floor();
+	test_ldist_unreachable();
 	return wt_done();
 }

@@ -71,6 +71,12 @@ enum wult_kind {
 #define WULT_LDIST_DEF_MIN_US	0	/* 0 us */
 #define WULT_LDIST_DEF_MAX_US	4000	/* 4 ms */
 #define WULT_LDIST_LIMIT_US	50000	/* 50 ms */
+/*
+ * A CPU's LDist floor (debugfs stats floor_ns, floor_n) is known, and an
+ * event whose LDist max is below it refused (EINVAL), once it was measured
+ * over this many arm-to-idle intervals. Documentation/kernel.md.
+ */
+#define WULT_FLOOR_MIN_N	100
 
 /* Idle states the accounting kinds and the histograms know (CPUIDLE_STATE_MAX). */
 #define WULT_IDLE_STATES	10
