@@ -288,8 +288,8 @@ static int wult_check_floor(int cpu, u64 ldist_max)
 
 	if (!wult_rule_ldist_unreachable(ldist_max, floor, n))
 		return 0;
-	pr_info_ratelimited("wult: CPU%d: LDist max %llu us is below the CPU's floor, the shortest arm-to-idle time of %llu seen: the minimum LDist max is %llu us\n",
-			    cpu, div_u64(ldist_max, NSEC_PER_USEC), n,
+	pr_info_ratelimited("wult: CPU%d: LDist max %llu us is below the CPU's floor of %llu ns (its shortest arm-to-idle time, of %llu): the minimum LDist max is %llu us\n",
+			    cpu, div_u64(ldist_max, NSEC_PER_USEC), floor, n,
 			    DIV_ROUND_UP_ULL(floor, NSEC_PER_USEC));
 	return -EINVAL;
 }
