@@ -31,12 +31,15 @@
 #include <wult/perfdata.h>
 
 #include "cmds.h"
+#include "record.h"
 
 #define MAX_EVENTS	64
 /* The ring is drained at least this often (ms)... */
 #define POLL_MS		25
 /* ...and the file synced (s): a killed wult record loses at most both. */
 #define SYNC_EVERY_S	0.05
+/* wult.ko's counters are checked this often (s), for a low yield. */
+#define YIELD_EVERY_S	1.0
 /* The measured CPUs' online state is checked this often (s). */
 #define HOTPLUG_EVERY_S	0.25
 #define SYSFS_CPU	"/sys/devices/system/cpu"
@@ -326,7 +329,8 @@ static void explain_open_error(int err, const char *what)
 			"lower /proc/sys/kernel/perf_event_paranoid (now %s)\n", buf);
 	} else if (err == EINVAL) {
 		fprintf(stderr, "  the wult PMU rejected the configuration: LDist must "
-			"satisfy 0 <= min <= max <= %u us\n", WULT_LDIST_LIMIT_US);
+			"satisfy 0 <= min <= max <= %u us, and max must not be below the "
+			"CPU's LDist floor (the kernel log names it)\n", WULT_LDIST_LIMIT_US);
 	} else if (err == ENODEV || err == ENOENT || err == ENXIO) {
 		fprintf(stderr, "  a selected CPU is offline or wult.ko was unloaded\n");
 	}
@@ -391,6 +395,8 @@ struct rec_state {
 	struct hp_cpu *hp;		/* the measured CPUs' hotplug state */
 	int nr_hp;
 	int hp_stop;			/* a CPU returned and cannot be measured */
+	int *cpu_ids;			/* the measured CPUs */
+	struct rec_yield *yield;	/* their wult.ko counters, NULL: unread */
 };
 
 /*
@@ -1014,6 +1020,7 @@ static int open_output(struct rec_state *st, const struct rec_opts *o,
 static double run(struct rec_state *st, const struct rec_opts *o, struct perf_evlist *evlist)
 {
 	double t0 = now_s(), last_progress = 0, last_sync = 0, last_hp = 0, t;
+	double last_yield = 0;
 	int progress = !o->quiet && isatty(STDERR_FILENO), ret;
 
 	perf_evlist__enable(evlist);
@@ -1024,6 +1031,10 @@ static double run(struct rec_state *st, const struct rec_opts *o, struct perf_ev
 		if (t - last_hp >= HOTPLUG_EVERY_S) {
 			check_hotplug(st, o, t);
 			last_hp = t;
+		}
+		if (t - last_yield >= YIELD_EVERY_S) {
+			rec_yield_poll(st->yield, progress && last_progress > 0);
+			last_yield = t;
 		}
 		if (stop_signal || st->failed || st->hp_stop ||
 		    (o->count && st->samples >= o->count) ||
@@ -1096,6 +1107,29 @@ static void summary(struct rec_state *st, const struct rec_opts *o, double t)
 	}
 }
 
+/*
+ * The LDist range against the measured CPUs' floors (record_yield.c): 0,
+ * 2 when it cannot yield a valid datapoint. Without wult.ko's counters,
+ * nothing is checked here; the module still refuses what it knows to be
+ * below a floor.
+ */
+static int check_ldist(const struct rec_opts *o, struct perf_cpu_map *cpus,
+		       struct rec_state *st)
+{
+	int i, nr = perf_cpu_map__nr(cpus);
+
+	st->cpu_ids = calloc(nr, sizeof(*st->cpu_ids));
+	if (!st->cpu_ids)
+		return 1;
+	for (i = 0; i < nr; i++)
+		st->cpu_ids[i] = perf_cpu_map__cpu(cpus, i).cpu;
+	st->yield = rec_yield_new(st->cpu_ids, nr);
+	if (st->yield && rec_yield_check_ldist(st->yield, o->ldist_min, o->ldist_max,
+					       method_term(o)))
+		return 2;
+	return 0;
+}
+
 static int record(const struct rec_opts *o, int argc, char **argv)
 {
 	struct perf_thread_map *threads = NULL;
@@ -1114,6 +1148,9 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	note_machine();
 	read_format_lost = kernel_has_format_lost() ? PERF_FORMAT_LOST : 0;
 	ret = build_events(o, perf_cpu_map__cpu(cpus, 0).cpu, ev, &st.nr_ev);
+	if (ret)
+		goto out;
+	ret = check_ldist(o, cpus, &st);
 	if (ret)
 		goto out;
 	ret = 1;
@@ -1177,6 +1214,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	}
 	st.pdw = NULL;
 	summary(&st, o, t);
+	rec_yield_end(st.yield);
 	ret = st.failed || st.hp_stop ? 1 : 0;
 out_unmap:
 	perf_evlist__munmap(evlist);
@@ -1192,6 +1230,8 @@ out_delete:
 out:
 	if (evlist)
 		perf_evlist__delete(evlist);
+	rec_yield_free(st.yield);
+	free(st.cpu_ids);
 	perf_thread_map__put(threads);
 	perf_cpu_map__put(cpus);
 	return ret;

@@ -157,6 +157,24 @@ open_fails "state set on datapoints: EINVAL" 22 wult/datapoints,state=1/ -C 1
 open_fails "exclude_kernel (:u): EOPNOTSUPP" 95 wult/datapoints/u -C 1
 open_fails "exclude_idle (:I): EOPNOTSUPP" 95 wult/datapoints/I -C 1
 open_fails "exclude_host (:G): EOPNOTSUPP" 95 wult/datapoints/G -C 1
+# The LDist floor (kernel/wult_rules.h), known on CPU 1 after the runs
+# above: an LDist max below it is refused, the log naming the minimum, and
+# that minimum is accepted. ldist_max=0 means the default range, so a floor
+# of 1 us or less leaves nothing to refuse.
+fl=$(wult_cnt 1 floor_ns) fn=$(wult_cnt 1 floor_n)
+fmin=$(((fl + 999) / 1000))
+echo "# CPU 1 LDist floor: $fl ns over $fn arm-to-idle times"
+t_check "LDist floor known ($fn >= 100 times, $fl ns)" test "$fn" -ge 100 -a "$fl" -gt 0
+if [ "$fmin" -ge 2 ]; then
+	open_fails "ldist_max $((fmin - 1)) us, below the floor: EINVAL" 22 \
+		wult/ldist_max=$((fmin - 1))/ -C 1
+	t_check "the kernel log names the floor and the minimum ($fmin us)" sh -c \
+		"dmesg | grep -q 'CPU1: LDist max $((fmin - 1)) us is below the CPU.s floor of $fl ns .*minimum LDist max is $fmin us'"
+else
+	t_skip "floor $fl ns: no LDist max is below it"
+fi
+perf record -e "wult/ldist_max=$fmin/" -C 1 -o "$W/floor.data" -- true > "$W/floor.out" 2>&1
+t_eq "ldist_max $fmin us, the minimum, is accepted" 0 $?
 if perf record -e wult/datapoints/ -o "$W/task.data" -- true > "$W/task.out" 2>&1; then
 	t_fail "per-task use is refused"
 else

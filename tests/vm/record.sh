@@ -17,12 +17,27 @@ t_check "without the module: says to load it" grep -q 'insmod wult.ko' nomod.err
 
 t_check "insmod" insmod "$WULT_KO"
 
+# An LDist range below CPU 1's floor: refused up front, the floor measured
+# first (a fresh module does not know it yet), the minimum named.
+t0=$(date +%s)
+wult record -C 1 --ldist 1,1 -c 10 -o floor.data > /dev/null 2> floor.err
+t_eq "--ldist 1,1: exit 2" 2 $?
+cat floor.err
+fl=$(wult_cnt 1 floor_ns)
+fmin=$(((fl + 999) / 1000))
+t_check "--ldist 1,1: floor measured first ($(wult_cnt 1 floor_n) times, $(($(date +%s) - t0)) s)" \
+	test "$(wult_cnt 1 floor_n)" -ge 100
+t_check "--ldist 1,1: names the floor ($fl ns), the minimum MAX ($fmin us) and the fix" \
+	grep -q "CPU 1: its LDist floor.* is $fl ns; the minimum MAX is $fmin us: use e.g. --ldist $fmin," floor.err
+t_check "--ldist 1,1: nothing written" test ! -e floor.data
+
 wult record -C 1 -c 300 -e cpu-clock -e page-faults -o a.data 2> a.err
 t_eq "record -c 300 exits 0" 0 $?
 cat a.err
 t_check "group has msr/tsc/ and the -e events" \
 	grep -q 'with msr/tsc/.*cpu-clock, page-faults' a.err
 t_check "missing counters reported, not fatal" grep -q 'counters left out' a.err
+t_check "default range: no low-yield warning" sh -c '! grep -q warning: a.err'
 t_eq "-c 300 gives exactly 300 datapoints" 300 "$(ndp a.data)"
 t_check "every ring sample decodes with libwult's sample decoder" \
 	sh -c "! grep -q 'did not decode' a.err"
@@ -75,6 +90,18 @@ t_check "SIGINT: file complete and readable ($n datapoints)" test "$n" -ge 10
 perf script -i s.data -s "$dec" 2>/dev/null | awk '$1 == "raw"' > s.txt
 t_check "--ldist 100,200: every LDist in [100, 200] us" \
 	test "$(awk '$9 < 100000 || $9 > 200000' s.txt | wc -l)" = 0
+
+# A range just above the floor (its minimum MAX) is accepted, but most of
+# its datapoints fire before the CPU is idle: warned while running and at
+# the end, with the counts and the main reason.
+fmin=$((($(wult_cnt 1 floor_ns) + 999) / 1000))
+wult record -C 1 --ldist 0,$fmin -t 2 -o low.data 2> low.err
+t_eq "--ldist 0,$fmin: exit 0" 0 $?
+grep warning: low.err
+t_check "--ldist 0,$fmin: warned while running" grep -q 'warning: so far only [0-9]* of' low.err
+t_check "--ldist 0,$fmin: warned at the end, main reason not_idle" \
+	grep -q 'warning: only [0-9]* of [0-9]* armed datapoints (.*) were valid; not_idle [0-9]* (fired before the CPU was idle' low.err
+t_check "--ldist 0,$fmin: says how to fix it" grep -q 'raise --ldist' low.err
 
 # Bad input: clear errors, usage errors exit 2.
 wult record --ldist 5,3 -c 1 > /dev/null 2> e1
