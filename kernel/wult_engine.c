@@ -29,7 +29,9 @@
  * period (stale_tai), another interrupt or an NMI came between its two
  * halves (other_intr), or the times are out of order (invalid). An idle
  * exit that is not our wake (early_wake) keeps the event armed and retakes
- * TBI at the next idle entry.
+ * TBI at the next idle entry. The shortest time from an arm to the next
+ * idle entry is the CPU's LDist floor (wult_rules.h), which the PMU
+ * enforces.
  *
  * All state of a CPU lives in one struct wult_cpu reached through
  * wult_cpu(); it is only touched on its own CPU with IRQs off (probes,

@@ -116,7 +116,8 @@ static void usage(FILE *f)
 "  -C, --cpu CPUS         CPUs to measure, perf syntax (1,3 or 0-3);\n"
 "                         default CPU 1 when it exists, else 0\n"
 "  -l, --ldist MIN,MAX    launch distance range in microseconds\n"
-"                         (default %u,%u; at most %u)\n"
+"                         (default %u,%u; at most %u); MAX must not be\n"
+"                         below the CPUs' LDist floor (measured first)\n"
 "      --method M         delayed-event source: hrt (default: a high\n"
 "                         resolution timer) or tdt (the local APIC's TSC\n"
 "                         deadline, where the APIC has that mode)\n"
@@ -138,7 +139,9 @@ static void usage(FILE *f)
 "file. The file is valid while it is written and synced every 0.05 s, so a\n"
 "killed wult record (SIGKILL, SIGUSR1, ...) loses at most the last 0.075 s.\n"
 "A measured CPU that goes offline is reported and measured again when it\n"
-"returns (with -o -, recording stops then). Exit status: 0 recorded, 1\n"
+"returns (with -o -, recording stops then). When fewer than half of the\n"
+"armed datapoints were valid (wult.ko's counters), a warning gives the\n"
+"counts and the main reasons. Exit status: 0 recorded, 1\n"
 "failed or stopped early, 2 usage error.\n",
 		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US);
 }
