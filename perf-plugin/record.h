@@ -22,7 +22,7 @@ void rec_yield_free(struct rec_yield *y);
  * Refuses an LDist range whose max (us) is below a measured CPU's floor:
  * 0, or 1 after saying which CPU, the floor and the fix. Where a floor is
  * not known yet and @ldist_max_us is short enough to matter, it is first
- * measured for at most 2 s with the default range and source @source_term
+ * measured for at most 3 s with the default range and source @source_term
  * (",source=N" or ""); the counts then start after it.
  */
 int rec_yield_check_ldist(struct rec_yield *y, unsigned int ldist_min_us,

@@ -26,7 +26,7 @@
 #define STATS_PATH	"/sys/kernel/debug/wult/stats"
 /* Floors are microseconds (tens in slow VMs): longer ranges are not at risk. */
 #define CALIB_BELOW_US	1000
-#define CALIB_MAX_MS	2000
+#define CALIB_MAX_MS	3000
 /* A mid-run verdict wants this many ended events. */
 #define POLL_MIN_ENDED	200
 

@@ -170,6 +170,10 @@ if [ "$fmin" -ge 2 ]; then
 		wult/ldist_max=$((fmin - 1))/ -C 1
 	t_check "the kernel log names the floor and the minimum ($fmin us)" sh -c \
 		"dmesg | grep -q 'CPU1: LDist max $((fmin - 1)) us is below the CPU.s floor of $fl ns .*minimum LDist max is $fmin us'"
+	# Measuring without perf goes through the same event_init.
+	t_check "debugfs measure with ldist=0,$((fmin - 1)): refused" sh -c \
+		"! echo '1 ldist=0,$((fmin - 1))' > /sys/kernel/debug/wult/measure"
+	t_eq "debugfs measure: nothing measured" none "$(cat /sys/kernel/debug/wult/measure)"
 else
 	t_skip "floor $fl ns: no LDist max is below it"
 fi
