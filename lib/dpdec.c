@@ -434,6 +434,13 @@ enum wult_dpdec_names wult_dpdec_name_states(struct wult_dpdec *dp, const struct
 							     WULT_DPDEC_NAMES_SYSFS;
 }
 
+const char *wult_dpdec_cstate_name(const struct wult_dpdec *dp, unsigned int idx)
+{
+	if (idx >= MAX_CSTATES)
+		return NULL;
+	return dp->cstates[idx] ? dp->cstates[idx] : dp->fallback[idx];
+}
+
 int wult_dpdec_is_wult(const struct wult_dpdec *dp, const struct wult_pd_sample *s)
 {
 	if (!dp->ev || !s->raw || s->raw_size < dp->min_size ||

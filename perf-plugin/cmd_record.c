@@ -59,6 +59,10 @@ static const char *const discovered[] = {
 };
 
 #define NR_DISCOVERED (sizeof(discovered) / sizeof(discovered[0]))
+/* wult.ko's idle accounting members: idle_time and idle_entries per state. */
+#define NR_IDLE_EV	(2 * WULT_IDLE_STATES)
+/* What -e may add: the group holds the leader, branches, the rest above. */
+#define MAX_USER_EV	(MAX_EVENTS - 2 - NR_DISCOVERED - NR_IDLE_EV)
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 		     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_READ | \
@@ -109,7 +113,9 @@ static void usage(FILE *f)
 "Record wult datapoints of the selected CPUs into a perf.data file. Each\n"
 "datapoint is a sample of the wult event leading a group of the counters\n"
 "this machine has (msr, cstate_core, cstate_pkg, cycles, instructions) and\n"
-"of every -e event, read at the datapoint. Where wult.ko can read the LBR\n"
+"of every -e event, read at the datapoint, and of wult.ko's idle accounting\n"
+"(wult/idle_time/ and wult/idle_entries/ of each idle state of the measured\n"
+"CPUs, for the report's residency table). Where wult.ko can read the LBR\n"
 "(its PMU has the branches event), each datapoint's branch context is\n"
 "recorded too, as a sample of a wult/branches/ member. Needs wult.ko loaded.\n"
 "\n"
@@ -126,7 +132,8 @@ static void usage(FILE *f)
 "  -e, --event EVENT      also count EVENT in the group: pmu/term=val,.../\n"
 "                         or a generic name (cycles, cpu-clock, ...);\n"
 "                         repeatable\n"
-"      --no-counters      do not add the discovered counters\n"
+"      --no-counters      do not add the discovered counters (nor the idle\n"
+"                         accounting)\n"
 "      --no-branches      no branch context (LBR) even where it can be read\n"
 "  -o, --output FILE      output file (default wult.data); an existing one\n"
 "                         is kept as FILE.old, as perf record does; '-' is\n"
@@ -223,6 +230,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 					optarg, comma + 1, WULT_LDIST_LIMIT_US);
 				return -1;
 			}
+			*comma = ',';	/* the file's command line shows it whole */
 			o->ldist_min = lo;
 			o->ldist_max = hi;
 			break;
@@ -252,7 +260,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 			}
 			break;
 		case 'e':
-			if (o->nr_user_ev == MAX_EVENTS - 1 - NR_DISCOVERED) {
+			if (o->nr_user_ev == MAX_USER_EV) {
 				fprintf(stderr, "wult record: too many -e events\n");
 				return -1;
 			}
@@ -692,12 +700,79 @@ static void keep_lbr_on(struct rec_state *st)
 }
 
 /*
- * Builds the group: the wult leader, discovered counters, -e events.
- * Returns 0, 1 when the wult PMU is missing, 2 for a bad -e event.
+ * Idle states the measured CPUs' cpuidle lists (the most of any CPU), or 2
+ * without a driver: the cpu_idle indexes of cpu_idle_poll() (0) and
+ * default_idle_call() (1). At most WULT_IDLE_STATES, what wult.ko accounts.
  */
-static int build_events(const struct rec_opts *o, int first_cpu, struct ev *ev,
+static unsigned int idle_states(struct perf_cpu_map *cpus)
+{
+	unsigned int k, most = 0;
+	char path[128];
+	int i;
+
+	for (i = 0; i < perf_cpu_map__nr(cpus); i++) {
+		for (k = 0; k < WULT_IDLE_STATES; k++) {
+			snprintf(path, sizeof(path), SYSFS_CPU "/cpu%d/cpuidle/state%u",
+				 perf_cpu_map__cpu(cpus, i).cpu, k);
+			if (access(path, F_OK))
+				break;
+		}
+		most = k > most ? k : most;
+	}
+	return most ? most : 2;
+}
+
+/*
+ * wult.ko's idle accounting as members, so every datapoint carries each
+ * state's time and entries and `wult report` tells the residency between
+ * any two of them. Left out, said why, where the module lacks the events
+ * or they cannot join. Returns the members added to @ev.
+ */
+static unsigned int add_idle_members(struct perf_cpu_map *cpus, const struct ev *leader,
+				     struct ev *ev)
+{
+	static const char *const kinds[] = { "idle_time", "idle_entries" };
+	unsigned int k, j, n = 0, nst = idle_states(cpus);
+	struct perf_event_attr attr;
+	char str[160], err[256];
+	int ret;
+
+	if (access(WULT_PMU_DIR "/events/idle_time", F_OK)) {
+		fprintf(stderr, "wult record: wult.ko has no idle accounting events (an "
+			"older module): no idle residency in the report\n");
+		return 0;
+	}
+	for (k = 0; k < nst; k++) {
+		for (j = 0; j < 2; j++) {
+			snprintf(str, sizeof(str), "wult/%s,state=%u/", kinds[j], k);
+			ret = wult_ev_parse(str, NULL, &attr, err, sizeof(err));
+			if (!ret) {
+				group_attr(&attr, 0);
+				ret = -probe_member(&leader->attr, &attr,
+						    perf_cpu_map__cpu(cpus, 0).cpu);
+				snprintf(err, sizeof(err), "%s", strerror(-ret));
+			}
+			if (ret) {
+				fprintf(stderr, "wult record: %s: %s: no idle residency in "
+					"the report\n", str, err);
+				return 0;
+			}
+			ev[n].attr = attr;
+			snprintf(ev[n++].name, sizeof(ev[0].name), "%s", str);
+		}
+	}
+	return n;
+}
+
+/*
+ * Builds the group: the wult leader, discovered counters, the idle
+ * accounting, -e events. Returns 0, 1 when the wult PMU is missing, 2 for
+ * a bad -e event.
+ */
+static int build_events(const struct rec_opts *o, struct perf_cpu_map *cpus, struct ev *ev,
 			unsigned int *nr)
 {
+	int first_cpu = perf_cpu_map__cpu(cpus, 0).cpu;
 	char str[160], err[256], absent[1024] = "", nojoin[1024] = "";
 	struct perf_event_attr attr;
 	unsigned int i, n = 0;
@@ -719,6 +794,8 @@ static int build_events(const struct rec_opts *o, int first_cpu, struct ev *ev,
 	snprintf(ev[n++].name, sizeof(ev[0].name), "%s", str);
 	if (!o->no_branches)
 		n += add_branches(o, first_cpu, &ev[0], &ev[n]);
+	if (!o->no_counters)
+		n += add_idle_members(cpus, &ev[0], &ev[n]);
 
 	for (i = 0; i < NR_DISCOVERED + o->nr_user_ev; i++) {
 		int user = i >= NR_DISCOVERED;
@@ -1150,7 +1227,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 		goto out;
 	note_machine();
 	read_format_lost = kernel_has_format_lost() ? PERF_FORMAT_LOST : 0;
-	ret = build_events(o, perf_cpu_map__cpu(cpus, 0).cpu, ev, &st.nr_ev);
+	ret = build_events(o, cpus, ev, &st.nr_ev);
 	if (ret)
 		goto out;
 	ret = check_ldist(o, cpus, &st);

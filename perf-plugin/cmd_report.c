@@ -444,6 +444,7 @@ static void free_file(struct rpt_file *f)
 		free(f->groups[i]);
 	}
 	free_group(&f->all);
+	rpt_resid_free(f->resid);
 	free(f->desc);
 	free(f);
 }
@@ -739,6 +740,7 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 		goto out;
 	}
 	rpt_src_describe(src, f);
+	f->resid = rpt_src_take_resid(src);
 	if (!f->read) {
 		fprintf(stderr, "wult report: %s: no wult datapoints", path);
 		if (f->undecodable)

@@ -101,6 +101,7 @@ struct rpt_file {
 	uint64_t cpus[RPT_MAX_CPUS / 64];	/* CPUs of the kept datapoints */
 	double ldist_min, ldist_max;	/* ns, of the kept datapoints; NaN: none */
 	unsigned int sources;		/* their methods (WULT_M_SOURCE), a bit each */
+	struct rpt_resid *resid;	/* idle residency, NULL: not recorded */
 	struct rpt_group *groups[RPT_MAX_STATES];	/* sorted after the pass */
 	unsigned int ngroups;
 	struct rpt_group all;
@@ -123,11 +124,32 @@ const char *rpt_src_error(const struct rpt_src *s);
 /* The branch context of the datapoint rpt_src_next() returned last (same
  * CPU and LTime, delivered just before it), or NULL. */
 const struct wult_branches *rpt_src_branches(const struct rpt_src *s);
+/* The idle residency the input's datapoints carried (ownership passes to
+ * the caller), or NULL when they carried no idle accounting. */
+struct rpt_resid *rpt_src_take_resid(struct rpt_src *s);
 /* Fills the input's description and validity counts into @f. */
 void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f);
 /* info.yml values for a CSV export: the CPU and the device. */
 int rpt_src_cpu(const struct rpt_src *s);
 void rpt_src_close(struct rpt_src *s);
+
+/* ---- report_resid.c: idle residency from wult.ko's idle accounting ---- */
+struct rpt_resid;
+
+int rpt_resid_new(struct rpt_resid **out);
+void rpt_resid_free(struct rpt_resid *r);
+/* Names requested state @state in the table. */
+void rpt_resid_name(struct rpt_resid *r, unsigned int state, const char *name);
+/* Sample id @id is a member counting @kind (WULT_KIND_IDLE_TIME or
+ * WULT_KIND_IDLE_ENTRIES) of @state. 0, -EINVAL or -ENOSPC. */
+int rpt_resid_add_id(struct rpt_resid *r, uint64_t id, unsigned int kind, unsigned int state);
+/* Adds a datapoint's group read: what the members grew by since the
+ * previous datapoint of its CPU's group. 0 or -ENOMEM. */
+int rpt_resid_sample(struct rpt_resid *r, const struct wult_pd_sample *s);
+/* Whether any CPU has a span with accounting members. */
+int rpt_resid_any(const struct rpt_resid *r);
+/* The residency table: per CPU, and every CPU together when several. */
+void rpt_resid_print(FILE *out, const struct rpt_resid *r);
 
 /* ---- report_plot.c: what the HTML page draws of a group ---- */
 struct rpt_plot;

@@ -90,6 +90,12 @@ static void validity_fn(FILE *m, const void *a, const void *b)
 	rpt_print_validity(m, rf);
 }
 
+static void resid_fn(FILE *m, const void *a, const void *b)
+{
+	(void)b;
+	rpt_resid_print(m, a);
+}
+
 static void branches_fn(FILE *m, const void *a, const void *b)
 {
 	rpt_print_branches(m, a, b);
@@ -141,6 +147,8 @@ static void write_header(FILE *f, const struct rpt_opts *o, struct rpt_file *con
 		fputs("</h3>\n", f);
 		put_measured(f, o, files[j]);
 		put_pre(f, validity_fn, files[j], NULL, "desc");
+		if (files[j]->resid)
+			put_pre(f, resid_fn, files[j]->resid, NULL, "resid");
 	}
 	fputs("</section>\n", f);
 }

@@ -50,6 +50,9 @@ struct rpt_src {
 	unsigned int nbr;
 	uint64_t br_read, br_bad, br_matched;
 	const struct wult_branches *br_last;	/* attached to the last point */
+	/* Idle residency: the accounting members' ids, learnt per attr set. */
+	struct rpt_resid *resid;
+	unsigned int resid_nattrs;
 	/* intel wult CSV */
 	struct wult_csv_reader *csv;
 	FILE *csvf;
@@ -469,6 +472,48 @@ const struct wult_branches *rpt_src_branches(const struct rpt_src *s)
 	return s->br_last;
 }
 
+/*
+ * The ids of wult.ko's idle accounting members (wult record adds them to
+ * its group), learnt again whenever a pipe brings attrs; the states named
+ * as the datapoints are. 0 or -ENOMEM.
+ */
+static int resid_learn(struct rpt_src *s)
+{
+	unsigned int i, j, k, state, n = wult_pd_nr_attrs(s->pd);
+	const struct wult_pd_attr *a;
+	int kind;
+
+	if (n == s->resid_nattrs)
+		return 0;
+	s->resid_nattrs = n;
+	for (i = 0; i < n; i++) {
+		a = wult_pd_attr(s->pd, i);
+		kind = pmu_kind(s, a);
+		if (kind != WULT_KIND_IDLE_TIME && kind != WULT_KIND_IDLE_ENTRIES)
+			continue;
+		if (!s->resid) {
+			if (rpt_resid_new(&s->resid))
+				return -ENOMEM;
+			for (k = 0; k < WULT_IDLE_STATES; k++)
+				rpt_resid_name(s->resid, k, wult_dpdec_cstate_name(s->dp, k));
+		}
+		state = (a->attr.config >> WULT_CFG_STATE_SHIFT) & WULT_CFG_STATE_MASK;
+		for (j = 0; j < a->nr_ids; j++)
+			rpt_resid_add_id(s->resid, a->ids[j], kind, state);
+	}
+	return 0;
+}
+
+struct rpt_resid *rpt_src_take_resid(struct rpt_src *s)
+{
+	struct rpt_resid *r = s->resid;
+
+	if (!rpt_resid_any(r))
+		return NULL;
+	s->resid = NULL;
+	return r;
+}
+
 static int next_pd(struct rpt_src *s, struct wult_point *pt)
 {
 	struct wult_pd_event ev;
@@ -509,6 +554,10 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt)
 		    wult_dpdec_decode(s->dp, &ev.sample, pt)) {
 			s->undecodable++;
 			continue;
+		}
+		if (resid_learn(s) || (s->resid && rpt_resid_sample(s->resid, &ev.sample))) {
+			src_err(s, "out of memory");
+			return -ENOMEM;
 		}
 		if (s->cpu < 0 && pt->v[WULT_M_CPU].num >= 0)
 			s->cpu = (int)pt->v[WULT_M_CPU].num;
@@ -647,6 +696,7 @@ void rpt_src_close(struct rpt_src *s)
 	if (s->csvf)
 		fclose(s->csvf);
 	wult_dpdec_free(s->dp);
+	rpt_resid_free(s->resid);
 	free(s->br);
 	if (s->pd)
 		wult_pd_close(s->pd);

@@ -204,6 +204,8 @@ void rpt_print_one(FILE *out, const struct rpt_opts *o, const struct rpt_file *f
 	for (i = 0; i < f->ngroups; i++)
 		print_group(out, o, f->groups[i], show);
 	print_group(out, o, &f->all, show);
+	if (f->resid)
+		rpt_resid_print(out, f->resid);
 }
 
 /* ---- several inputs ---- */
@@ -383,6 +385,12 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 			diff_row(out, o, metric_name(rpt_ctr_metrics[i]), RPT_S_MEAN, v, nfiles,
 				 rpt_ctr_metrics[i]);
 		}
+	}
+	for (j = 0; j < nfiles; j++) {
+		if (!files[j]->resid)
+			continue;
+		fprintf(out, "\n[%u] %s", j + 1, files[j]->path);
+		rpt_resid_print(out, files[j]->resid);
 	}
 	for (j = 0; j < nfiles; j++) {
 		int header = 0;

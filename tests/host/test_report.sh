@@ -416,6 +416,79 @@ else
 	t_skip "python3 unavailable: pipe-mode checks"
 fi
 
+# ---- idle residency: wult.ko's idle accounting in the group reads ----
+# tests/data/wult_resid.data: wult record of CPUs 0 and 1 with wult_refidle
+# (4 states). The reference is stock perf's decoding of the same group
+# reads (perf script -D): per CPU, the members' growth between consecutive
+# datapoints and the group's running time between them.
+RES=$top/tests/data/wult_resid.data
+"$W" report "$RES" > "$tmp/res.rep" 2> "$tmp/res.err"
+t_eq "residency fixture reports, exit 0" 0 $?
+t_check "residency table present" grep -q '^idle residency (wult.ko' "$tmp/res.rep"
+if command -v perf > /dev/null; then
+	perf script -D -i "$RES" 2> /dev/null | awk '
+		function hex(s,  i, v) {
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		/PERF_RECORD_SAMPLE/ { cpu = $1; p = -1; next }
+		/time running/ { tr = hex($4); next }
+		/group nr/ { n = $4; next }
+		/^\.\.\.\.\. id / {
+			v[++p] = hex(substr($5, 1, length($5) - 1))
+			if (p < n - 1) next
+			if (seen[cpu]) {
+				span[cpu] += tr - last[cpu]
+				for (k = 1; k <= 8; k++) sum[cpu, k] += v[k] - lv[cpu, k]
+			}
+			seen[cpu] = 1; last[cpu] = tr
+			for (k = 1; k <= 8; k++) lv[cpu, k] = v[k]
+		}
+		END {
+			split("POLL C1 C2 C3", nm, " ")
+			for (c = 0; c <= 1; c++) for (s = 0; s < 4; s++)
+				printf "%d %s %.2f %.6f %d\n", c, nm[s + 1],
+					100 * sum[c, 1 + 2 * s] / span[c],
+					sum[c, 1 + 2 * s] / 1e9, sum[c, 2 + 2 * s]
+		}' > "$tmp/res.ref"
+	awk '$1 ~ /^[01]$/ && $2 != "idle" { print $1, $2, $3, $5, $6 }' \
+		"$tmp/res.rep" > "$tmp/res.got"
+	t_eq "residency rows: 8 (2 CPUs x 4 states)" 8 "$(wc -l < "$tmp/res.got")"
+	t_eq "residency = perf script -D's group reads (time %, s, entries)" \
+		"$(cat "$tmp/res.ref")" "$(cat "$tmp/res.got")"
+else
+	t_skip "perf unavailable: residency against perf script -D"
+fi
+# Each CPU's and the sum's: states add up to the idle row, and to at most
+# 100% plus the rounding of its rows.
+t_check "per CPU and summed, state % add up to <= 100% (+ rounding)" awk '
+	$1 ~ /^([01]|all)$/ && $2 != "idle" { t[$1] += $3; n[$1]++ }
+	$1 ~ /^([01]|all)$/ && $2 == "idle" { i[$1] = $3 }
+	END {
+		for (c in t) if (t[c] > 100 + 0.005 * n[c] || t[c] - i[c] > 0.005 * n[c] ||
+				  i[c] - t[c] > 0.005 * n[c]) exit 1
+		exit length(t) != 3
+	}' "$tmp/res.rep"
+t_check "summed: entries/s of the CPUs added" awk '
+	$2 == "C3" && $1 ~ /^[01]$/ { r += $4 } $2 == "C3" && $1 == "all" { a = $4 }
+	END { exit !(a > 0 && (a - r < 0.11 && r - a < 0.11)) }' "$tmp/res.rep"
+# HTML: the same table.
+"$W" report --html "$tmp/res.html" "$RES" > /dev/null
+t_check "HTML report carries the residency table" grep -A1 -q '<pre class="resid">' \
+	"$tmp/res.html"
+t_check "HTML residency rows" grep -q '^  all   C3 ' "$tmp/res.html"
+# A recording without the idle accounting reports as before.
+"$W" report "$top/tests/data/wult_record.data" > "$tmp/old.rep" 2> "$tmp/old.err"
+t_eq "recording without idle counters: exit 0" 0 $?
+t_check "recording without idle counters: no residency table" \
+	bash -c "! grep -q 'idle residency' '$tmp/old.rep'"
+t_check "recording without idle counters: nothing on stderr" test ! -s "$tmp/old.err"
+# A diff names each file's residency.
+"$W" report "$RES" "$top/tests/data/wult_record.data" > "$tmp/diff.rep"
+t_check "diff: the residency of the file that has it" grep -q \
+	"^\[1\] $RES$" "$tmp/diff.rep"
+
 # ---- memory does not grow with the datapoint count ----
 if [ -x /usr/bin/time ]; then
 	$WREL synth -o "$tmp/m1.data" -c 300000 -s 4 --tail 0,0 >/dev/null

@@ -68,6 +68,10 @@ static void metrics(void)
 	payload(&d, raw);
 	wult_dpdec_decode_raw(dp, raw, 128, &pt);
 	WT_CHECK(!strcmp(pt.v[WULT_M_REQ_CSTATE].str, "state9"), "fallback name");
+	/* The same names by index, for tables of states without datapoints. */
+	WT_CHECK(!strcmp(wult_dpdec_cstate_name(dp, 2), "C6"), "name of 2");
+	WT_CHECK(!strcmp(wult_dpdec_cstate_name(dp, 9), "state9"), "name of 9");
+	WT_CHECK(!wult_dpdec_cstate_name(dp, 70), "no name of 70");
 	WT_EQ(wult_dpdec_decode_raw(dp, raw, 127, &pt), -EINVAL);
 	wult_dpdec_free(dp);
 }

@@ -67,6 +67,10 @@ enum wult_dpdec_names {
  */
 enum wult_dpdec_names wult_dpdec_name_states(struct wult_dpdec *dp, const struct wult_pd *pd,
 					     unsigned int cpu);
+/* The name datapoints of requested state @idx get (wult_dpdec_decode()),
+ * valid as long as @dp; NULL beyond the 64 states it names.
+ */
+const char *wult_dpdec_cstate_name(const struct wult_dpdec *dp, unsigned int idx);
 /* Is @s a wult datapoint: a RAW payload of the wult format's size or more,
  * and, for a tracepoint attr, of the wult:datapoint id?
  */

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult report's idle residency. wult record puts wult.ko's idle accounting
+ * in every datapoint's group read: wult/idle_time,state=N/ (ns in requested
+ * idle state N) and wult/idle_entries,state=N/ (its entries). Per CPU, the
+ * growth of each between two consecutive datapoints of the same group, and
+ * the group's running time between them, add up to each state's time and
+ * entries over the span the CPU's datapoints cover:
+ *
+ *	Time % = time / span * 100	Entries/s = entries / span
+ *
+ * A group opened anew (a CPU back from offline) starts a new span of its
+ * own: its counts restart from zero and are never subtracted from the old
+ * group's. The datapoints' filters do not apply: this is the CPU's time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/wult.h>
+
+#include "report.h"
+
+#define RES_MAX_IDS	(2 * WULT_IDLE_STATES * 64)	/* 64 groups' members */
+
+struct res_id {
+	uint64_t id;
+	unsigned int kind;		/* 0: idle_time, 1: idle_entries */
+	unsigned int state;
+};
+
+/* Where a group read holds an accounting member. */
+struct res_slot {
+	unsigned int pos;
+	uint64_t id;
+	unsigned int kind, state;
+};
+
+struct res_cpu {
+	uint64_t leader;		/* leader id of the last read, 0: none */
+	uint64_t last_t;		/* its running time then, ns */
+	uint64_t last[2][WULT_IDLE_STATES];
+	struct res_slot slot[2 * WULT_IDLE_STATES];
+	unsigned int nslot;
+	uint64_t span;			/* ns covered by spans */
+	uint64_t sum[2][WULT_IDLE_STATES];
+	unsigned int has;		/* a bit per state with a member */
+};
+
+struct rpt_resid {
+	struct res_id ids[RES_MAX_IDS];
+	unsigned int nids;
+	struct res_cpu *cpu[RPT_MAX_CPUS];
+	char name[WULT_IDLE_STATES][32];
+};
+
+int rpt_resid_new(struct rpt_resid **out)
+{
+	struct rpt_resid *r = calloc(1, sizeof(*r));
+	unsigned int k;
+
+	*out = r;
+	if (!r)
+		return -ENOMEM;
+	for (k = 0; k < WULT_IDLE_STATES; k++)
+		snprintf(r->name[k], sizeof(r->name[k]), "state%u", k);
+	return 0;
+}
+
+void rpt_resid_free(struct rpt_resid *r)
+{
+	unsigned int c;
+
+	if (!r)
+		return;
+	for (c = 0; c < RPT_MAX_CPUS; c++)
+		free(r->cpu[c]);
+	free(r);
+}
+
+void rpt_resid_name(struct rpt_resid *r, unsigned int state, const char *name)
+{
+	if (state < WULT_IDLE_STATES && name)
+		snprintf(r->name[state], sizeof(r->name[state]), "%s", name);
+}
+
+int rpt_resid_add_id(struct rpt_resid *r, uint64_t id, unsigned int kind, unsigned int state)
+{
+	unsigned int i;
+
+	if (state >= WULT_IDLE_STATES ||
+	    (kind != WULT_KIND_IDLE_TIME && kind != WULT_KIND_IDLE_ENTRIES))
+		return -EINVAL;
+	for (i = 0; i < r->nids; i++)
+		if (r->ids[i].id == id)
+			return 0;
+	if (r->nids == RES_MAX_IDS)
+		return -ENOSPC;
+	r->ids[r->nids++] = (struct res_id){ id, kind == WULT_KIND_IDLE_ENTRIES, state };
+	return 0;
+}
+
+static const struct res_id *find_id(const struct rpt_resid *r, uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nids; i++)
+		if (r->ids[i].id == id)
+			return &r->ids[i];
+	return NULL;
+}
+
+/* A new group on @c: where its read holds the accounting members. */
+static void learn_slots(const struct rpt_resid *r, struct res_cpu *c,
+			const struct wult_pd_sample *s)
+{
+	const struct res_id *m;
+	uint64_t p;
+
+	c->nslot = 0;
+	for (p = 0; p < s->read.nr && c->nslot < 2 * WULT_IDLE_STATES; p++) {
+		m = find_id(r, s->read.values[p].id);
+		if (!m)
+			continue;
+		c->slot[c->nslot++] = (struct res_slot){ p, m->id, m->kind, m->state };
+		c->has |= 1U << m->state;
+	}
+}
+
+/* The read's time base: the group's running time, else the sample's time. */
+static int read_time(const struct wult_pd_sample *s, uint64_t *t)
+{
+	uint64_t rf = s->attr->attr.read_format;
+
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		*t = s->read.time_running;
+	else if (s->attr->attr.sample_type & PERF_SAMPLE_TIME)
+		*t = s->time;
+	else
+		return -1;
+	return 0;
+}
+
+int rpt_resid_sample(struct rpt_resid *r, const struct wult_pd_sample *s)
+{
+	const struct perf_event_attr *a = &s->attr->attr;
+	struct res_cpu *c;
+	unsigned int i, same;
+	uint64_t t, v;
+
+	if (!r->nids || !(a->sample_type & PERF_SAMPLE_READ) ||
+	    !(a->sample_type & PERF_SAMPLE_CPU) || (a->read_format &
+	    (PERF_FORMAT_GROUP | PERF_FORMAT_ID)) != (PERF_FORMAT_GROUP | PERF_FORMAT_ID) ||
+	    !s->read.nr || s->cpu >= RPT_MAX_CPUS || read_time(s, &t))
+		return 0;
+	c = r->cpu[s->cpu];
+	if (!c) {
+		c = r->cpu[s->cpu] = calloc(1, sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+	}
+	same = c->leader == s->read.values[0].id && t >= c->last_t;
+	if (!same)
+		learn_slots(r, c, s);
+	if (same)
+		c->span += t - c->last_t;
+	for (i = 0; i < c->nslot; i++) {
+		const struct res_slot *sl = &c->slot[i];
+
+		if (sl->pos >= s->read.nr || s->read.values[sl->pos].id != sl->id)
+			continue;	/* not this group's layout: no delta */
+		v = s->read.values[sl->pos].value;
+		if (same && v >= c->last[sl->kind][sl->state])
+			c->sum[sl->kind][sl->state] += v - c->last[sl->kind][sl->state];
+		c->last[sl->kind][sl->state] = v;
+	}
+	c->leader = s->read.values[0].id;
+	c->last_t = t;
+	return 0;
+}
+
+int rpt_resid_any(const struct rpt_resid *r)
+{
+	unsigned int c;
+
+	for (c = 0; r && c < RPT_MAX_CPUS; c++)
+		if (r->cpu[c] && r->cpu[c]->has && r->cpu[c]->span)
+			return 1;
+	return 0;
+}
+
+static void print_row(FILE *out, const char *cpu, const char *state, double time_ns,
+		      double span_ns, double entries, double rate)
+{
+	fprintf(out, "  %-5s %-12s %8.2f %11.1f %12.6f %12.0f\n", cpu, state,
+		100.0 * time_ns / span_ns, rate, time_ns / 1e9, entries);
+}
+
+/* One CPU's rows: each state with a member, then the total. */
+static void print_cpu(FILE *out, const struct rpt_resid *r, unsigned int cpu)
+{
+	const struct res_cpu *c = r->cpu[cpu];
+	double tt = 0, te = 0;
+	char label[16];
+	unsigned int k;
+
+	snprintf(label, sizeof(label), "%u", cpu);
+	for (k = 0; k < WULT_IDLE_STATES; k++) {
+		if (!(c->has & (1U << k)))
+			continue;
+		print_row(out, label, r->name[k], c->sum[0][k], c->span, c->sum[1][k],
+			  c->sum[1][k] * 1e9 / c->span);
+		tt += c->sum[0][k];
+		te += c->sum[1][k];
+	}
+	print_row(out, label, "idle", tt, c->span, te, te * 1e9 / c->span);
+}
+
+/* Every CPU together: time over the CPUs' spans summed, rates summed. */
+static void print_all(FILE *out, const struct rpt_resid *r)
+{
+	double tt = 0, te = 0, trate = 0, span = 0, t[WULT_IDLE_STATES] = { 0 };
+	double e[WULT_IDLE_STATES] = { 0 }, rate[WULT_IDLE_STATES] = { 0 };
+	unsigned int has = 0, k, cpu;
+
+	for (cpu = 0; cpu < RPT_MAX_CPUS; cpu++) {
+		const struct res_cpu *c = r->cpu[cpu];
+
+		if (!c || !c->has || !c->span)
+			continue;
+		span += c->span;
+		has |= c->has;
+		for (k = 0; k < WULT_IDLE_STATES; k++) {
+			t[k] += c->sum[0][k];
+			e[k] += c->sum[1][k];
+			rate[k] += c->sum[1][k] * 1e9 / c->span;
+		}
+	}
+	for (k = 0; k < WULT_IDLE_STATES; k++) {
+		if (!(has & (1U << k)))
+			continue;
+		print_row(out, "all", r->name[k], t[k], span, e[k], rate[k]);
+		tt += t[k];
+		te += e[k];
+		trate += rate[k];
+	}
+	print_row(out, "all", "idle", tt, span, te, trate);
+}
+
+void rpt_resid_print(FILE *out, const struct rpt_resid *r)
+{
+	unsigned int cpu, ncpus = 0;
+	double span = 0;
+
+	if (!rpt_resid_any(r))
+		return;
+	for (cpu = 0; cpu < RPT_MAX_CPUS; cpu++) {
+		if (r->cpu[cpu] && r->cpu[cpu]->has && r->cpu[cpu]->span) {
+			ncpus++;
+			span += r->cpu[cpu]->span;
+		}
+	}
+	fprintf(out, "\nidle residency (wult.ko's idle accounting, %.3f s of %u CPU%s between "
+		"each CPU's first and last datapoints):\n", span / 1e9, ncpus,
+		ncpus == 1 ? "" : "s");
+	fprintf(out, "  %-5s %-12s %8s %11s %12s %12s\n", "CPU", "State", "Time %",
+		"Entries/s", "Time (s)", "Entries");
+	for (cpu = 0; cpu < RPT_MAX_CPUS; cpu++)
+		if (r->cpu[cpu] && r->cpu[cpu]->has && r->cpu[cpu]->span)
+			print_cpu(out, r, cpu);
+	if (ncpus > 1)
+		print_all(out, r);
+}
