@@ -4,8 +4,9 @@
 # wult/idle_entries,state=N/ against the kernel's own books over 10 s of
 # CPU 1: /proc/stat idle without a cpuidle driver, and with wult_refidle
 # each state's cpuidle time and usage, with and without a datapoint
-# measurement on the same CPU. perf stat starts with its counters disabled
-# (-D -1); the test enables and disables them through --control and reads
+# measurement on the same CPU; then wult report's residency table of a
+# wult record against perf stat's counts around it. perf stat starts with
+# its counters disabled (-D -1); the test enables and disables them through --control and reads
 # the books before and after each command: the counters' window lies
 # between the inner and the outer reading, so each count must lie between
 # the books' inner and outer deltas (1% slack). Under TCG on a loaded host
@@ -153,6 +154,46 @@ check refidle
 check refidle+datapoints -e wult/datapoints,ldist_min=500,ldist_max=3000/
 n=$(cnt refidle+datapoints.out "wult/datapoints,ldist_min=500,ldist_max=3000/")
 t_check "datapoints measured meanwhile (${n:-0})" test "${n:-0}" -ge 100
+
+# ---- wult record + wult report: the residency table ---------------------------
+# perf stat counts the same events around wult record, whose datapoints'
+# span lies inside perf stat's window: each state's reported time must lie
+# between perf stat's count less the window's time outside the span and
+# the count (1% + 1 ms slack), its entries at most perf stat's (+1).
+evs=()
+for s in 0 1 2 3; do
+	evs+=(-e "wult/idle_time,state=$s/" -e "wult/idle_entries,state=$s/")
+done
+perf stat -x, -C $C "${evs[@]}" -o rec.stat -- \
+	wult record -q -C $C -t 5 -l 500,3000 -o rec.data 2> rec.err
+t_eq "wult record -t 5 with the idle accounting: exit 0" 0 $?
+t_check "wult record put the idle accounting in its group" \
+	test "$(perf evlist -i rec.data 2> /dev/null | grep -c '^wult/idle_')" = 8
+wult report rec.data > rec.rep
+t_eq "wult report: exit 0" 0 $?
+sed -n '/^idle residency/,$p' rec.rep
+span=$(awk '/^idle residency/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s")
+	{ printf "%.0f", $i * 1e9; exit } }' rec.rep)
+win=$(awk -F, '/idle_time,state=0/ { print $5; exit }' rec.stat)
+out=$((win - ${span:-0}))
+echo "# perf stat window ${win} ns, datapoints' span ${span} ns: ${out} ns outside it"
+t_check "span within perf stat's window" test "${span:-0}" -gt 0 -a "$out" -ge 0
+for s in 0 1 2 3; do
+	name=$(cat $CPUIDLE/state$s/name)
+	row=$(awk -v c=$C -v n="$name" '$1 == c && $2 == n' rec.rep)
+	rt=$(echo "$row" | awk '{ printf "%.0f", $5 * 1e9 }')
+	re=$(echo "$row" | awk '{ print $6 }')
+	pt=$(cnt rec.stat "wult/idle_time,state=$s/")
+	pe=$(cnt rec.stat "wult/idle_entries,state=$s/")
+	lo=$((pt - out))
+	[ $lo -lt 0 ] && lo=0
+	echo "# $name: report ${rt} ns, ${re} entries; perf stat ${pt} ns, ${pe} entries"
+	between "report: $name time vs perf stat's" "${rt:-0}" "$lo" "${pt:-0}" 10 1000000
+	between "report: $name entries <= perf stat's" "${re:--1}" 0 "${pe:-0}" 0 1
+done
+t_check "report: states add up to <= 100% (+ rounding), = the idle row" awk -v c=$C '
+	$1 == c && $2 != "idle" { t += $3; n++ } $1 == c && $2 == "idle" { i = $3 }
+	END { exit !(n == 4 && t <= 100 + 0.005 * n && t - i <= 0.005 * n && i - t <= 0.005 * n) }' rec.rep
 t_check "rmmod wult" rmmod wult
 t_check "rmmod wult_refidle" rmmod wult_refidle
 t_done
