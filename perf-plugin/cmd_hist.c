@@ -20,6 +20,7 @@
 #include <wult/khist.h>
 
 #include "cmds.h"
+#include "hist_html.h"
 
 #define HIST_DIR	"/sys/kernel/debug/wult/hist"
 #define HIST_MAX_CPUS	8192	/* NR_CPUS of the largest kernel configs */
@@ -40,6 +41,8 @@ struct hist_opts {
 	bool bars;
 	const char *csv;	/* summary CSV to write, or NULL */
 	FILE *csvf;		/* open while a round is shown */
+	const char *html;	/* wult report's HTML page to write, or NULL */
+	struct hist_html *hh;	/* collecting it while a round is shown */
 	unsigned int watch;	/* seconds, 0: once */
 	unsigned int count;	/* --watch rounds, 0: until interrupted */
 };
@@ -57,6 +60,8 @@ static void hist_usage(FILE *f)
 		"  -n, --count N         with --watch: stop after N rounds (default: never)\n"
 		"      --no-bars         tables only, no terminal histograms\n"
 		"      --csv OUT         also write the tables to OUT as CSV (rewritten each round)\n"
+		"      --html OUT        also write them as wult report's HTML page, with\n"
+		"                        histogram plots (rewritten each round)\n"
 		"      --dir DIR         histogram directory (default " HIST_DIR ")\n"
 		"  -h, --help            this text\n\n"
 		"Times are microseconds. A percentile is the lower bound of the bin that\n"
@@ -130,6 +135,7 @@ static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *wan
 		{ "count", required_argument, NULL, 'n' },
 		{ "no-bars", no_argument, NULL, 'B' },
 		{ "csv", required_argument, NULL, 'S' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -176,6 +182,9 @@ static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *wan
 			break;
 		case 'S':
 			o->csv = optarg;
+			break;
+		case 'H':
+			o->html = optarg;
 			break;
 		case 'D':
 			o->dir = optarg;
@@ -406,6 +415,11 @@ static int hist_show_one(const struct hist_opts *o, int cpu, size_t m, bool list
 	hist_print_table(h);
 	if (o->csvf)
 		hist_csv_rows(o->csvf, cpu, m, h);
+	if (o->hh && hist_html_add(o->hh, cpu, (int)m, h)) {
+		fprintf(stderr, "wult hist: out of memory\n");
+		wult_khist_free(h);
+		return -ENOMEM;
+	}
 	if (o->bars)
 		for (i = 0; i < wult_khist_nstates(h); i++)
 			hist_print_bars(wult_khist_state(h, i), wult_khist_bin_us(h));
@@ -442,7 +456,7 @@ static int hist_show_all(const struct hist_opts *o, const bool *want)
  * A round: the tables, and the CSV written whole to OUT.tmp, then renamed
  * over OUT, so that a reader never sees half a round. 0 or -errno.
  */
-static int hist_show(struct hist_opts *o, const bool *want)
+static int hist_show_csv(struct hist_opts *o, const bool *want)
 {
 	char tmp[PATH_MAX];
 	int ret, err;
@@ -470,6 +484,37 @@ static int hist_show(struct hist_opts *o, const bool *want)
 	if (!ret && rename(tmp, o->csv)) {
 		ret = -errno;
 		fprintf(stderr, "wult hist: cannot rename %s to %s: %s\n", tmp, o->csv,
+			strerror(errno));
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/*
+ * A round, with --html also written as wult report's page through
+ * OUT.tmp, renamed over OUT. 0 or -errno.
+ */
+static int hist_show(struct hist_opts *o, const bool *want)
+{
+	char tmp[PATH_MAX];
+	int ret;
+
+	if (!o->html)
+		return hist_show_csv(o, want);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", o->html);
+	if (hist_html_new(tmp, o->dir, o->metric, &o->hh)) {
+		fprintf(stderr, "wult hist: out of memory\n");
+		return -ENOMEM;
+	}
+	ret = hist_show_csv(o, want);
+	if (!ret)
+		ret = hist_html_write(o->hh);
+	hist_html_free(o->hh);
+	o->hh = NULL;
+	if (!ret && rename(tmp, o->html)) {
+		ret = -errno;
+		fprintf(stderr, "wult hist: cannot rename %s to %s: %s\n", tmp, o->html,
 			strerror(errno));
 	}
 	if (ret)

@@ -64,6 +64,7 @@ struct rpt_opts {
 	enum wult_metric plot_x[RPT_MAX_PLOT_X];	/* --plot-x */
 	unsigned int nplot_x;
 	int per_cpu;				/* --per-cpu: a group per CPU and state */
+	const char *title;			/* the HTML page's, NULL: "wult report" */
 };
 
 /* Counter metrics reported as means (wult_point indexes). */
@@ -102,6 +103,7 @@ struct rpt_file {
 	double ldist_min, ldist_max;	/* ns, of the kept datapoints; NaN: none */
 	unsigned int sources;		/* their methods (WULT_M_SOURCE), a bit each */
 	struct rpt_resid *resid;	/* idle residency, NULL: not recorded */
+	int khist;			/* wult.ko's histograms (wult hist), no datapoints */
 	struct rpt_group *groups[RPT_MAX_STATES];	/* sorted after the pass */
 	unsigned int ngroups;
 	struct rpt_group all;

@@ -133,8 +133,9 @@ static void write_header(FILE *f, const struct rpt_opts *o, struct rpt_file *con
 {
 	unsigned int j;
 
-	fputs("<header><h1>wult report</h1><p class=\"gen\">written by wult " WULT_VERSION
-	      "; times in ", f);
+	fputs("<header><h1>", f);
+	put_esc(f, o->title ? o->title : "wult report");
+	fputs("</h1><p class=\"gen\">written by wult " WULT_VERSION "; times in ", f);
 	put_esc(f, o->unit);
 	fputs("</p><nav><a href=\"#plots\">plots</a> &middot; <a href=\"#summary\">summary "
 	      "tables</a>", f);
@@ -463,7 +464,9 @@ static int write_page(FILE *f, const struct rpt_opts *o, struct rpt_file *const 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
-	      "<title>wult report</title>\n<style>", f);
+	      "<title>", f);
+	put_esc(f, o->title ? o->title : "wult report");
+	fputs("</title>\n<style>", f);
 	fputs(wult_html_css, f);
 	fputs("</style></head><body>\n", f);
 	write_header(f, o, files, nfiles);
@@ -496,8 +499,8 @@ int rpt_html_write(const struct rpt_opts *o, struct rpt_file *const *files,
 
 	if (!f) {
 		ret = -errno;
-		fprintf(stderr, "wult report: --html: cannot write %s: %s\n", o->html_out,
-			strerror(errno));
+		fprintf(stderr, "%s: --html: cannot write %s: %s\n",
+			o->title ? o->title : "wult report", o->html_out, strerror(errno));
 		return ret;
 	}
 	if (write_page(f, o, files, nfiles) || ferror(f))
@@ -505,7 +508,8 @@ int rpt_html_write(const struct rpt_opts *o, struct rpt_file *const *files,
 	if (fclose(f))
 		ret = -EIO;
 	if (ret) {
-		fprintf(stderr, "wult report: --html: write error on %s\n", o->html_out);
+		fprintf(stderr, "%s: --html: write error on %s\n",
+			o->title ? o->title : "wult report", o->html_out);
 		unlink(o->html_out);
 	}
 	return ret;

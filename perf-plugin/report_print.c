@@ -168,6 +168,11 @@ void rpt_print_validity(FILE *out, const struct rpt_file *f)
 {
 	char m[64];
 
+	if (f->khist) {
+		fprintf(out, "  datapoints: %llu in the histograms (counted by wult.ko, none "
+			"recorded: no validity counts)\n", (unsigned long long)f->kept);
+		return;
+	}
 	/* The method fixes what LTime and TIntr are (Documentation/kernel.md). */
 	if (rpt_sources_name(f->sources, m, sizeof(m)))
 		fprintf(out, "  method: %s\n", m);

@@ -56,6 +56,59 @@ t_eq "--csv rows" "1,wake_latency,POLL,0,,,,,,,,0,1
 1,wake_latency,C1,100,10.100,15.000,12000.000,10,11,20,>=10240,1,1" "$(tail -n +2 "$d/s.csv")"
 t_check "--csv leaves no temporary file" test ! -e "$d/s.csv.tmp"
 
+# --html: wult report's page. A second CPU (C1: 100 samples in bin 30)
+# makes "all" add the bins up: rank 100 of 200 is in bin 30, rank 200 in
+# the overflow.
+h=$(mktemp -d)
+trap 'rm -rf "$d" "$h"' EXIT
+cp -r "$d/wake_latency" "$d/intr_latency" "$d/silent_time" "$h"
+{
+	printf '#CPU: 2\n#Metric: wake_latency\n#Bin width: 1 microseconds\n'
+	section C1 100 3050000 30000 30900 0 30:100
+} > "$h/wake_latency/CPU2"
+"$wult" hist --dir "$h" -m wake_latency --no-bars --html "$d/h.html" > /dev/null
+t_eq "--html: exit 0" 0 $?
+t_check "--html leaves no temporary file" test ! -e "$d/h.html.tmp"
+# hcell STATE ROW: the first metric's cell of a state's table in the page.
+hcell() {
+	awk -v s="<h3>$1:" -v r="<tr><th>$2</th><td>" '
+		index($0, s) { on = 1 } on && /<\/div>/ { on = 0 }
+		on && index($0, r) == 1 { sub(/^<tr><th>[^<]*<\/th><td>/, ""); sub(/<.*/, ""); print; exit }' \
+		"$d/h.html"
+}
+hrow() {
+	local st=$1 r out=
+	for r in count min median p90 p99 p99.9 max mean stddev; do
+		out="$out $(hcell "$st" $r)"
+	done
+	echo $out
+}
+t_eq "--html: CPU1 C1 as the text table (exact min/avg/max, bin percentiles)" \
+	"100 10.100 10.000 11.000 20.000 10240.000 12000.000 15.000 -" "$(hrow "CPU1 C1")"
+t_eq "--html: CPU2 C1" "100 30.000 30.000 30.000 30.000 30.000 30.900 30.500 -" \
+	"$(hrow "CPU2 C1")"
+t_eq "--html: all adds the CPUs' bins and exact figures up" \
+	"200 10.100 30.000 30.000 30.000 10240.000 12000.000 22.750 -" "$(hrow all)"
+t_check "--html: titled wult hist" grep -q '<title>wult hist</title>' "$d/h.html"
+t_check "--html: histogram plot data per CPU and state" \
+	grep -q '"hist":\[{"f":0,"s":"CPU1 C1","m":0,"n":100' "$d/h.html"
+t_check "--html: says the figures are the kernel's" \
+	grep -q 'in the histograms (counted by wult.ko' "$d/h.html"
+"$wult" hist --dir "$h" -m all --no-bars --html "$d/h3.html" > /dev/null
+t_check "--html -m all: three metric columns" grep -q \
+	'<th>us</th><th>WakeLatency</th><th>IntrLatency</th><th>SilentTime</th>' "$d/h3.html"
+check_html_err() {
+	local out rc
+	out=$("$wult" hist --dir "$h" --html "$d/nodir/h.html" 2>&1 > /dev/null)
+	rc=$?
+	if [ $rc -eq 1 ] && echo "$out" | grep -q "cannot write $d/nodir/h.html.tmp"; then
+		t_ok "--html into a missing directory: exit 1, named"
+	else
+		t_fail "--html into a missing directory (rc=$rc: $out)"
+	fi
+}
+check_html_err
+
 # --reset writes 1 to the reset file; alone it prints nothing.
 touch "$d/reset"
 out=$("$wult" hist --dir "$d" --reset)
