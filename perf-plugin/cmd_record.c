@@ -794,8 +794,6 @@ static int build_events(const struct rec_opts *o, struct perf_cpu_map *cpus, str
 	snprintf(ev[n++].name, sizeof(ev[0].name), "%s", str);
 	if (!o->no_branches)
 		n += add_branches(o, first_cpu, &ev[0], &ev[n]);
-	if (!o->no_counters)
-		n += add_idle_members(cpus, &ev[0], &ev[n]);
 
 	for (i = 0; i < NR_DISCOVERED + o->nr_user_ev; i++) {
 		int user = i >= NR_DISCOVERED;
@@ -828,6 +826,8 @@ static int build_events(const struct rec_opts *o, struct perf_cpu_map *cpus, str
 		ev[n].attr = attr;
 		snprintf(ev[n++].name, sizeof(ev[0].name), "%s", name);
 	}
+	if (!o->no_counters)
+		n += add_idle_members(cpus, &ev[0], &ev[n]);
 	if (*absent)
 		fprintf(stderr, "wult record: counters left out, not on this machine:%s\n",
 			absent);
