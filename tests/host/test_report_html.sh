@@ -4,7 +4,8 @@
 # headless, from file://): no console error, no network request, every
 # plot drew (the page writes what it drew into #wult-selftest, read back
 # through --dump-dom), a screenshot kept in build/test-artifacts/; and the
-# page's numbers against the text report's and the CSV export's.
+# page's numbers against the text report's and the CSV export's; and the
+# same page written by wult hist --html.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
@@ -118,6 +119,27 @@ t_check "header: CPUs and LDist range of a real recording" \
 	grep -q '<p class="meas">CPUs: 1; LDist 20906.424 - 39648.124 us; 30 datapoints kept' \
 	"$tmp/r.html"
 t_check "header: kernel and command" grep -q "kernel 6.1.0-56-amd64" "$tmp/r.html"
+
+# ---- wult hist --html: the same page from in-kernel histograms ----
+# Two CPUs' wake_latency files in the module's layout (tests/host/test_hist.sh
+# checks the numbers): the page's plots must draw in the browser too.
+mkdir -p "$tmp/kh/wake_latency"
+for c in 1 2; do
+	{
+		printf '#CPU: %d\n#Metric: wake_latency\n#Bin width: 1 microseconds\n' $c
+		printf '#State: C1\n#Minimum latency: 10 microseconds\n#Average latency: 0 microseconds\n'
+		printf '#Maximum latency: 40 microseconds\n#Total samples: 100\n'
+		printf '#There are 0 samples lower than 0 microseconds.\n'
+		printf '#There are 0 samples greater or equal than 10240 microseconds.\n'
+		printf '#Exact: count 100 sum %d min %d max 40100 nanoseconds\n#usecs\t%16s\n' \
+			$((2000000 * c)) $((10000 * c)) samples
+		printf '%5d\t%16d\n' $((10 * c)) 60 $((20 * c)) 40
+	} > "$tmp/kh/wake_latency/CPU$c"
+done
+"$W" hist --dir "$tmp/kh" --no-bars --html "$tmp/kh.html" > /dev/null
+t_eq "wult hist --html: exit 0" 0 $?
+# Histogram and cumulative histogram of WakeLatency; no scatters.
+check_page hist "$tmp/kh.html" 2
 
 # ---- errors ----
 "$W" report --html /nonexistent/x.html "$tmp/a.data" > /dev/null 2> "$tmp/e"
