@@ -16,19 +16,27 @@
  *           and spares the TLB misses of random increments over 4 MiB of
  *           SilentTime, 7x faster); a leaf whose counter would pass 255 moves to an
  *           array of u64 (8 KiB, mapped), so no count wraps.
- *   log:    |v| >= WULT_STATS_EXACT: log-linear buckets, 2048 per power of
- *           two (each 2^-11 of its octave wide), up to +-2^38 ns (values
- *           beyond are clamped and counted in `clamped`). A bucket stands
- *           for its middle: within 2^-12 (0.025%) of every value in it.
- *           512 KiB, calloc'ed, touched pages only.
+ *   beyond: |v| >= WULT_STATS_EXACT: the values themselves, up to
+ *           WULT_STATS_KEEP of them (latency outliers are few), in an
+ *           array sorted when queried (mmap'ed, doubled as it fills: at
+ *           most 512 KiB). Every such value is also counted in log-linear
+ *           buckets, 2048 per power of two (each 2^-11 of its octave wide),
+ *           up to +-2^38 ns (values beyond are clamped and counted in
+ *           `clamped`); once an object holds more than WULT_STATS_KEEP of
+ *           them (SilentTime, LDist of tens of ms), the array is dropped
+ *           and the buckets answer: a bucket stands for its middle, within
+ *           2^-12 (0.025%) of every value in it. 512 KiB, calloc'ed,
+ *           touched pages only.
  *
  * So percentiles are exact (numpy's linear interpolation between order
- * statistics) while the order statistics are below 4.2 ms, and within
- * 0.025% beyond; count, min, max, mean and stddev are always exact. Memory
+ * statistics) unless more than WULT_STATS_KEEP values lie beyond 4.2 ms,
+ * and then within 0.025% where the order statistics are beyond; count,
+ * min, max, mean and stddev are always exact. Memory
  * per object: at most 8 MiB of byte counters (1 KiB per touched 1024-ns
  * leaf, or 2 MiB per touched huge page), plus 8 KiB per leaf holding a value seen 256 times or more (only
  * the narrow body of a latency distribution), plus the log buckets' pages
- * touched (at most 512 KiB).
+ * touched (at most 512 KiB), plus the kept values beyond (at most 512 KiB,
+ * freed when they pass the budget).
  *
  * Adding a value of the exact part appends it to a batch; a batch is
  * counted in partition order (see flush()). Count, extremes and moments of
@@ -57,6 +65,7 @@
 #define BATCH		16384				/* values counted at once */
 #define PART_SHIFT	14				/* 16 KiB of counters */
 #define NPART		(EXACT_N >> PART_SHIFT)
+#define OUT_MIN		512				/* first array of values beyond */
 
 struct wult_stats {
 	uint64_t n;		/* every value */
@@ -74,6 +83,12 @@ struct wult_stats {
 	int64_t lmin, lmax;
 	__int128 ls1;
 	unsigned __int128 ls2;
+	/* the values beyond themselves (nlog of them), while nlog fits
+	 * WULT_STATS_KEEP; NULL with spilled set once it did not */
+	int64_t *out;
+	uint32_t ocap;		/* values the mapping holds */
+	uint32_t oneg;		/* negative ones, when sorted */
+	int osorted, spilled;
 	/* exact-part indexes not counted yet, and partition scratch */
 	uint32_t *batch, *tmp;
 	unsigned int nbatch;
@@ -126,6 +141,8 @@ void wult_stats_free(struct wult_stats *st)
 	free(st->neg);
 	free(st->batch);
 	free(st->tmp);
+	if (st->out)
+		munmap(st->out, st->ocap * sizeof(*st->out));
 	free(st);
 }
 
@@ -182,11 +199,62 @@ static int count_exact(struct wult_stats *st, uint64_t i, uint64_t cnt)
 	return 0;
 }
 
-/* The slow path: a value beyond the exact part, @cnt times. */
-static void count_log(struct wult_stats *st, int64_t v, uint64_t cnt)
+/* Past the budget the buckets alone answer: the kept values go. */
+static void spill(struct wult_stats *st)
+{
+	if (st->out) {
+		munmap(st->out, st->ocap * sizeof(*st->out));
+		st->mem -= st->ocap * sizeof(*st->out);
+	}
+	st->out = NULL;
+	st->ocap = 0;
+	st->spilled = 1;
+}
+
+/*
+ * Room for @cnt more values beyond: 1, 0 when they pass the budget (the
+ * object has spilled), or -ENOMEM. The array doubles in fresh mappings
+ * (freed at once when spilled, never left in the heap).
+ */
+static int out_room(struct wult_stats *st, uint64_t cnt)
+{
+	uint64_t need = st->nlog + cnt, cap = st->ocap ? st->ocap : OUT_MIN;
+	int64_t *o;
+
+	if (st->spilled || need > WULT_STATS_KEEP) {
+		spill(st);
+		return 0;
+	}
+	if (need <= st->ocap)
+		return 1;
+	while (cap < need)
+		cap *= 2;
+	o = mmap(NULL, cap * sizeof(*o), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (o == MAP_FAILED)
+		return st->err = -ENOMEM;
+	if (st->out) {
+		memcpy(o, st->out, st->nlog * sizeof(*o));
+		munmap(st->out, st->ocap * sizeof(*st->out));
+	}
+	st->mem += (cap - st->ocap) * sizeof(*o);
+	st->out = o;
+	st->ocap = cap;
+	return 1;
+}
+
+/* The slow path: a value beyond the exact part, @cnt times. 0 or -ENOMEM. */
+static int count_log(struct wult_stats *st, int64_t v, uint64_t cnt)
 {
 	int64_t hv = v > WULT_STATS_MAX ? WULT_STATS_MAX : v < WULT_STATS_MIN ? WULT_STATS_MIN : v;
+	int room = out_room(st, cnt);
+	uint64_t i;
 
+	if (room < 0)
+		return room;
+	for (i = 0; room && i < cnt; i++)
+		st->out[st->nlog + i] = hv;
+	st->osorted = 0;
 	if (hv != v)
 		st->clamped += cnt;
 	if (!st->nlog || v < st->lmin)
@@ -200,6 +268,7 @@ static void count_log(struct wult_stats *st, int64_t v, uint64_t cnt)
 		st->pos[log_idx(hv)] += cnt;
 	else
 		st->neg[log_idx(-(uint64_t)hv)] += cnt;
+	return 0;
 }
 
 static inline void count_one(struct wult_stats *st, uint32_t i)
@@ -258,12 +327,36 @@ static int flush(struct wult_stats *st)
 	return st->err;
 }
 
-/* Queries see every value: count the batch first (the struct is logically
- * const). 0, or the allocation failure that left values uncounted.
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The kept values beyond in order, and how many are negative. */
+static void sort_out(struct wult_stats *st)
+{
+	uint32_t i;
+
+	qsort(st->out, st->nlog, sizeof(*st->out), cmp64);
+	for (i = 0; i < st->nlog && st->out[i] < 0; i++)
+		;
+	st->oneg = i;
+	st->osorted = 1;
+}
+
+/* Queries see every value: count the batch and sort the kept values
+ * first (the struct is logically const). 0, or the allocation failure that
+ * left values uncounted.
  */
 static int sync(const struct wult_stats *st)
 {
-	return st->nbatch ? flush((struct wult_stats *)st) : st->err;
+	struct wult_stats *w = (struct wult_stats *)st;
+
+	if (st->out && !st->osorted)
+		sort_out(w);
+	return st->nbatch ? flush(w) : st->err;
 }
 
 /*
@@ -275,11 +368,13 @@ int wult_stats_add(struct wult_stats *st, int64_t val)
 {
 	uint64_t i = (uint64_t)val + WULT_STATS_EXACT;
 
-	st->n++;
 	if (i >= EXACT_N) {
-		count_log(st, val, 1);
-		return 0;
+		int ret = count_log(st, val, 1);
+
+		st->n += !ret;
+		return ret;
 	}
+	st->n++;
 	st->batch[st->nbatch++] = i;
 	st->bmin = i < st->bmin ? i : st->bmin;
 	st->bmax = i > st->bmax ? i : st->bmax;
@@ -295,13 +390,9 @@ int wult_stats_add_n(struct wult_stats *st, int64_t val, uint64_t cnt)
 		return ret;
 	if (cnt > WULT_STATS_MAX_COUNT - st->n)
 		return -EOVERFLOW;
-	if (i >= EXACT_N) {
-		count_log(st, val, cnt);
-	} else {
-		ret = count_exact(st, i, cnt);
-		if (ret)
-			return ret;
-	}
+	ret = i >= EXACT_N ? count_log(st, val, cnt) : count_exact(st, i, cnt);
+	if (ret)
+		return ret;
 	st->n += cnt;
 	return 0;
 }
@@ -313,16 +404,36 @@ static inline uint64_t leaf_count(const struct wult_stats *st, uint32_t l, uint3
 	return st->wide[l] ? st->wide[l][i] : st->c8[((size_t)l << LEAF_BITS) + i];
 }
 
+/* Calls @fn for each distinct kept value beyond in [@from, @to). */
+static int walk_out(const struct wult_stats *st, uint32_t from, uint32_t to,
+		    int (*fn)(int64_t, uint64_t, void *), void *ctx)
+{
+	uint32_t i, j;
+	int ret;
+
+	for (i = from; i < to; i = j) {
+		for (j = i + 1; j < to && st->out[j] == st->out[i]; j++)
+			;
+		ret = fn(st->out[i], j - i, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
- * Calls @fn(value, count) in ascending order: negative log buckets, the
- * exact part, positive log buckets. A bucket's value is its middle.
+ * Calls @fn(value, count) in ascending order: the negative values beyond,
+ * the exact part, the positive values beyond. Those beyond are the kept
+ * values, or once spilled the log buckets, each standing for its middle.
  */
 static int walk(const struct wult_stats *st, int (*fn)(int64_t, uint64_t, void *), void *ctx)
 {
 	uint32_t l, i;
 	int ret;
 
-	for (i = NLOG; i-- > 0;)
+	if (!st->spilled && (ret = walk_out(st, 0, st->oneg, fn, ctx)))
+		return ret;
+	for (i = NLOG; st->spilled && i-- > 0;)
 		if (st->neg[i] && (ret = fn(-(int64_t)log_mid(i), st->neg[i], ctx)))
 			return ret;
 	for (l = 0; l < NLEAVES; l++) {
@@ -337,6 +448,8 @@ static int walk(const struct wult_stats *st, int (*fn)(int64_t, uint64_t, void *
 				return ret;
 		}
 	}
+	if (!st->spilled)
+		return walk_out(st, st->oneg, st->nlog, fn, ctx);
 	for (i = 0; i < NLOG; i++)
 		if (st->pos[i] && (ret = fn((int64_t)log_mid(i), st->pos[i], ctx)))
 			return ret;
@@ -389,11 +502,12 @@ static void moments(const struct wult_stats *st, struct moments *m)
 }
 
 /* The value of 0-based rank @k (k < n), within [@min, @max] (the exact
- * extremes): each part is skipped by its total, whole leaves by theirs.
+ * extremes): each part is skipped by its total, whole leaves by theirs;
+ * the kept values beyond (sorted) are indexed.
  */
 static int64_t at_rank(const struct wult_stats *st, uint64_t k, int64_t min, int64_t max)
 {
-	uint64_t n;
+	uint64_t n, nex = st->n - st->nlog;
 	uint32_t l, i;
 	int64_t v = max;
 
@@ -401,7 +515,13 @@ static int64_t at_rank(const struct wult_stats *st, uint64_t k, int64_t min, int
 		return min;
 	if (k == st->n - 1)
 		return max;
-	for (i = NLOG; i-- > 0; k -= st->neg[i])
+	if (!st->spilled && k < st->oneg)
+		return st->out[k];
+	if (!st->spilled && k >= st->oneg + nex)
+		return st->out[k - nex];
+	if (!st->spilled)
+		k -= st->oneg;
+	for (i = NLOG; st->spilled && i-- > 0; k -= st->neg[i])
 		if (k < st->neg[i])
 			return -(int64_t)log_mid(i) < min ? min : -(int64_t)log_mid(i);
 	for (l = 0; l < NLEAVES && k >= st->lsum[l]; l++)
@@ -462,7 +582,7 @@ int wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *s
 	moments(st, &m);
 	sum->count = st->n;
 	sum->clamped = st->clamped;
-	sum->approx = st->nlog;
+	sum->approx = st->spilled ? st->nlog : 0;
 	sum->min = m.min;
 	sum->max = m.max;
 	sum->mean = sum->stddev = NAN;
@@ -500,8 +620,27 @@ int wult_stats_foreach(const struct wult_stats *st,
 	return sync(st) ?: walk(st, fn, ctx);
 }
 
-/* Adds @src's counters and log-part sums to @dst's: exact whatever they
- * hold, as no value is re-derived from a bucket.
+/* @src's values beyond join @dst's kept ones, or @dst spills. */
+static int merge_out(struct wult_stats *dst, const struct wult_stats *src)
+{
+	int room;
+
+	if (src->spilled) {
+		spill(dst);
+		return 0;
+	}
+	if (!src->nlog)
+		return 0;
+	room = out_room(dst, src->nlog);
+	if (room > 0) {
+		memcpy(dst->out + dst->nlog, src->out, src->nlog * sizeof(*src->out));
+		dst->osorted = 0;
+	}
+	return room < 0 ? room : 0;
+}
+
+/* Adds @src's counters, log-part sums and kept values to @dst's: exact
+ * whatever they hold, as no value is re-derived from a bucket.
  */
 int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
 {
@@ -513,6 +652,9 @@ int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
 		return ret;
 	if (src->n > WULT_STATS_MAX_COUNT - dst->n)
 		return -EOVERFLOW;
+	ret = merge_out(dst, src);
+	if (ret)
+		return ret;
 	for (l = 0; l < NLEAVES; l++) {
 		if (!src->lsum[l])
 			continue;

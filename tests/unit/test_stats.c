@@ -38,12 +38,20 @@ static uint64_t xs(void)
 	return rng;
 }
 
-/* Exact below WULT_STATS_EXACT; within the buckets' 2^-12 beyond. */
+/* Exact: the same interpolation of the same order statistics (the mean
+ * and stddev only round differently).
+ */
 static int close_to(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b));
+}
+
+/* Once bucketed (spilled): within the buckets' 2^-12 beyond the limit. */
+static int bucket_close(double a, double b)
 {
 	if (fabs(b) >= (double)WULT_STATS_EXACT || fabs(a) >= (double)WULT_STATS_EXACT)
 		return fabs(a - b) <= fabs(b) / 4096 + 1;
-	return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b));
+	return close_to(a, b);
 }
 
 static void check_dist(const char *name, int64_t (*gen)(void), size_t n)
@@ -63,6 +71,8 @@ static void check_dist(const char *name, int64_t (*gen)(void), size_t n)
 		sum += v[i];
 	}
 	WT_EQ(fails, 0);
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	WT_EQ(s.approx, 0);
 	qsort(v, n, sizeof(*v), cmp64);
 	mean = sum / n;
 	for (i = 0; i < n; i++)
@@ -230,6 +240,41 @@ static void alloc_failure(void)
 	WT_EQ(wult_stats_add_n(st, 1, 1), -ENOMEM);
 	wult_stats_free(st);
 	wult_stats_free(st2);
+	/* The kept values beyond grow in mappings: a failed one too. */
+	st = wult_stats_new();
+	st2 = wult_stats_new();
+	fail_mmap = 1;
+	WT_EQ(wult_stats_add(st, WULT_STATS_EXACT), -ENOMEM);
+	fail_mmap = 0;
+	WT_EQ(wult_stats_summary(st, &s), -ENOMEM);
+	WT_CHECK(isnan(s.median) && isnan(wult_stats_percentile(st, 99)), "NaN after a failure");
+	wult_stats_free(st);
+	st = wult_stats_new();
+	for (i = 0; i < 512; i++)	/* the first mapping's worth */
+		WT_EQ(wult_stats_add(st2, WULT_STATS_EXACT + i), 0);
+	fail_mmap = 1;
+	WT_EQ(wult_stats_add_n(st2, -WULT_STATS_EXACT - 1, 1), -ENOMEM);
+	WT_EQ(wult_stats_add(st, 2 * WULT_STATS_EXACT), -ENOMEM);
+	fail_mmap = 0;
+	WT_EQ(wult_stats_error(st2), -ENOMEM);
+	WT_EQ(wult_stats_merge(st, st2), -ENOMEM);
+	wult_stats_free(st);
+	wult_stats_free(st2);
+	/* A merge that must grow the kept values fails as such. */
+	st = wult_stats_new();
+	st2 = wult_stats_new();
+	for (i = 0; i < 400; i++) {
+		wult_stats_add(st, WULT_STATS_EXACT + i);
+		wult_stats_add(st2, -WULT_STATS_EXACT - i);
+	}
+	fail_mmap = 1;
+	ret = wult_stats_merge(st, st2);
+	fail_mmap = 0;
+	WT_EQ(ret, -ENOMEM);
+	WT_EQ(wult_stats_summary(st, &s), -ENOMEM);
+	WT_CHECK(isnan(s.p99), "merge failure: p99 %f", s.p99);
+	wult_stats_free(st);
+	wult_stats_free(st2);
 }
 
 /*
@@ -266,7 +311,7 @@ static void wide_range(void)
 	wult_stats_free(st);
 	wult_stats_free(a);
 	wult_stats_free(b);
-	/* A value just below the limit is exact, one just above within 2^-12. */
+	/* Values on both sides of the limit are exact while few beyond. */
 	st = wult_stats_new();
 	wult_stats_add(st, WULT_STATS_EXACT - 1);
 	wult_stats_add(st, WULT_STATS_EXACT - 1);
@@ -275,11 +320,170 @@ static void wide_range(void)
 	wult_stats_add(st, -5 * WULT_STATS_EXACT);
 	WT_CHECK(wult_stats_percentile(st, 25) == WULT_STATS_EXACT - 1, "exact at the limit");
 	v = 3 * WULT_STATS_EXACT + 12345;
-	WT_CHECK(fabs(wult_stats_percentile(st, 75) - v) <= v / 4096.0, "bucketed %f",
-		 wult_stats_percentile(st, 75));
+	WT_CHECK(wult_stats_percentile(st, 75) == v, "kept %f", wult_stats_percentile(st, 75));
+	/* Between the exact part's top and a kept value: (n - 1) * 62.5% = 2.5. */
+	WT_CHECK(wult_stats_percentile(st, 62.5) == (WULT_STATS_EXACT - 1 + (double)v) / 2,
+		 "interpolated across the limit %f", wult_stats_percentile(st, 62.5));
 	WT_CHECK(wult_stats_percentile(st, 0) == -5 * WULT_STATS_EXACT, "min exact");
 	WT_CHECK(wult_stats_percentile(st, 100) == v, "max exact");
 	wult_stats_free(st);
+}
+
+static const double pcts[] = { 0, 0.1, 1, 10, 25, 33.3, 50, 66.6, 75, 90, 95, 99, 99.5,
+				99.9, 99.99, 99.999, 100 };
+
+/*
+ * Every percentile, summary field and walked value of @st against a sort
+ * of @v (@n values, sorted here); @exact: to the ns, else within the
+ * buckets' bound. The number of mismatches.
+ */
+static int against_sort(struct wult_stats *st, int64_t *v, size_t n, int exact)
+{
+	struct wult_stats_summary s;
+	int (*ok)(double, double) = exact ? close_to : bucket_close;
+	size_t i;
+	int bad = 0;
+
+	qsort(v, n, sizeof(*v), cmp64);
+	for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		double got = wult_stats_percentile(st, pcts[i]), want = ref_pct(v, n, pcts[i]);
+
+		if (!ok(got, want)) {
+			printf("  p%g: %.3f, a sort gives %.3f\n", pcts[i], got, want);
+			bad++;
+		}
+	}
+	bad += wult_stats_summary(st, &s) != 0 || s.count != n || s.min != v[0] ||
+	       s.max != v[n - 1] || !ok(s.p99_99, ref_pct(v, n, 99.99)) ||
+	       !ok(s.median, ref_pct(v, n, 50));
+	return bad;
+}
+
+struct walked {
+	const int64_t *v;	/* sorted */
+	size_t i, bad;
+};
+
+/* foreach gives each distinct value with its count, in order. */
+static int walk_cb(int64_t val, uint64_t cnt, void *ctx)
+{
+	struct walked *w = ctx;
+	uint64_t k;
+
+	for (k = 0; k < cnt; k++)
+		w->bad += w->v[w->i++] != val;
+	return 0;
+}
+
+/* Latency-like with outliers beyond the limit, on both sides. */
+static int64_t g_outlier(void)
+{
+	uint64_t r = xs();
+
+	if (r % 64 == 0)
+		return WULT_STATS_EXACT + (int64_t)(xs() % 60000000);
+	if (r % 64 == 1)
+		return -WULT_STATS_EXACT - 1 - (int64_t)(xs() % 1000);
+	if (r % 64 == 2)	/* repeats, so the walk sees counts above 1 */
+		return 2 * WULT_STATS_EXACT + (int64_t)(xs() % 4);
+	return 4000 + (int64_t)(xs() % 3000);
+}
+
+/*
+ * Up to WULT_STATS_KEEP values beyond the limit are kept: percentiles,
+ * interpolations across the limit and the walk are those of a sort, also
+ * after a merge; past the budget the buckets answer and `approx` says so.
+ */
+static void kept_beyond(void)
+{
+	size_t n = 100000, i, nbeyond = 0;
+	int64_t *v = malloc(2 * n * sizeof(*v));
+	struct wult_stats *a = wult_stats_new(), *b = wult_stats_new();
+	struct wult_stats_summary s;
+	struct walked w = { v, 0, 0 };
+
+	for (i = 0; i < 2 * n; i++) {
+		v[i] = g_outlier();
+		nbeyond += v[i] >= WULT_STATS_EXACT || v[i] < -WULT_STATS_EXACT;
+		WT_EQ(wult_stats_add(i < n ? a : b, v[i]), 0);
+	}
+	WT_CHECK(nbeyond > 5000 && nbeyond < WULT_STATS_KEEP, "%zu beyond", nbeyond);
+	WT_EQ(against_sort(a, v, n, 1), 0);
+	WT_EQ(wult_stats_summary(a, &s), 0);
+	WT_EQ(s.approx, 0);
+	WT_EQ(wult_stats_foreach(a, walk_cb, &w), 0);
+	WT_EQ(w.i, n);
+	WT_EQ(w.bad, 0);
+	/* The merge keeps both sides' values: exact over all 2n. */
+	WT_EQ(wult_stats_merge(a, b), 0);
+	WT_EQ(against_sort(a, v, 2 * n, 1), 0);
+	WT_EQ(wult_stats_summary(a, &s), 0);
+	WT_EQ(s.approx, 0);
+	w.i = w.bad = 0;
+	WT_EQ(wult_stats_foreach(a, walk_cb, &w), 0);
+	WT_EQ(w.i, 2 * n);
+	WT_EQ(w.bad, 0);
+	wult_stats_free(b);
+	/* Two kept sets over the budget together: bucketed, and said so. */
+	b = wult_stats_new();
+	WT_EQ(wult_stats_add_n(b, 2 * WULT_STATS_EXACT, WULT_STATS_KEEP - nbeyond + 1), 0);
+	WT_EQ(wult_stats_summary(b, &s), 0);
+	WT_EQ(s.approx, 0);
+	WT_EQ(wult_stats_merge(a, b), 0);
+	WT_EQ(wult_stats_summary(a, &s), 0);
+	WT_EQ(s.approx, WULT_STATS_KEEP + 1);
+	WT_EQ(s.count, 2 * n + WULT_STATS_KEEP - nbeyond + 1);
+	wult_stats_free(a);
+	wult_stats_free(b);
+	free(v);
+}
+
+/* Exact with WULT_STATS_KEEP values beyond; one more and they are bucketed,
+ * within 2^-12, their memory freed.
+ */
+static void keep_budget(void)
+{
+	size_t n = WULT_STATS_KEEP + 1000, i;
+	int64_t *v = malloc((n + 1) * sizeof(*v));
+	struct wult_stats *st = wult_stats_new();
+	struct wult_stats_summary s;
+	size_t mem;
+
+	for (i = 0; i < 1000; i++)
+		wult_stats_add(st, v[i] = 1000 + (int64_t)(xs() % 100));
+	for (; i < n; i++)
+		wult_stats_add(st, v[i] = WULT_STATS_EXACT + (int64_t)(xs() % 50000000));
+	WT_EQ(against_sort(st, v, n, 1), 0);
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	WT_EQ(s.approx, 0);
+	mem = wult_stats_mem(st);
+	WT_CHECK(mem >= WULT_STATS_KEEP * sizeof(int64_t), "kept values in mem %zu", mem);
+	WT_EQ(wult_stats_add(st, v[n] = 3 * WULT_STATS_EXACT), 0);
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	WT_EQ(s.approx, WULT_STATS_KEEP + 1);
+	WT_EQ(wult_stats_mem(st), mem - WULT_STATS_KEEP * sizeof(int64_t));
+	WT_EQ(against_sort(st, v, n + 1, 0), 0);
+	wult_stats_free(st);
+	/* add_n past the budget at once, then a merge of a bucketed object. */
+	st = wult_stats_new();
+	WT_EQ(wult_stats_add_n(st, 5 * WULT_STATS_EXACT, 3), 0);
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	WT_EQ(s.approx, 0);
+	WT_CHECK(s.median == 5 * WULT_STATS_EXACT, "add_n kept %f", s.median);
+	WT_EQ(wult_stats_add_n(st, WULT_STATS_EXACT, WULT_STATS_KEEP), 0);
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	WT_EQ(s.approx, WULT_STATS_KEEP + 3);
+	{
+		struct wult_stats *d = wult_stats_new();
+
+		wult_stats_add(d, 2 * WULT_STATS_EXACT);
+		WT_EQ(wult_stats_merge(d, st), 0);
+		WT_EQ(wult_stats_summary(d, &s), 0);
+		WT_EQ(s.approx, WULT_STATS_KEEP + 4);
+		wult_stats_free(d);
+	}
+	wult_stats_free(st);
+	free(v);
 }
 
 int main(void)
@@ -298,6 +502,8 @@ int main(void)
 	big_counts();
 	alloc_failure();
 	wide_range();
+	kept_beyond();
+	keep_budget();
 
 	/* Empty. */
 	st = wult_stats_new();

@@ -3,13 +3,15 @@
  * Streaming statistics over integer samples (nanoseconds for time metrics)
  * in bounded memory.
  *
- * Values below WULT_STATS_EXACT in magnitude (~4.2 ms: every latency) are
- * counted per ns, so their percentiles are the numbers a sort of all values
- * would give. Larger ones (SilentTime, LDist of tens of ms) are counted in
- * log-linear buckets: percentiles there are within 2^-12 (0.025%) of the
- * exact ones. count, min, max, mean and stddev are always exact. Memory
- * depends on the range the values cover, never on how many there are: at
- * most ~9 MiB per object (see stats.c).
+ * Values below WULT_STATS_EXACT in magnitude (~4.2 ms: nearly every
+ * latency) are counted per ns; up to WULT_STATS_KEEP larger ones (latency
+ * outliers) are kept as they are. Percentiles are then the numbers a sort
+ * of all values would give. An object with more values beyond (SilentTime,
+ * LDist of tens of ms) drops them for log-linear buckets: percentiles there
+ * are within 2^-12 (0.025%) of the exact ones, and `approx` in the summary
+ * counts those values. count, min, max, mean and stddev are always exact.
+ * Memory depends on the range the values cover, never on how many there
+ * are: at most ~9.5 MiB per object (see stats.c).
  */
 #ifndef WULT_STATS_H
 #define WULT_STATS_H
@@ -21,6 +23,10 @@ struct wult_stats;
 
 /* Percentiles are exact for values in (-WULT_STATS_EXACT, WULT_STATS_EXACT). */
 #define WULT_STATS_EXACT	((int64_t)1 << 22)
+/* Values beyond WULT_STATS_EXACT kept exactly per object (512 KiB): past
+ * it they are bucketed.
+ */
+#define WULT_STATS_KEEP		(1U << 16)
 /* Values outside [WULT_STATS_MIN, WULT_STATS_MAX] are clamped for the
  * percentiles (and counted in `clamped`); count/min/max/mean/stddev stay
  * exact. 2^38 ns is about 275 s.
@@ -31,7 +37,8 @@ struct wult_stats;
 struct wult_stats_summary {
 	uint64_t count;
 	uint64_t clamped;	/* values clamped into the histogram's range */
-	uint64_t approx;	/* values beyond WULT_STATS_EXACT (bucketed) */
+	uint64_t approx;	/* values beyond WULT_STATS_EXACT when more than
+				 * WULT_STATS_KEEP (bucketed), else 0 */
 	int64_t min, max;
 	double mean;
 	double stddev;		/* sample standard deviation (n - 1), as pandas */
