@@ -189,6 +189,21 @@ for s in POLL state2 all; do
 		printf "%.0f\n", $c * 1000 }' "$tmp/res/datapoints.csv" | ref)
 	same_stats "$s IntrLatency = awk over the CSV" "$e" "$(got "$tmp/a.rep" "$s" 2)"
 done
+# Beyond 2^22 ns (4.2 ms) the statistics stay exact while an object holds
+# at most WULT_STATS_KEEP values there: tails to 30 ms, LDist to 50 ms.
+$WREL synth -o "$tmp/d.data" -c 3000 -s 4 --tail 0.05,30ms --ldist 1us,50ms >/dev/null
+"$W" report --unit ns -m WakeLatency,SilentTime --csv "$tmp/d.csv" "$tmp/d.data" \
+	> "$tmp/d.rep"
+t_eq "tails beyond 4.2 ms: report exits 0" 0 $?
+dcol() { head -1 "$tmp/d.csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+for m in WakeLatency:1 SilentTime:2; do
+	c=$(dcol "${m%:*}")
+	e=$(awk -F, -v c="$c" 'NR > 1 { printf "%.0f\n", $c * 1000 }' "$tmp/d.csv" | ref)
+	t_check "${m%:*} has values beyond 4.2 ms" \
+		awk -v x="$(echo "$e" | cut -d' ' -f9)" 'BEGIN { exit !(x > 4194304) }'
+	same_stats "${m%:*} beyond 4.2 ms = awk over the CSV, to the ns" "$e" \
+		"$(got "$tmp/d.rep" all "${m#*:}")"
+done
 t_eq "compensation never adds latency" 0 "$(awk -F, -v w=$cw -v r=$cr \
 	'NR > 1 && $w > $r' "$tmp/res/datapoints.csv" | wc -l)"
 # Our CSV reads back as an intel wult result with the same numbers.

@@ -21,7 +21,7 @@
 
 struct wult_stats;
 
-/* Percentiles are exact for values in (-WULT_STATS_EXACT, WULT_STATS_EXACT). */
+/* Values in [-WULT_STATS_EXACT, WULT_STATS_EXACT) are counted per ns. */
 #define WULT_STATS_EXACT	((int64_t)1 << 22)
 /* Values beyond WULT_STATS_EXACT kept exactly per object (512 KiB): past
  * it they are bucketed.
