@@ -221,7 +221,9 @@ static int out_room(struct wult_stats *st, uint64_t cnt)
 	uint64_t need = st->nlog + cnt, cap = st->ocap ? st->ocap : OUT_MIN;
 	int64_t *o;
 
-	if (st->spilled || need > WULT_STATS_KEEP) {
+	if (st->spilled)
+		return 0;
+	if (need > WULT_STATS_KEEP) {
 		spill(st);
 		return 0;
 	}
