@@ -17,13 +17,14 @@
  *           SilentTime, 7x faster); a leaf whose counter would pass 255 moves to an
  *           array of u64 (8 KiB, mapped), so no count wraps.
  *   beyond: |v| >= WULT_STATS_EXACT: the values themselves, up to
- *           WULT_STATS_KEEP of them (latency outliers are few), in an
- *           array sorted when queried (mmap'ed, doubled as it fills: at
- *           most 512 KiB). Every such value is also counted in log-linear
- *           buckets, 2048 per power of two (each 2^-11 of its octave wide),
- *           up to +-2^38 ns (values beyond are clamped and counted in
- *           `clamped`); once an object holds more than WULT_STATS_KEEP of
- *           them (SilentTime, LDist of tens of ms), the array is dropped
+ *           WULT_STATS_KEEP of them (latency outliers are few), in 32 bits
+ *           (+-2.1 s) in an array sorted when queried (mmap'ed, doubled as
+ *           it fills: at most 128 KiB). Every such value is also counted in
+ *           log-linear buckets, 2048 per power of two (each 2^-11 of its
+ *           octave wide), up to +-2^38 ns (values beyond are clamped and
+ *           counted in `clamped`); once an object holds more than
+ *           WULT_STATS_KEEP of them (SilentTime, LDist of tens of ms) or
+ *           one beyond 32 bits, the array is dropped
  *           and the buckets answer: a bucket stands for its middle, within
  *           2^-12 (0.025%) of every value in it. 512 KiB, calloc'ed,
  *           touched pages only.
@@ -35,7 +36,7 @@
  * per object: at most 8 MiB of byte counters (1 KiB per touched 1024-ns
  * leaf, or 2 MiB per touched huge page), plus 8 KiB per leaf holding a value seen 256 times or more (only
  * the narrow body of a latency distribution), plus the log buckets' pages
- * touched (at most 512 KiB), plus the kept values beyond (at most 512 KiB,
+ * touched (at most 512 KiB), plus the kept values beyond (at most 128 KiB,
  * freed when they pass the budget).
  *
  * Adding a value of the exact part appends it to a batch; a batch is
@@ -65,7 +66,7 @@
 #define BATCH		16384				/* values counted at once */
 #define PART_SHIFT	14				/* 16 KiB of counters */
 #define NPART		(EXACT_N >> PART_SHIFT)
-#define OUT_MIN		512				/* first array of values beyond */
+#define OUT_MIN		1024				/* first array of values beyond */
 
 struct wult_stats {
 	uint64_t n;		/* every value */
@@ -84,8 +85,8 @@ struct wult_stats {
 	__int128 ls1;
 	unsigned __int128 ls2;
 	/* the values beyond themselves (nlog of them), while nlog fits
-	 * WULT_STATS_KEEP; NULL with spilled set once it did not */
-	int64_t *out;
+	 * WULT_STATS_KEEP and each 32 bits; NULL with spilled set once not */
+	int32_t *out;
 	uint32_t ocap;		/* values the mapping holds */
 	uint32_t oneg;		/* negative ones, when sorted */
 	int osorted, spilled;
@@ -219,7 +220,7 @@ static void spill(struct wult_stats *st)
 static int out_room(struct wult_stats *st, uint64_t cnt)
 {
 	uint64_t need = st->nlog + cnt, cap = st->ocap ? st->ocap : OUT_MIN;
-	int64_t *o;
+	int32_t *o;
 
 	if (st->spilled)
 		return 0;
@@ -249,13 +250,18 @@ static int out_room(struct wult_stats *st, uint64_t cnt)
 static int count_log(struct wult_stats *st, int64_t v, uint64_t cnt)
 {
 	int64_t hv = v > WULT_STATS_MAX ? WULT_STATS_MAX : v < WULT_STATS_MIN ? WULT_STATS_MIN : v;
-	int room = out_room(st, cnt);
+	int room = 0;
 	uint64_t i;
+
+	if (v > INT32_MAX || v < INT32_MIN)	/* no latency: kept in 32 bits */
+		spill(st);
+	else
+		room = out_room(st, cnt);
 
 	if (room < 0)
 		return room;
 	for (i = 0; room && i < cnt; i++)
-		st->out[st->nlog + i] = hv;
+		st->out[st->nlog + i] = (int32_t)v;
 	st->osorted = 0;
 	if (hv != v)
 		st->clamped += cnt;
@@ -329,9 +335,9 @@ static int flush(struct wult_stats *st)
 	return st->err;
 }
 
-static int cmp64(const void *a, const void *b)
+static int cmp32(const void *a, const void *b)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
 
 	return (x > y) - (x < y);
 }
@@ -341,7 +347,7 @@ static void sort_out(struct wult_stats *st)
 {
 	uint32_t i;
 
-	qsort(st->out, st->nlog, sizeof(*st->out), cmp64);
+	qsort(st->out, st->nlog, sizeof(*st->out), cmp32);
 	for (i = 0; i < st->nlog && st->out[i] < 0; i++)
 		;
 	st->oneg = i;

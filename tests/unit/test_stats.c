@@ -46,12 +46,13 @@ static int close_to(double a, double b)
 	return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b));
 }
 
-/* Once bucketed (spilled): within the buckets' 2^-12 beyond the limit. */
+/*
+ * Once bucketed (spilled): within the buckets' 2^-12 of the value, or of
+ * the limit for one interpolated between an exact value and a bucket.
+ */
 static int bucket_close(double a, double b)
 {
-	if (fabs(b) >= (double)WULT_STATS_EXACT || fabs(a) >= (double)WULT_STATS_EXACT)
-		return fabs(a - b) <= fabs(b) / 4096 + 1;
-	return close_to(a, b);
+	return fabs(a - b) <= fmax(fabs(b), (double)WULT_STATS_EXACT) / 4096 + 1;
 }
 
 static void check_dist(const char *name, int64_t (*gen)(void), size_t n)
@@ -250,7 +251,7 @@ static void alloc_failure(void)
 	WT_CHECK(isnan(s.median) && isnan(wult_stats_percentile(st, 99)), "NaN after a failure");
 	wult_stats_free(st);
 	st = wult_stats_new();
-	for (i = 0; i < 512; i++)	/* the first mapping's worth */
+	for (i = 0; i < 1024; i++)	/* the first mapping's worth (4 KiB) */
 		WT_EQ(wult_stats_add(st2, WULT_STATS_EXACT + i), 0);
 	fail_mmap = 1;
 	WT_EQ(wult_stats_add_n(st2, -WULT_STATS_EXACT - 1, 1), -ENOMEM);
@@ -263,7 +264,7 @@ static void alloc_failure(void)
 	/* A merge that must grow the kept values fails as such. */
 	st = wult_stats_new();
 	st2 = wult_stats_new();
-	for (i = 0; i < 400; i++) {
+	for (i = 0; i < 600; i++) {	/* 1200 > the first mapping's 1024 */
 		wult_stats_add(st, WULT_STATS_EXACT + i);
 		wult_stats_add(st2, -WULT_STATS_EXACT - i);
 	}
@@ -457,11 +458,11 @@ static void keep_budget(void)
 	WT_EQ(wult_stats_summary(st, &s), 0);
 	WT_EQ(s.approx, 0);
 	mem = wult_stats_mem(st);
-	WT_CHECK(mem >= WULT_STATS_KEEP * sizeof(int64_t), "kept values in mem %zu", mem);
+	WT_CHECK(mem >= WULT_STATS_KEEP * sizeof(int32_t), "kept values in mem %zu", mem);
 	WT_EQ(wult_stats_add(st, v[n] = 3 * WULT_STATS_EXACT), 0);
 	WT_EQ(wult_stats_summary(st, &s), 0);
 	WT_EQ(s.approx, WULT_STATS_KEEP + 1);
-	WT_EQ(wult_stats_mem(st), mem - WULT_STATS_KEEP * sizeof(int64_t));
+	WT_EQ(wult_stats_mem(st), mem - WULT_STATS_KEEP * sizeof(int32_t));
 	WT_EQ(against_sort(st, v, n + 1, 0), 0);
 	wult_stats_free(st);
 	/* add_n past the budget at once, then a merge of a bucketed object. */
@@ -482,6 +483,18 @@ static void keep_budget(void)
 		WT_EQ(s.approx, WULT_STATS_KEEP + 4);
 		wult_stats_free(d);
 	}
+	wult_stats_free(st);
+	/* One value past 32 bits (2.1 s): no latency, bucketed at once. */
+	st = wult_stats_new();
+	v[0] = 5000;
+	v[1] = -WULT_STATS_EXACT - 7;
+	v[2] = (int64_t)INT32_MAX + 1000;
+	v[3] = WULT_STATS_EXACT + 3;
+	for (i = 0; i < 4; i++)
+		wult_stats_add(st, v[i]);
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	WT_EQ(s.approx, 3);
+	WT_EQ(against_sort(st, v, 4, 0), 0);
 	wult_stats_free(st);
 	free(v);
 }

@@ -30,7 +30,7 @@ for m in WakeLatency IntrLatency; do
 	col=$([ $m = WakeLatency ] && echo 2 || echo 3)
 	# libwult's statistics are exact to the ns, also for the tails of tens
 	# of ms of TCG guests: beyond 2^22 ns the values themselves are kept
-	# while they are at most WULT_STATS_KEEP (65536) a metric, far more
+	# while they are at most WULT_STATS_KEEP (32768) a metric, far more
 	# than 2000 datapoints hold (Documentation/datapath.md).
 	for st in count min median p99 p99.9 max; do
 		w=$(awk -v st="$st" -v c="$col" '/^all:/ { a = 1 } a && $1 == st { print $c; exit }' w.txt)

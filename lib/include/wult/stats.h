@@ -11,7 +11,7 @@
  * are within 2^-12 (0.025%) of the exact ones, and `approx` in the summary
  * counts those values. count, min, max, mean and stddev are always exact.
  * Memory depends on the range the values cover, never on how many there
- * are: at most ~9.5 MiB per object (see stats.c).
+ * are: at most ~9.2 MiB per object (see stats.c).
  */
 #ifndef WULT_STATS_H
 #define WULT_STATS_H
@@ -23,10 +23,12 @@ struct wult_stats;
 
 /* Values in [-WULT_STATS_EXACT, WULT_STATS_EXACT) are counted per ns. */
 #define WULT_STATS_EXACT	((int64_t)1 << 22)
-/* Values beyond WULT_STATS_EXACT kept exactly per object (512 KiB): past
- * it they are bucketed.
+/* Values beyond WULT_STATS_EXACT kept exactly per object (in 32 bits:
+ * 128 KiB): past it, or once one is beyond +-2^31 ns (~2.1 s), they are
+ * bucketed. Small enough that `wult report` stays under 64 MB with every
+ * latency object full (tests/bench/bench_datapath.c).
  */
-#define WULT_STATS_KEEP		(1U << 16)
+#define WULT_STATS_KEEP		(1U << 15)
 /* Values outside [WULT_STATS_MIN, WULT_STATS_MAX] are clamped for the
  * percentiles (and counted in `clamped`); count/min/max/mean/stddev stay
  * exact. 2^38 ns is about 275 s.
