@@ -198,8 +198,12 @@ static int to_pipe(const char *src, const char *dst)
 		eh.size = 8 + asz + sec[1];
 		ret = put(f, &eh, 8) ?: put(f, buf, asz + sec[1]);
 	}
-	/* TRACING_DATA (feature bit 1) is the first feature section. */
-	if (!ret && (h[9] & 2) && pread(fd, sec, sizeof(sec), h[5] + h[6]) == sizeof(sec)) {
+	/*
+	 * TRACING_DATA (feature bit 1) is the first feature section, after
+	 * bit 0's entry where wult's writer has one (lib/pdwrite.c).
+	 */
+	if (!ret && (h[9] & 2) &&
+	    pread(fd, sec, sizeof(sec), h[5] + h[6] + (h[9] & 1) * 16) == sizeof(sec)) {
 		struct { struct perf_event_header h; uint32_t size, pad; } td = {
 			{ PERF_RECORD_HEADER_TRACING_DATA, 0, 16 }, (sec[1] + 7) & ~7ULL, 0 };
 		uint8_t *t = calloc(1, td.size + 1);
