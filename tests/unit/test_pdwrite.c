@@ -230,13 +230,12 @@ static long count_samples(const char *path, int *named)
 	return n;
 }
 
-/* Writes samples for ever, syncing every 97; *@synced: samples synced. */
-static void endless_writer(const char *path, volatile long *synced)
+/* The writer the kill tests use, its events and features set; exits on failure. */
+static struct wult_pdw *kill_test_writer(const char *path, const char *host)
 {
 	struct perf_event_attr lead, mem;
 	struct wult_pdw *w;
 	char err[256];
-	long i;
 
 	make_attrs(&lead, &mem);
 	if (wult_pdw_open(path, &w, err, sizeof(err)))
@@ -246,8 +245,17 @@ static void endless_writer(const char *path, volatile long *synced)
 	wult_pdw_add_id(w, 0, 100);
 	wult_pdw_add_id(w, 1, 101);
 	wult_pdw_set_group(w, 0, 2);
-	wult_pdw_set_str(w, WULT_PDW_HOSTNAME, "killed");
+	wult_pdw_set_str(w, WULT_PDW_HOSTNAME, host);
 	wult_pdw_set_tracing(w, "wult", wult_synth_format());
+	return w;
+}
+
+/* Writes samples for ever, syncing every 97; *@synced: samples synced. */
+static void endless_writer(const char *path, volatile long *synced)
+{
+	struct wult_pdw *w = kill_test_writer(path, "killed");
+	long i;
+
 	for (i = 0;; i++) {
 		if (write_sample(w, i))
 			_exit(1);
@@ -317,21 +325,10 @@ static void killed_writer(const char *path)
  */
 static void staged_writer(const char *path)
 {
-	struct perf_event_attr lead, mem;
-	struct wult_pdw *w;
+	struct wult_pdw *w = kill_test_writer(path, "staged");
 	char err[256];
 	int i;
 
-	make_attrs(&lead, &mem);
-	if (wult_pdw_open(path, &w, err, sizeof(err)))
-		_exit(1);
-	wult_pdw_add_attr(w, &lead, "wult/datapoints/");
-	wult_pdw_add_attr(w, &mem, "cpu-clock");
-	wult_pdw_add_id(w, 0, 100);
-	wult_pdw_add_id(w, 1, 101);
-	wult_pdw_set_group(w, 0, 2);
-	wult_pdw_set_str(w, WULT_PDW_HOSTNAME, "staged");
-	wult_pdw_set_tracing(w, "wult", wult_synth_format());
 	for (i = 0; i < 14000; i++) {
 		if (write_sample(w, i))
 			_exit(1);
