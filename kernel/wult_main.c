@@ -13,6 +13,7 @@
 #include "wult_engine.h"
 #include "wult_hist.h"
 #include "wult_lbr.h"
+#include "wult_mstate.h"
 #include "wult_pmu.h"
 #include "wult_source.h"
 #include "wult_tdt.h"
@@ -81,6 +82,7 @@ static int __init wult_init(void)
 	if (ret)
 		return ret;
 	wult_hist_init();
+	wult_mstate_irq_init();
 	/* From here on perf can create events. */
 	ret = wult_pmu_init();
 	if (ret) {

@@ -31,9 +31,15 @@ void wult_mstate_get(void)
 	struct wult_mstate *ms = this_cpu_ptr(&wult_mstates);
 
 	lockdep_assert_irqs_disabled();
-	/* Not in idle now: the next entry starts the first period. */
-	if (!ms->users++)
+	/*
+	 * Not in idle now: the next entry starts the first period. Nor in
+	 * an interrupt interval: one left open when the last user went
+	 * away (its exit skipped) must not swallow the next.
+	 */
+	if (!ms->users++) {
 		WRITE_ONCE(ms->in_idle, false);
+		ms->irq_depth = 0;
+	}
 }
 
 void wult_mstate_put(void)
@@ -45,7 +51,7 @@ void wult_mstate_put(void)
 		WRITE_ONCE(ms->in_idle, false);
 }
 
-static u64 wult_cyc2ns(u64 cycles)
+u64 wult_mstate_cyc2ns(u64 cycles)
 {
 	return tsc_khz ? mul_u64_u32_div(cycles, NSEC_PER_MSEC, tsc_khz) : 0;
 }
@@ -64,7 +70,7 @@ u64 wult_mstate_time_ns(unsigned int state)
 
 	if (READ_ONCE(ms->in_idle) && READ_ONCE(ms->state) == state)
 		cyc += rdtsc() - READ_ONCE(ms->enter_tsc);
-	return wult_cyc2ns(cyc);
+	return wult_mstate_cyc2ns(cyc);
 }
 
 u64 wult_mstate_entries(unsigned int state)

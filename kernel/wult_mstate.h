@@ -20,6 +20,12 @@ struct wult_mstate {
 	u64 enter_tsc;		/* TSC at the entry */
 	u64 cycles[WULT_IDLE_STATES];	/* TSC cycles spent in each state */
 	u64 entries[WULT_IDLE_STATES];
+	/* Interrupts taken in idle (wult_mstate_irq.c), same CPU only. */
+	unsigned int irq_depth;	/* handlers open of an interval begun in idle */
+	u8 irq_state;		/* the state that interval began in */
+	u64 irq_tsc;		/* TSC at its first handler's entry */
+	u64 irq_cycles[WULT_IDLE_STATES];	/* TSC cycles in those intervals */
+	u64 irqs[WULT_IDLE_STATES];	/* hard interrupts that opened one */
 };
 
 DECLARE_PER_CPU(struct wult_mstate, wult_mstates);
@@ -93,5 +99,17 @@ void wult_mstate_put(void);
  */
 u64 wult_mstate_time_ns(unsigned int state);
 u64 wult_mstate_entries(unsigned int state);
+u64 wult_mstate_cyc2ns(u64 cycles);
+
+/*
+ * Interrupt time in idle: the interrupt tracepoints' probes exist while
+ * an event needs them (process context: event_init and destroy).
+ */
+int wult_mstate_irq_get(void);
+void wult_mstate_irq_put(void);
+void wult_mstate_irq_init(void);
+/* On the event's CPU, IRQs off: ns in, and number of, interrupts in @state. */
+u64 wult_mstate_irq_time_ns(unsigned int state);
+u64 wult_mstate_irqs(unsigned int state);
 
 #endif /* _WULT_MSTATE_H */

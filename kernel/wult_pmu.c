@@ -14,10 +14,14 @@
  * Events of the latency-band kinds take only the datapoints
  * whose raw latency lies in their band [band_lo, band_hi).
  *
- * Events of the idle accounting kinds (idle_time, idle_entries) arm no
- * timer and get no datapoints: while scheduled in they turn on the
- * micro-state accounting of their CPU (wult_mstate.c) and count the time
- * spent in, or the entries of, one requested idle state.
+ * Events of the idle accounting kinds (idle_time, idle_entries,
+ * idle_irq_time, idle_irqs) arm no timer and get no datapoints: while
+ * scheduled in they turn on the micro-state accounting of their CPU
+ * (wult_mstate.c, wult_mstate_irq.c) and count the time spent in, or the
+ * entries of, one requested idle state, or the interrupts taken in it.
+ * Events of the exit kinds (exit_intr_time, exit_intrs) take only the
+ * datapoints of one requested state whose interrupt ran after the idle
+ * exit (intr_off), and add TIntr - TAI, or one.
  *
  * Perf does not export perf_event_overflow() to modules; perf_tp_event()
  * is, and does the counting, period and sample output of a software
@@ -94,7 +98,25 @@ static u64 wult_cfg1_band_hi(u64 config1)
 
 static bool wult_kind_idle(unsigned int kind)
 {
-	return kind == WULT_KIND_IDLE_TIME || kind == WULT_KIND_IDLE_ENTRIES;
+	return kind == WULT_KIND_IDLE_TIME || kind == WULT_KIND_IDLE_ENTRIES ||
+	       kind == WULT_KIND_IDLE_IRQ_TIME || kind == WULT_KIND_IDLE_IRQS;
+}
+
+static bool wult_kind_irq(unsigned int kind)
+{
+	return kind == WULT_KIND_IDLE_IRQ_TIME || kind == WULT_KIND_IDLE_IRQS;
+}
+
+static bool wult_kind_exit(unsigned int kind)
+{
+	return kind == WULT_KIND_EXIT_SUM || kind == WULT_KIND_EXIT_N;
+}
+
+/* Kinds that only count: a sum has no period, the rest no payload. */
+static bool wult_kind_counting(unsigned int kind)
+{
+	return kind == WULT_KIND_WAKE_SUM || kind == WULT_KIND_INTR_SUM ||
+	       wult_kind_exit(kind);
 }
 
 static bool wult_kind_band(unsigned int kind)
@@ -142,7 +164,13 @@ static inline u64 wult_ev_band_hi(const struct perf_event *event)
 	return event->hw.branch_reg.config;
 }
 
-/* Is this datapoint in the event's latency band (if it has one)? */
+/* The requested state of the exit kinds (no band there). */
+static inline unsigned int wult_ev_exit_state(const struct perf_event *event)
+{
+	return event->hw.extra_reg.config;
+}
+
+/* Is this datapoint in the event's latency band or state (if it has one)? */
 static bool wult_ev_in_band(const struct perf_event *event,
 			    const struct wult_dp *dp)
 {
@@ -155,6 +183,10 @@ static bool wult_ev_in_band(const struct perf_event *event,
 	case WULT_KIND_INTR_BAND:
 		lat = dp->intr_latency;
 		break;
+	case WULT_KIND_EXIT_SUM:
+	case WULT_KIND_EXIT_N:
+		return dp->intr_off && dp->tintr >= dp->tai &&
+		       dp->req_cstate == (s32)wult_ev_exit_state(event);
 	default:
 		return true;
 	}
@@ -175,6 +207,8 @@ static u64 wult_ev_count(const struct perf_event *event,
 		return dp->tai - dp->ltime;
 	case WULT_KIND_INTR_SUM:
 		return dp->tintr - dp->ltime;
+	case WULT_KIND_EXIT_SUM:
+		return dp->tintr - dp->tai;
 	default:
 		return 1;
 	}
@@ -244,6 +278,8 @@ static bool wult_timers_precise(void)
  */
 static void wult_idle_event_destroy(struct perf_event *event)
 {
+	if (wult_kind_irq(wult_ev_kind(event)))
+		wult_mstate_irq_put();
 	wult_engine_put();
 }
 
@@ -270,6 +306,13 @@ static int wult_idle_event_init(struct perf_event *event)
 	ret = wult_engine_get();
 	if (ret)
 		return ret;
+	if (wult_kind_irq(wult_cfg_kind(event->attr.config))) {
+		ret = wult_mstate_irq_get();
+		if (ret) {
+			wult_engine_put();
+			return ret;
+		}
+	}
 	event->hw.config = wult_cfg_kind(event->attr.config);
 	event->hw.config_base = wult_cfg_state(event->attr.config);
 	event->destroy = wult_idle_event_destroy;
@@ -311,7 +354,9 @@ static int wult_event_init(struct perf_event *event)
 		return -EINVAL;
 	if (wult_kind_idle(kind))
 		return wult_idle_event_init(event);
-	if (wult_cfg_state(cfg) || (cfg1 && !wult_kind_band(kind)) ||
+	if ((wult_cfg_state(cfg) && !wult_kind_exit(kind)) ||
+	    wult_cfg_state(cfg) >= WULT_IDLE_STATES ||
+	    (cfg1 && !wult_kind_band(kind)) ||
 	    wult_cfg1_band_lo(cfg1) >= wult_cfg1_band_hi(cfg1))
 		return -EINVAL;
 	if (wult_cfg_ldist_min(cfg) > wult_cfg_ldist_max(cfg) ||
@@ -320,9 +365,7 @@ static int wult_event_init(struct perf_event *event)
 	ret = wult_check_floor(event->cpu, wult_cfg_ldist_max(cfg));
 	if (ret)
 		return ret;
-	/* A latency sum has no period: it only counts. */
-	if ((kind == WULT_KIND_WAKE_SUM || kind == WULT_KIND_INTR_SUM) &&
-	    is_sampling_event(event))
+	if (wult_kind_counting(kind) && is_sampling_event(event))
 		return -EINVAL;
 	if (kind == WULT_KIND_BRANCHES && !wult_lbr_available())
 		return -EOPNOTSUPP;
@@ -358,7 +401,8 @@ static int wult_event_init(struct perf_event *event)
 	event->hw.event_base = wult_cfg_ldist_max(cfg);
 	event->hw.config = kind;
 	event->hw.idx = src->id;
-	event->hw.extra_reg.config = wult_cfg1_band_lo(cfg1);
+	event->hw.extra_reg.config = wult_kind_exit(kind) ? wult_cfg_state(cfg) :
+				     wult_cfg1_band_lo(cfg1);
 	event->hw.branch_reg.config = wult_cfg1_band_hi(cfg1);
 	event->destroy = wult_event_destroy;
 	return 0;
@@ -396,9 +440,18 @@ static void wult_pmu_update(struct list_head *events)
 /* The accounting value an idle event counts, on its CPU, IRQs off. */
 static u64 wult_idle_value(struct perf_event *event)
 {
-	if (wult_ev_kind(event) == WULT_KIND_IDLE_TIME)
-		return wult_mstate_time_ns(wult_ev_state(event));
-	return wult_mstate_entries(wult_ev_state(event));
+	unsigned int state = wult_ev_state(event);
+
+	switch (wult_ev_kind(event)) {
+	case WULT_KIND_IDLE_TIME:
+		return wult_mstate_time_ns(state);
+	case WULT_KIND_IDLE_IRQ_TIME:
+		return wult_mstate_irq_time_ns(state);
+	case WULT_KIND_IDLE_IRQS:
+		return wult_mstate_irqs(state);
+	default:
+		return wult_mstate_entries(state);
+	}
 }
 
 /*
@@ -591,6 +644,10 @@ PMU_EVENT_ATTR_STRING(idle_time, wult_attr_idle_time, "kind=4");
 PMU_EVENT_ATTR_STRING(idle_entries, wult_attr_idle_entries, "kind=5");
 PMU_EVENT_ATTR_STRING(wake_band, wult_attr_wake_band, "kind=6");
 PMU_EVENT_ATTR_STRING(intr_band, wult_attr_intr_band, "kind=7");
+PMU_EVENT_ATTR_STRING(idle_irq_time, wult_attr_idle_irq_time, "kind=8");
+PMU_EVENT_ATTR_STRING(idle_irqs, wult_attr_idle_irqs, "kind=9");
+PMU_EVENT_ATTR_STRING(exit_intr_time, wult_attr_exit_sum, "kind=10");
+PMU_EVENT_ATTR_STRING(exit_intrs, wult_attr_exit_n, "kind=11");
 
 /* The sums' unit, which perf stat prints; names with a dot need __ATTR. */
 #define WULT_UNIT_ATTR(_var, _name)					\
@@ -601,6 +658,8 @@ PMU_EVENT_ATTR_STRING(intr_band, wult_attr_intr_band, "kind=7");
 WULT_UNIT_ATTR(wult_attr_wake_sum_unit, wake_latency_sum.unit);
 WULT_UNIT_ATTR(wult_attr_intr_sum_unit, intr_latency_sum.unit);
 WULT_UNIT_ATTR(wult_attr_idle_time_unit, idle_time.unit);
+WULT_UNIT_ATTR(wult_attr_idle_irq_time_unit, idle_irq_time.unit);
+WULT_UNIT_ATTR(wult_attr_exit_sum_unit, exit_intr_time.unit);
 
 static struct attribute *wult_event_attrs[] = {
 	&wult_attr_datapoints.attr.attr,
@@ -614,6 +673,12 @@ static struct attribute *wult_event_attrs[] = {
 	&wult_attr_idle_entries.attr.attr,
 	&wult_attr_wake_band.attr.attr,
 	&wult_attr_intr_band.attr.attr,
+	&wult_attr_idle_irq_time.attr.attr,
+	&wult_attr_idle_irq_time_unit.attr.attr,
+	&wult_attr_idle_irqs.attr.attr,
+	&wult_attr_exit_sum.attr.attr,
+	&wult_attr_exit_sum_unit.attr.attr,
+	&wult_attr_exit_n.attr.attr,
 	NULL,
 };
 

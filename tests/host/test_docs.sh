@@ -28,7 +28,7 @@ t_check "wult-report.md explains the idle residency columns" \
 	grep -q 'Entries/s' "$top/Documentation/wult-report.md"
 t_check "wult-hist.md explains --html's figures" grep -q 'no sum of squares' \
 	"$top/Documentation/wult-hist.md"
-for a in datapoints wake_latency_sum intr_latency_sum branches wake_branches idle_time idle_entries wake_band intr_band; do
+for a in datapoints wake_latency_sum intr_latency_sum branches wake_branches idle_time idle_entries wake_band intr_band idle_irq_time idle_irqs exit_intr_time exit_intrs; do
 	t_check "event alias $a documented" grep -q "$a" "$top/Documentation/kernel.md"
 done
 t_done

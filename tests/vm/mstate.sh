@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Idle micro-state accounting: wult/idle_time,state=N/ (ns) and
 # wult/idle_entries,state=N/ against the kernel's own books over 10 s of
+# CPU 1 (and the interrupts taken in the default idle, idle_irqs and
+# idle_irq_time, against its entries; tests/vm/refidle.sh checks the exit
+# kinds exactly and that an IRQs-off state takes none), over 10 s of
 # CPU 1: /proc/stat idle without a cpuidle driver, and with wult_refidle
 # each state's cpuidle time and usage, with and without a datapoint
 # measurement on the same CPU; then wult report's residency table of a
@@ -80,6 +83,13 @@ perf record -e wult/idle_time,state=1/ -C $C -o bad.data -- true > bad.out 2>&1
 t_check "idle_time cannot sample: EINVAL" grep -q 'returned with 22 ' bad.out
 perf stat -x, -e wult/idle_time,state=10/ -C $C -- true 2> bad.out
 t_check "state 10 is beyond cpuidle's states: not supported" grep -q '<not supported>' bad.out
+t_eq "idle_irq_time, idle_irqs, exit_intr_time, exit_intrs aliases" "kind=8 kind=9 kind=10 kind=11" \
+	"$(cat $ev/events/idle_irq_time $ev/events/idle_irqs $ev/events/exit_intr_time $ev/events/exit_intrs | xargs)"
+t_eq "idle_irq_time, exit_intr_time units" "ns ns" "$(cat $ev/events/idle_irq_time.unit $ev/events/exit_intr_time.unit | xargs)"
+perf stat -x, -e wult/exit_intr_time,state=10/ -e wult/idle_irqs,state=10/ -C $C -- true 2> bad.out
+t_eq "state 10 of the exit and interrupt kinds: not supported" 2 "$(grep -c '<not supported>' bad.out)"
+perf record -e wult/exit_intrs,state=1/ -C $C -o bad.data -- true > bad.out 2>&1
+t_check "exit_intrs cannot sample: EINVAL" grep -q 'returned with 22 ' bad.out
 
 # ---- no cpuidle driver: /proc/stat ------------------------------------------
 t_eq "no cpuidle driver" none "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)"
@@ -92,10 +102,22 @@ procstat() {
 	done < /proc/stat
 }
 window noidle.out procstat -e wult/idle_time,state=0/,wult/idle_time,state=1/ \
-	-e wult/idle_entries,state=1/
-t0=$(cnt noidle.out "state=0/"); t0=${t0:-0}
+	-e wult/idle_entries,state=1/ -e wult/idle_irq_time,state=1/,wult/idle_irqs,state=1/
+t0=$(cnt noidle.out "wult/idle_time,state=0/"); t0=${t0:-0}
 t1=$(cnt noidle.out "wult/idle_time,state=1/")
 e1=$(cnt noidle.out "wult/idle_entries,state=1/")
+it1=$(cnt noidle.out "wult/idle_irq_time,state=1/")
+i1=$(cnt noidle.out "wult/idle_irqs,state=1/")
+# "sti; hlt" ends only by an interrupt, taken inside the idle period: one
+# per entry, give or take the periods at the window's edges, plus those
+# that land after hlt returns and before interrupts are masked again for
+# the exit (a burst under TCG): up to a quarter more.
+echo "# default idle: ${i1} interrupts in ${e1} entries, ${it1} ns of ${t1} ns in them"
+between "idle_irqs,state=1 ~ idle_entries (one wake interrupt per hlt, up to 25% more)" \
+	"${i1:-0}" "${e1:-0}" $((${e1:-0} * 5 / 4)) 0 2
+t_check "idle_irq_time,state=1 > 0 and < idle_time" test "${it1:-0}" -gt 0 -a "${it1:-0}" -lt "${t1:-0}"
+t_check "idle_irq_time per interrupt 1-500 us under TCG" \
+	test $((${it1:-0} / (${i1:-0} + 1))) -ge 1000 -a $((${it1:-0} / (${i1:-0} + 1))) -le 500000
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 read -r po pi <<< "$(delta noidle.out "printf \"%.0f\", (b[5] - a[5]) * 1e9 / $hz")"
 echo "# /proc/stat idle: outer ${po} ns, inner ${pi} ns; idle_time state 0 ${t0} ns, state 1 ${t1} ns; ${e1} entries"

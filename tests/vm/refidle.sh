@@ -178,6 +178,26 @@ bad=$(awk '$11 == 1 && !($15 < $13 && $14 == $12)' "$W/off3.txt" | wc -l)
 t_eq "IntrOff=1: IntrLatency < IntrLatencyRaw, WakeLatency = raw" 0 "$bad"
 bad=$(awk '$11 == 1 && !($7 < $8)' "$W/off3.txt" | wc -l)
 t_eq "IntrOff=1: TAI before TIntr" 0 "$bad"
+# The exit counters against the samples of the same group: C3's
+# datapoints taken after the idle exit (IntrOff=1), and their TIntr - TAI.
+# An IRQs-off state takes no interrupt inside its idle periods.
+L=ldist_min=1000,ldist_max=2000
+perf record -q -R -C $C -o "$W/exit.data" -e "{wult/datapoints,$L/,wult/exit_intr_time,state=3,$L/,wult/exit_intrs,state=3,$L/,wult/idle_irqs,state=3/,wult/idle_entries,state=3/}:S" -- sleep 2 2> "$W/exit.err"
+perf script -i "$W/exit.data" -s "$DEC" 2>/dev/null | awk '$1 == "raw"' > "$W/exit.txt"
+# The group's values read with the last sample, leader first.
+read -r gn gsum gcnt girq gent <<< "$(perf script -i "$W/exit.data" -D 2>/dev/null |
+	awk '/group nr/ { k = 0 } /\.\.\.\.\. id .* value/ { v[++k] = $5 }
+	     END { print v[1], v[2], v[3], v[4], v[5] }' FS='[ ,]+' |
+	while read -r a b c d e; do echo $((16#$a)) $((16#$b)) $((16#$c)) $((16#$d)) $((16#$e)); done)"
+read -r ssum scnt <<< "$(awk '$10 == 3 && $11 == 1 && $8 >= $7 { s += $8 - $7; n++ }
+	END { print s + 0, n + 0 }' "$W/exit.txt")"
+echo "# exit counters: $gcnt datapoints, $gsum ns; samples: $scnt, $ssum ns; C3 entries $gent, interrupts in C3 $girq"
+t_eq "samples = the group leader's count" "$(wc -l < "$W/exit.txt")" "$gn"
+t_check "C3 IntrOff=1 datapoints recorded ($scnt)" test "${scnt:-0}" -ge 20
+t_eq "exit_intrs,state=3 = C3 IntrOff=1 samples" "$scnt" "$gcnt"
+t_eq "exit_intr_time,state=3 = their TIntr - TAI sum (ns)" "$ssum" "$gsum"
+t_check "C3 entered ($gent)" test "${gent:-0}" -ge "${scnt:-1}"
+t_eq "idle_irqs,state=3: no interrupt inside an IRQs-off state" 0 "$girq"
 grep "^cpu$C " /sys/kernel/debug/wult/stats | sed 's/^/# /'
 t_check "rmmod wult" rmmod wult
 t_check "rmmod wult_refidle" rmmod wult_refidle

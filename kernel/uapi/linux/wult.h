@@ -65,6 +65,15 @@ enum wult_kind {
 	WULT_KIND_IDLE_ENTRIES = 5,	/* counting only: entries of idle state "state" */
 	WULT_KIND_WAKE_BAND = 6,	/* datapoints with TAI - LTime in the band */
 	WULT_KIND_INTR_BAND = 7,	/* datapoints with TIntr - LTime in the band */
+	WULT_KIND_IDLE_IRQ_TIME = 8,	/* counting only: ns in interrupts taken in
+					 * idle state "state" (part of its idle_time)
+					 */
+	WULT_KIND_IDLE_IRQS = 9,	/* counting only: those interrupts */
+	WULT_KIND_EXIT_SUM = 10,	/* counting only: + TIntr - TAI, ns, of the
+					 * datapoints of state "state" whose
+					 * interrupt ran after the idle exit
+					 */
+	WULT_KIND_EXIT_N = 11,		/* counting only: those datapoints */
 	WULT_KIND_MAX,
 };
 
