@@ -189,7 +189,7 @@ fuzzers: $(FUZZERS)
 # ---- top-level commands -------------------------------------------------
 # KERNELS="6.1" and SUITES="unit vm" narrow a check run.
 check: deps
-	$(MAKE) all fuzzers
+	$(MAKE) -j$$(nproc) all fuzzers
 	scripts/run-tests --build $(BUILD) $(if $(KERNELS),--kernels "$(KERNELS)") \
 		$(if $(SUITES),--suites "$(SUITES)")
 

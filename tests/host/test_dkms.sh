@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# host-lane: serial
 # DKMS: `make dkms-src` stages the module's sources with dkms.conf, and
 # `dkms add` + `dkms build` build wult.ko and wult_refidle.ko from them against the installed
 # Debian 6.1 and 6.12 headers. A private DKMS tree (--dkmstree) keeps the

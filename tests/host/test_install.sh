@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# host-lane: serial
 # make install / uninstall: every file in a DESTDIR staging tree, by name,
 # type and mode; the staged wult finds its pieces relative to itself; every
 # man page renders without warnings and `man wult-record` finds its page;

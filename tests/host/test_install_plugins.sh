@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# host-lane: serial
 # make install-plugins puts the libtraceevent plugin where perf and
 # trace-cmd find it (HOME/.local/lib/traceevent/plugins), and stock perf
 # then prints wult:datapoint through it.

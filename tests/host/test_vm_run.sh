@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# host-lane: serial
 # scripts/vm-run itself: arguments, exit status, file transfer, timeout and
 # the kernel-log check must all be able to fail a run.
 . "$(dirname "$0")/../lib.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# host-lane: serial
 # The main job (make run = scripts/wult-run) end to end in its default
 # guest: exactly the requested datapoints, the per-state report, the CSV.
 . "$(dirname "$0")/../lib.sh"
