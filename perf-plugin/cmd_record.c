@@ -33,7 +33,7 @@
 #include "cmds.h"
 #include "record.h"
 
-#define MAX_EVENTS	64
+#define MAX_EVENTS	96
 /* The ring is drained at least this often (ms)... */
 #define POLL_MS		25
 /* ...and the file synced (s): a killed wult record loses at most both. */
@@ -59,8 +59,10 @@ static const char *const discovered[] = {
 };
 
 #define NR_DISCOVERED (sizeof(discovered) / sizeof(discovered[0]))
-/* wult.ko's idle accounting members: idle_time and idle_entries per state. */
-#define NR_IDLE_EV	(2 * WULT_IDLE_STATES)
+/* wult.ko's idle accounting members: idle_time, idle_entries,
+ * idle_irq_time and idle_irqs per state.
+ */
+#define NR_IDLE_EV	(4 * WULT_IDLE_STATES)
 /* What -e may add: the group holds the leader, branches, the rest above. */
 #define MAX_USER_EV	(MAX_EVENTS - 2 - NR_DISCOVERED - NR_IDLE_EV)
 
@@ -114,8 +116,8 @@ static void usage(FILE *f)
 "datapoint is a sample of the wult event leading a group of the counters\n"
 "this machine has (msr, cstate_core, cstate_pkg, cycles, instructions) and\n"
 "of every -e event, read at the datapoint, and of wult.ko's idle accounting\n"
-"(wult/idle_time/ and wult/idle_entries/ of each idle state of the measured\n"
-"CPUs, for the report's residency table). Where wult.ko can read the LBR\n"
+"(wult/idle_time/, idle_entries/, idle_irq_time/ and idle_irqs/ of each idle\n"
+"state of the measured CPUs, for the report's residency table). Where wult.ko can read the LBR\n"
 "(its PMU has the branches event), each datapoint's branch context is\n"
 "recorded too, as a sample of a wult/branches/ member. Needs wult.ko loaded.\n"
 "\n"
@@ -731,8 +733,10 @@ static unsigned int idle_states(struct perf_cpu_map *cpus)
 static unsigned int add_idle_members(struct perf_cpu_map *cpus, const struct ev *leader,
 				     struct ev *ev)
 {
-	static const char *const kinds[] = { "idle_time", "idle_entries" };
-	unsigned int k, j, n = 0, nst = idle_states(cpus);
+	static const char *const kinds[] = {
+		"idle_time", "idle_entries", "idle_irq_time", "idle_irqs",
+	};
+	unsigned int k, j, n = 0, nst = idle_states(cpus), nkinds = 4;
 	struct perf_event_attr attr;
 	char str[160], err[256];
 	int ret;
@@ -742,8 +746,13 @@ static unsigned int add_idle_members(struct perf_cpu_map *cpus, const struct ev 
 			"older module): no idle residency in the report\n");
 		return 0;
 	}
+	if (access(WULT_PMU_DIR "/events/idle_irq_time", F_OK)) {
+		fprintf(stderr, "wult record: wult.ko has no idle_irq_time event (an older "
+			"module): no interrupt columns in the residency table\n");
+		nkinds = 2;
+	}
 	for (k = 0; k < nst; k++) {
-		for (j = 0; j < 2; j++) {
+		for (j = 0; j < nkinds; j++) {
 			snprintf(str, sizeof(str), "wult/%s,state=%u/", kinds[j], k);
 			ret = wult_ev_parse(str, NULL, &attr, err, sizeof(err));
 			if (!ret) {

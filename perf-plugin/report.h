@@ -142,8 +142,11 @@ int rpt_resid_new(struct rpt_resid **out);
 void rpt_resid_free(struct rpt_resid *r);
 /* Names requested state @state in the table. */
 void rpt_resid_name(struct rpt_resid *r, unsigned int state, const char *name);
-/* Sample id @id is a member counting @kind (WULT_KIND_IDLE_TIME or
- * WULT_KIND_IDLE_ENTRIES) of @state. 0, -EINVAL or -ENOSPC. */
+/* Is wult event kind @kind one of the idle accounting's (time, entries,
+ * interrupt time, interrupts)? */
+int rpt_resid_kind(unsigned int kind);
+/* Sample id @id is a member counting accounting kind @kind of @state.
+ * 0, -EINVAL or -ENOSPC. */
 int rpt_resid_add_id(struct rpt_resid *r, uint64_t id, unsigned int kind, unsigned int state);
 /* Adds a datapoint's group read: what the members grew by since the
  * previous datapoint of its CPU's group. 0 or -ENOMEM. */

@@ -489,7 +489,7 @@ static int resid_learn(struct rpt_src *s)
 	for (i = 0; i < n; i++) {
 		a = wult_pd_attr(s->pd, i);
 		kind = pmu_kind(s, a);
-		if (kind != WULT_KIND_IDLE_TIME && kind != WULT_KIND_IDLE_ENTRIES)
+		if (kind < 0 || !rpt_resid_kind(kind))
 			continue;
 		if (!s->resid) {
 			if (rpt_resid_new(&s->resid))

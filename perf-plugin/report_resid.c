@@ -2,12 +2,15 @@
 /*
  * wult report's idle residency. wult record puts wult.ko's idle accounting
  * in every datapoint's group read: wult/idle_time,state=N/ (ns in requested
- * idle state N) and wult/idle_entries,state=N/ (its entries). Per CPU, the
- * growth of each between two consecutive datapoints of the same group, and
- * the group's running time between them, add up to each state's time and
- * entries over the span the CPU's datapoints cover:
+ * idle state N), wult/idle_entries,state=N/ (its entries), and where the
+ * module has them wult/idle_irq_time,state=N/ (ns of that time in
+ * interrupt handlers) and wult/idle_irqs,state=N/ (those interrupts). Per
+ * CPU, the growth of each between two consecutive datapoints of the same
+ * group, and the group's running time between them, add up to each
+ * state's figures over the span the CPU's datapoints cover:
  *
  *	Time % = time / span * 100	Entries/s = entries / span
+ *	IRQ time % = irq time / time * 100	IRQs/s = irqs / span
  *
  * A group opened anew (a CPU back from offline) starts a new span of its
  * own: its counts restart from zero and are never subtracted from the old
@@ -21,11 +24,14 @@
 
 #include "report.h"
 
-#define RES_MAX_IDS	(2 * WULT_IDLE_STATES * 64)	/* 64 groups' members */
+/* The accounting kinds, as indexes: time, entries, irq time, irqs. */
+enum { RES_TIME, RES_ENTRIES, RES_IRQ_TIME, RES_IRQS, RES_KINDS };
+
+#define RES_MAX_IDS	(RES_KINDS * WULT_IDLE_STATES * 64)	/* 64 groups' members */
 
 struct res_id {
 	uint64_t id;
-	unsigned int kind;		/* 0: idle_time, 1: idle_entries */
+	unsigned int kind;		/* RES_* */
 	unsigned int state;
 };
 
@@ -39,12 +45,13 @@ struct res_slot {
 struct res_cpu {
 	uint64_t leader;		/* leader id of the last read, 0: none */
 	uint64_t last_t;		/* its running time then, ns */
-	uint64_t last[2][WULT_IDLE_STATES];
-	struct res_slot slot[2 * WULT_IDLE_STATES];
+	uint64_t last[RES_KINDS][WULT_IDLE_STATES];
+	struct res_slot slot[RES_KINDS * WULT_IDLE_STATES];
 	unsigned int nslot;
 	uint64_t span;			/* ns covered by spans */
-	uint64_t sum[2][WULT_IDLE_STATES];
+	uint64_t sum[RES_KINDS][WULT_IDLE_STATES];
 	unsigned int has;		/* a bit per state with a member */
+	unsigned int has_irq;		/* a bit per state with interrupt members */
 };
 
 struct rpt_resid {
@@ -84,19 +91,41 @@ void rpt_resid_name(struct rpt_resid *r, unsigned int state, const char *name)
 		snprintf(r->name[state], sizeof(r->name[state]), "%s", name);
 }
 
+/* RES_* of a wult event kind, or -1 when it is none of the accounting. */
+static int res_kind(unsigned int kind)
+{
+	switch (kind) {
+	case WULT_KIND_IDLE_TIME:
+		return RES_TIME;
+	case WULT_KIND_IDLE_ENTRIES:
+		return RES_ENTRIES;
+	case WULT_KIND_IDLE_IRQ_TIME:
+		return RES_IRQ_TIME;
+	case WULT_KIND_IDLE_IRQS:
+		return RES_IRQS;
+	default:
+		return -1;
+	}
+}
+
+int rpt_resid_kind(unsigned int kind)
+{
+	return res_kind(kind) >= 0;
+}
+
 int rpt_resid_add_id(struct rpt_resid *r, uint64_t id, unsigned int kind, unsigned int state)
 {
+	int rk = res_kind(kind);
 	unsigned int i;
 
-	if (state >= WULT_IDLE_STATES ||
-	    (kind != WULT_KIND_IDLE_TIME && kind != WULT_KIND_IDLE_ENTRIES))
+	if (state >= WULT_IDLE_STATES || rk < 0)
 		return -EINVAL;
 	for (i = 0; i < r->nids; i++)
 		if (r->ids[i].id == id)
 			return 0;
 	if (r->nids == RES_MAX_IDS)
 		return -ENOSPC;
-	r->ids[r->nids++] = (struct res_id){ id, kind == WULT_KIND_IDLE_ENTRIES, state };
+	r->ids[r->nids++] = (struct res_id){ id, (unsigned int)rk, state };
 	return 0;
 }
 
@@ -118,12 +147,15 @@ static void learn_slots(const struct rpt_resid *r, struct res_cpu *c,
 	uint64_t p;
 
 	c->nslot = 0;
-	for (p = 0; p < s->read.nr && c->nslot < 2 * WULT_IDLE_STATES; p++) {
+	for (p = 0; p < s->read.nr && c->nslot < RES_KINDS * WULT_IDLE_STATES; p++) {
 		m = find_id(r, s->read.values[p].id);
 		if (!m)
 			continue;
 		c->slot[c->nslot++] = (struct res_slot){ p, m->id, m->kind, m->state };
-		c->has |= 1U << m->state;
+		if (m->kind == RES_IRQ_TIME || m->kind == RES_IRQS)
+			c->has_irq |= 1U << m->state;
+		else
+			c->has |= 1U << m->state;
 	}
 }
 
@@ -189,18 +221,48 @@ int rpt_resid_any(const struct rpt_resid *r)
 	return 0;
 }
 
-static void print_row(FILE *out, const char *cpu, const char *state, double time_ns,
-		      double span_ns, double entries, double rate)
+/* A row's figures, ns and counts over @span ns. */
+struct res_row {
+	double time, entries, irq_time, irqs, rate, irq_rate;
+};
+
+static void print_row(FILE *out, const char *cpu, const char *state, const struct res_row *w,
+		      double span_ns, int irq)
 {
-	fprintf(out, "  %-5s %-12s %8.2f %11.1f %12.6f %12.0f\n", cpu, state,
-		100.0 * time_ns / span_ns, rate, time_ns / 1e9, entries);
+	fprintf(out, "  %-5s %-12s %8.2f %11.1f %12.6f %12.0f", cpu, state,
+		100.0 * w->time / span_ns, w->rate, w->time / 1e9, w->entries);
+	if (irq)
+		fprintf(out, " %10.2f %9.1f", w->time > 0 ? 100.0 * w->irq_time / w->time : 0.0,
+			w->irq_rate);
+	fputc('\n', out);
+}
+
+static void row_add(struct res_row *t, const struct res_row *w)
+{
+	t->time += w->time;
+	t->entries += w->entries;
+	t->irq_time += w->irq_time;
+	t->irqs += w->irqs;
+	t->rate += w->rate;
+	t->irq_rate += w->irq_rate;
+}
+
+/* CPU @c's figures for state @k. */
+static struct res_row cpu_row(const struct res_cpu *c, unsigned int k)
+{
+	return (struct res_row){
+		.time = c->sum[RES_TIME][k], .entries = c->sum[RES_ENTRIES][k],
+		.irq_time = c->sum[RES_IRQ_TIME][k], .irqs = c->sum[RES_IRQS][k],
+		.rate = c->sum[RES_ENTRIES][k] * 1e9 / c->span,
+		.irq_rate = c->sum[RES_IRQS][k] * 1e9 / c->span,
+	};
 }
 
 /* One CPU's rows: each state with a member, then the total. */
-static void print_cpu(FILE *out, const struct rpt_resid *r, unsigned int cpu)
+static void print_cpu(FILE *out, const struct rpt_resid *r, unsigned int cpu, int irq)
 {
 	const struct res_cpu *c = r->cpu[cpu];
-	double tt = 0, te = 0;
+	struct res_row w, t = { 0 };
 	char label[16];
 	unsigned int k;
 
@@ -208,20 +270,19 @@ static void print_cpu(FILE *out, const struct rpt_resid *r, unsigned int cpu)
 	for (k = 0; k < WULT_IDLE_STATES; k++) {
 		if (!(c->has & (1U << k)))
 			continue;
-		print_row(out, label, r->name[k], c->sum[0][k], c->span, c->sum[1][k],
-			  c->sum[1][k] * 1e9 / c->span);
-		tt += c->sum[0][k];
-		te += c->sum[1][k];
+		w = cpu_row(c, k);
+		print_row(out, label, r->name[k], &w, c->span, irq);
+		row_add(&t, &w);
 	}
-	print_row(out, label, "idle", tt, c->span, te, te * 1e9 / c->span);
+	print_row(out, label, "idle", &t, c->span, irq);
 }
 
 /* Every CPU together: time over the CPUs' spans summed, rates summed. */
-static void print_all(FILE *out, const struct rpt_resid *r)
+static void print_all(FILE *out, const struct rpt_resid *r, int irq)
 {
-	double tt = 0, te = 0, trate = 0, span = 0, t[WULT_IDLE_STATES] = { 0 };
-	double e[WULT_IDLE_STATES] = { 0 }, rate[WULT_IDLE_STATES] = { 0 };
+	struct res_row st[WULT_IDLE_STATES] = { 0 }, w, t = { 0 };
 	unsigned int has = 0, k, cpu;
+	double span = 0;
 
 	for (cpu = 0; cpu < RPT_MAX_CPUS; cpu++) {
 		const struct res_cpu *c = r->cpu[cpu];
@@ -231,26 +292,24 @@ static void print_all(FILE *out, const struct rpt_resid *r)
 		span += c->span;
 		has |= c->has;
 		for (k = 0; k < WULT_IDLE_STATES; k++) {
-			t[k] += c->sum[0][k];
-			e[k] += c->sum[1][k];
-			rate[k] += c->sum[1][k] * 1e9 / c->span;
+			w = cpu_row(c, k);
+			row_add(&st[k], &w);
 		}
 	}
 	for (k = 0; k < WULT_IDLE_STATES; k++) {
 		if (!(has & (1U << k)))
 			continue;
-		print_row(out, "all", r->name[k], t[k], span, e[k], rate[k]);
-		tt += t[k];
-		te += e[k];
-		trate += rate[k];
+		print_row(out, "all", r->name[k], &st[k], span, irq);
+		row_add(&t, &st[k]);
 	}
-	print_row(out, "all", "idle", tt, span, te, trate);
+	print_row(out, "all", "idle", &t, span, irq);
 }
 
 void rpt_resid_print(FILE *out, const struct rpt_resid *r)
 {
 	unsigned int cpu, ncpus = 0;
 	double span = 0;
+	int irq = 0;
 
 	if (!rpt_resid_any(r))
 		return;
@@ -258,16 +317,20 @@ void rpt_resid_print(FILE *out, const struct rpt_resid *r)
 		if (r->cpu[cpu] && r->cpu[cpu]->has && r->cpu[cpu]->span) {
 			ncpus++;
 			span += r->cpu[cpu]->span;
+			irq |= r->cpu[cpu]->has_irq != 0;
 		}
 	}
 	fprintf(out, "\nidle residency (wult.ko's idle accounting, %.3f s of %u CPU%s between "
 		"each CPU's first and last datapoints):\n", span / 1e9, ncpus,
 		ncpus == 1 ? "" : "s");
-	fprintf(out, "  %-5s %-12s %8s %11s %12s %12s\n", "CPU", "State", "Time %",
+	fprintf(out, "  %-5s %-12s %8s %11s %12s %12s", "CPU", "State", "Time %",
 		"Entries/s", "Time (s)", "Entries");
+	if (irq)
+		fprintf(out, " %10s %9s", "IRQ time %", "IRQs/s");
+	fputc('\n', out);
 	for (cpu = 0; cpu < RPT_MAX_CPUS; cpu++)
 		if (r->cpu[cpu] && r->cpu[cpu]->has && r->cpu[cpu]->span)
-			print_cpu(out, r, cpu);
+			print_cpu(out, r, cpu, irq);
 	if (ncpus > 1)
-		print_all(out, r);
+		print_all(out, r, irq);
 }

@@ -26,6 +26,8 @@ for f in stats source events lbr hist/reset hist_bins hist_bin_us; do
 done
 t_check "wult-report.md explains the idle residency columns" \
 	grep -q 'Entries/s' "$top/Documentation/wult-report.md"
+t_check "wult-report.md explains the interrupt columns" \
+	grep -q 'IRQ time %' "$top/Documentation/wult-report.md"
 t_check "wult-hist.md explains --html's figures" grep -q 'no sum of squares' \
 	"$top/Documentation/wult-hist.md"
 for a in datapoints wake_latency_sum intr_latency_sum branches wake_branches idle_time idle_entries wake_band intr_band idle_irq_time idle_irqs exit_intr_time exit_intrs; do
