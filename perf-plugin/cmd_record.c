@@ -185,6 +185,86 @@ static int parse_time(const char *s, double *secs)
 	return 0;
 }
 
+/* --ldist MIN,MAX (us). 0 or -1 (said why). */
+static int parse_ldist(char *arg, struct rec_opts *o)
+{
+	char *comma = strchr(arg, ',');
+	unsigned long long lo, hi;
+
+	if (!comma) {
+		fprintf(stderr, "wult record: --ldist wants MIN,MAX in "
+			"microseconds, got '%s'\n", arg);
+		return -1;
+	}
+	*comma = '\0';
+	if (parse_uint(arg, WULT_LDIST_LIMIT_US, &lo) ||
+	    parse_uint(comma + 1, WULT_LDIST_LIMIT_US, &hi) || lo > hi || !hi) {
+		fprintf(stderr, "wult record: bad --ldist '%s,%s': want "
+			"0 <= MIN <= MAX <= %u microseconds, MAX > 0\n",
+			arg, comma + 1, WULT_LDIST_LIMIT_US);
+		return -1;
+	}
+	*comma = ',';	/* the file's command line shows it whole */
+	o->ldist_min = lo;
+	o->ldist_max = hi;
+	return 0;
+}
+
+static int parse_method(const char *arg, struct rec_opts *o)
+{
+	if (!strcmp(arg, "hrt")) {
+		o->method = WULT_SOURCE_HRT;
+	} else if (!strcmp(arg, "tdt")) {
+		o->method = WULT_SOURCE_TDT;
+	} else {
+		fprintf(stderr, "wult record: bad --method '%s': hrt or tdt\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The options with a value. 0 or -1 (said why). */
+static int parse_valued(int c, char *arg, struct rec_opts *o)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case 'l':
+		return parse_ldist(arg, o);
+	case 'M':
+		return parse_method(arg, o);
+	case 'c':
+		if (parse_uint(arg, ~0ULL, &v) || !v) {
+			fprintf(stderr, "wult record: bad --count '%s'\n", arg);
+			return -1;
+		}
+		o->count = v;
+		return 0;
+	case 't':
+		if (parse_time(arg, &o->time_limit)) {
+			fprintf(stderr, "wult record: bad --time-limit '%s' "
+				"(e.g. 10, 10s, 2m)\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'e':
+		if (o->nr_user_ev == MAX_USER_EV) {
+			fprintf(stderr, "wult record: too many -e events\n");
+			return -1;
+		}
+		o->user_ev[o->nr_user_ev++] = arg;
+		return 0;
+	default:	/* 'm' */
+		if (parse_uint(arg, 1 << 20, &v) || !v || (v & (v - 1))) {
+			fprintf(stderr, "wult record: --mmap-pages must be a "
+				"power of 2, got '%s'\n", arg);
+			return -1;
+		}
+		o->pages = v;
+		return 0;
+	}
+}
+
 static int parse_opts(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option lopts[] = {
@@ -202,8 +282,6 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long v, lo, hi;
-	char *comma;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -217,56 +295,9 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		case 'C':
 			o->cpus = optarg;
 			break;
-		case 'l':
-			comma = strchr(optarg, ',');
-			if (!comma) {
-				fprintf(stderr, "wult record: --ldist wants MIN,MAX in "
-					"microseconds, got '%s'\n", optarg);
+		case 'l': case 'M': case 'c': case 't': case 'e': case 'm':
+			if (parse_valued(c, optarg, o))
 				return -1;
-			}
-			*comma = '\0';
-			if (parse_uint(optarg, WULT_LDIST_LIMIT_US, &lo) ||
-			    parse_uint(comma + 1, WULT_LDIST_LIMIT_US, &hi) || lo > hi || !hi) {
-				fprintf(stderr, "wult record: bad --ldist '%s,%s': want "
-					"0 <= MIN <= MAX <= %u microseconds, MAX > 0\n",
-					optarg, comma + 1, WULT_LDIST_LIMIT_US);
-				return -1;
-			}
-			*comma = ',';	/* the file's command line shows it whole */
-			o->ldist_min = lo;
-			o->ldist_max = hi;
-			break;
-		case 'M':
-			if (!strcmp(optarg, "hrt")) {
-				o->method = WULT_SOURCE_HRT;
-			} else if (!strcmp(optarg, "tdt")) {
-				o->method = WULT_SOURCE_TDT;
-			} else {
-				fprintf(stderr, "wult record: bad --method '%s': hrt or tdt\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'c':
-			if (parse_uint(optarg, ~0ULL, &v) || !v) {
-				fprintf(stderr, "wult record: bad --count '%s'\n", optarg);
-				return -1;
-			}
-			o->count = v;
-			break;
-		case 't':
-			if (parse_time(optarg, &o->time_limit)) {
-				fprintf(stderr, "wult record: bad --time-limit '%s' "
-					"(e.g. 10, 10s, 2m)\n", optarg);
-				return -1;
-			}
-			break;
-		case 'e':
-			if (o->nr_user_ev == MAX_USER_EV) {
-				fprintf(stderr, "wult record: too many -e events\n");
-				return -1;
-			}
-			o->user_ev[o->nr_user_ev++] = optarg;
 			break;
 		case 'B':
 			o->no_branches = 1;
@@ -276,14 +307,6 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 			break;
 		case 'o':
 			o->output = optarg;
-			break;
-		case 'm':
-			if (parse_uint(optarg, 1 << 20, &v) || !v || (v & (v - 1))) {
-				fprintf(stderr, "wult record: --mmap-pages must be a "
-					"power of 2, got '%s'\n", optarg);
-				return -1;
-			}
-			o->pages = v;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -1219,6 +1242,52 @@ static int check_ldist(const struct rec_opts *o, struct perf_cpu_map *cpus,
 	return 0;
 }
 
+/* A dropped ssh session (SIGHUP) or SIGQUIT stops as SIGINT does. */
+static void catch_signals(void)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGQUIT, on_signal);
+	/* A reader of -o - that goes away: EPIPE, and a clean stop. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * The recording proper, the group open and mapped: the output opened,
+ * the ring drained until a limit or a signal, the file closed, the
+ * summary said. 0, or 1 when it failed.
+ */
+static int record_run(struct rec_state *st, const struct rec_opts *o,
+		      struct perf_evlist *evlist, struct perf_cpu_map *cpus,
+		      int argc, char **argv)
+{
+	unsigned int i;
+	char err[256];
+	double t;
+
+	if (open_output(st, o, cpus, argc, argv))
+		return 1;
+	catch_signals();
+	if (!o->quiet) {
+		fprintf(stderr, "wult record: %s", st->ev[0].name);
+		for (i = 1; i < st->nr_ev; i++)
+			fprintf(stderr, "%s%s", i == 1 ? " with " : ", ", st->ev[i].name);
+		fprintf(stderr, "\n");
+	}
+	if (st->nr_ev > 1 && st->ev[1].branches)	/* add_branches() puts it there */
+		keep_lbr_on(st);
+	t = run(st, o, evlist);
+	if (wult_pdw_close(st->pdw, err, sizeof(err))) {
+		fprintf(stderr, "wult record: %s\n", err);
+		st->failed = 1;
+	}
+	st->pdw = NULL;
+	summary(st, o, t);
+	rec_yield_end(st->yield);
+	return st->failed || st->hp_stop ? 1 : 0;
+}
+
 static int record(const struct rec_opts *o, int argc, char **argv)
 {
 	struct perf_thread_map *threads = NULL;
@@ -1227,8 +1296,6 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	struct ev ev[MAX_EVENTS];
 	struct rec_state st = { .ev = ev, .limit = o->count };
 	unsigned int i;
-	char err[256];
-	double t;
 	int ret;
 
 	ret = check_cpus(o, &cpus);
@@ -1278,34 +1345,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 		ret = 1;
 		goto out_close;
 	}
-	ret = 1;
-	if (open_output(&st, o, cpus, argc, argv))
-		goto out_unmap;
-	/* A dropped ssh session (SIGHUP) or SIGQUIT stops as SIGINT does. */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
-	signal(SIGQUIT, on_signal);
-	/* A reader of -o - that goes away: EPIPE, and a clean stop. */
-	signal(SIGPIPE, SIG_IGN);
-	if (!o->quiet) {
-		fprintf(stderr, "wult record: %s", ev[0].name);
-		for (i = 1; i < st.nr_ev; i++)
-			fprintf(stderr, "%s%s", i == 1 ? " with " : ", ", ev[i].name);
-		fprintf(stderr, "\n");
-	}
-	if (st.nr_ev > 1 && ev[1].branches)	/* add_branches() puts it there */
-		keep_lbr_on(&st);
-	t = run(&st, o, evlist);
-	if (wult_pdw_close(st.pdw, err, sizeof(err))) {
-		fprintf(stderr, "wult record: %s\n", err);
-		st.failed = 1;
-	}
-	st.pdw = NULL;
-	summary(&st, o, t);
-	rec_yield_end(st.yield);
-	ret = st.failed || st.hp_stop ? 1 : 0;
-out_unmap:
+	ret = record_run(&st, o, evlist, cpus, argc, argv);
 	perf_evlist__munmap(evlist);
 out_close:
 	free_hotplug(&st);

@@ -81,9 +81,58 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 	return end == s || *end || errno || *out > max || s[0] == '-' ? -EINVAL : 0;
 }
 
+enum { O_CPUS = 256, O_CSTATES, O_TSC, O_WAKE, O_TAIL, O_LDIST, O_ROUND };
+
+/* A non-zero @v below @max into @dst. 0 or -EINVAL. */
+static int parse_nonzero(const char *arg, uint64_t max, uint64_t *v)
+{
+	int ret = parse_uint(arg, max, v);
+
+	return ret ?: (*v ? 0 : -EINVAL);
+}
+
+/* One option with a value (not -o). 0 or -EINVAL. */
+static int synth_opt(int c, const char *arg, struct wult_synth_opts *o)
+{
+	const char *comma;
+	uint64_t v = 0;
+	int ret;
+
+	switch (c) {
+	case 'c':
+		return parse_uint(arg, UINT64_MAX, &o->count);
+	case 's':
+		return parse_uint(arg, UINT64_MAX, &o->seed);
+	case O_CPUS:
+		ret = parse_nonzero(arg, 4096, &v);
+		o->ncpus = v;
+		return ret;
+	case O_CSTATES:
+		ret = parse_nonzero(arg, 64, &v);
+		o->ncstates = v;
+		return ret;
+	case O_TSC:
+		ret = parse_nonzero(arg, UINT32_MAX, &v);
+		o->tsc_khz = v;
+		return ret;
+	case O_WAKE:
+		return parse_range(arg, &o->wake_min, &o->wake_max);
+	case O_LDIST:
+		return parse_range(arg, &o->ldist_min, &o->ldist_max);
+	case O_TAIL:
+		comma = strchr(arg, ',');
+		o->tail_frac = strtod(arg, NULL);
+		return !comma || o->tail_frac < 0 || o->tail_frac > 1 ||
+		       parse_time(comma + 1, &o->tail_max) ? -EINVAL : 0;
+	default:	/* O_ROUND */
+		ret = parse_uint(arg, UINT32_MAX, &v);
+		o->round = v;
+		return ret;
+	}
+}
+
 int wult_cmd_synth(int argc, char **argv)
 {
-	enum { O_CPUS = 256, O_CSTATES, O_TSC, O_WAKE, O_TAIL, O_LDIST, O_ROUND };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "count", required_argument, NULL, 'c' },
@@ -100,65 +149,27 @@ int wult_cmd_synth(int argc, char **argv)
 	};
 	struct wult_synth_opts o;
 	const char *out = "synth.data";
-	char err[512], *comma;
-	uint64_t v;
+	char err[512];
 	int c, ret, li;
 
 	wult_synth_defaults(&o);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:c:s:h", lopts, &li)) != -1) {
-		ret = 0;
 		if (c < 256)
 			li = c == 'c' ? 1 : 2;	/* the short options' long names */
-		switch (c) {
-		case 'o':
+		if (c == 'o') {
 			out = optarg;
-			break;
-		case 'c':
-			ret = parse_uint(optarg, UINT64_MAX, &o.count);
-			break;
-		case 's':
-			ret = parse_uint(optarg, UINT64_MAX, &o.seed);
-			break;
-		case O_CPUS:
-			ret = parse_uint(optarg, 4096, &v);
-			o.ncpus = v;
-			ret = ret ?: (v ? 0 : -EINVAL);
-			break;
-		case O_CSTATES:
-			ret = parse_uint(optarg, 64, &v);
-			o.ncstates = v;
-			ret = ret ?: (v ? 0 : -EINVAL);
-			break;
-		case O_TSC:
-			ret = parse_uint(optarg, UINT32_MAX, &v);
-			o.tsc_khz = v;
-			ret = ret ?: (v ? 0 : -EINVAL);
-			break;
-		case O_WAKE:
-			ret = parse_range(optarg, &o.wake_min, &o.wake_max);
-			break;
-		case O_LDIST:
-			ret = parse_range(optarg, &o.ldist_min, &o.ldist_max);
-			break;
-		case O_TAIL:
-			comma = strchr(optarg, ',');
-			o.tail_frac = strtod(optarg, NULL);
-			ret = !comma || o.tail_frac < 0 || o.tail_frac > 1 ||
-			      parse_time(comma + 1, &o.tail_max) ? -EINVAL : 0;
-			break;
-		case O_ROUND:
-			ret = parse_uint(optarg, UINT32_MAX, &v);
-			o.round = v;
-			break;
-		case 'h':
+			continue;
+		}
+		if (c == 'h') {
 			synth_usage(stdout);
 			return 0;
-		default:
+		}
+		if (c == '?' || c == ':') {
 			synth_usage(stderr);
 			return 2;
 		}
-		if (ret) {
+		if (synth_opt(c, optarg, &o)) {
 			fprintf(stderr, "wult synth: bad value '%s' for --%s\n", optarg,
 				lopts[li].name);
 			return 2;
