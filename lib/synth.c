@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <perf/event.h>
+#include <wult/dpdec.h>
 #include <wult/pdwrite.h>
 #include <wult/synth.h>
 #include "err.h"
@@ -30,50 +31,6 @@ struct wult_synth {
 	uint32_t *seq;
 };
 
-static const char format_text[] =
-	"name: datapoint\n"
-	"ID: 1500\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:u64 ltime;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 tbi;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 tai;\toffset:24;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 tintr;\toffset:32;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 ldist;\toffset:40;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 ai_ts1;\toffset:48;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 ai_ts2;\toffset:56;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 intr_ts1;\toffset:64;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 intr_ts2;\toffset:72;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 tsc_delta;\toffset:80;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 mperf_delta;\toffset:88;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 cpu;\toffset:96;\tsize:4;\tsigned:0;\n"
-	"\tfield:s32 req_cstate;\toffset:100;\tsize:4;\tsigned:1;\n"
-	"\tfield:u32 intr_off;\toffset:104;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 flags;\toffset:108;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 smi_cnt;\toffset:112;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 nmi_cnt;\toffset:116;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 tsc_khz;\toffset:120;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 seq;\toffset:124;\tsize:4;\tsigned:0;\n"
-	"\tfield:u64 wake_latency;\toffset:128;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 intr_latency;\toffset:136;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 source;\toffset:144;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 reserved;\toffset:148;\tsize:4;\tsigned:0;\n"
-	"\n"
-	"print fmt: \"cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu "
-	"tintr=%llu ldist=%llu seq=%u\", REC->cpu, REC->req_cstate, REC->intr_off, "
-	"REC->ltime, REC->tbi, REC->tai, REC->tintr, REC->ldist, REC->seq\n";
-
-_Static_assert(sizeof(struct wult_dp) + WULT_DP_HDR_SIZE == 152,
-	       "the built-in format describes a 152-byte payload");
-
-const char *wult_synth_format(void)
-{
-	return format_text;
-}
 
 void wult_synth_defaults(struct wult_synth_opts *o)
 {
@@ -216,7 +173,7 @@ int wult_synth_write(const struct wult_synth_opts *opts, const char *path,
 	make_attr(&attr);
 	idx = wult_pdw_add_attr(w, &attr, "wult:datapoint");
 	if (idx < 0 || wult_pdw_add_id(w, idx, SAMPLE_ID) ||
-	    wult_pdw_set_tracing(w, "wult", format_text) ||
+	    wult_pdw_set_tracing(w, "wult", wult_dpdec_builtin_format()) ||
 	    wult_pdw_set_str(w, WULT_PDW_HOSTNAME, "wult-synth") ||
 	    wult_pdw_set_str(w, WULT_PDW_OSRELEASE, "synthetic") ||
 	    wult_pdw_set_str(w, WULT_PDW_VERSION, "6.1") ||

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include <linux/wult.h>
-#include <wult/synth.h>
+#include <wult/dpdec.h>
 
 #include "report.h"
 
@@ -334,7 +334,7 @@ static int load_decoder(struct rpt_src *s)
 		snprintf(s->fmt_desc, sizeof(s->fmt_desc), "%s", WULT_DP_FORMAT_PATH);
 		return load_cstate_names(s);
 	}
-	fmt = wult_synth_format();
+	fmt = wult_dpdec_builtin_format();
 	ret = wult_dpdec_load_format(s->dp, fmt, strlen(fmt), err, sizeof(err));
 	if (ret) {
 		src_err(s, "built-in format: %s", err);

@@ -24,7 +24,6 @@
 #include <wult/dpdec.h>
 #include <wult/filter.h>
 #include <wult/metrics.h>
-#include <wult/synth.h>
 
 /* perf fills this in before start(); it must not be const. */
 struct perf_dlfilter_fns perf_dlfilter_fns;
@@ -83,7 +82,7 @@ static int load_format(struct wult_dlf *d, const char *path)
 	if (access(WULT_DP_FORMAT_PATH, R_OK) == 0 &&
 	    !wult_dpdec_load_format_file(d->dec, WULT_DP_FORMAT_PATH, err, sizeof(err)))
 		return 0;
-	fmt = wult_synth_format();
+	fmt = wult_dpdec_builtin_format();
 	if (wult_dpdec_load_format(d->dec, fmt, strlen(fmt), err, sizeof(err))) {
 		fprintf(stderr, "wult-filter: built-in format: %s\n", err);
 		return -1;

@@ -8,7 +8,6 @@
 
 #include <wult/dpdec.h>
 #include <wult/perfdata.h>
-#include <wult/synth.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,7 +23,7 @@ static void run(int fd, unsigned int flags)
 	if (wult_pd_open_fd(fd, flags, &pd, err, sizeof(err)))
 		return;
 	if (!wult_dpdec_new(&dp))
-		wult_dpdec_load_format(dp, wult_synth_format(), strlen(wult_synth_format()),
+		wult_dpdec_load_format(dp, wult_dpdec_builtin_format(), strlen(wult_dpdec_builtin_format()),
 				       err, sizeof(err));
 	while (wult_pd_next(pd, &ev) > 0 && n++ < 100000)
 		if (ev.type == PERF_RECORD_SAMPLE && dp && wult_dpdec_is_wult(dp, &ev.sample))

@@ -80,7 +80,7 @@ static void bad_formats(void)
 {
 	struct wult_dpdec *dp;
 	char err[256], *f;
-	const char *fmt = wult_synth_format();
+	const char *fmt = wult_dpdec_builtin_format();
 
 	wult_dpdec_new(&dp);
 	WT_EQ(wult_dpdec_load_format(dp, "garbage", 7, err, sizeof(err)), -EINVAL);
@@ -157,7 +157,7 @@ static void counters(void)
 	char err[256];
 
 	wult_dpdec_new(&dp);
-	wult_dpdec_load_format(dp, wult_synth_format(), strlen(wult_synth_format()),
+	wult_dpdec_load_format(dp, wult_dpdec_builtin_format(), strlen(wult_dpdec_builtin_format()),
 			       err, sizeof(err));
 	WT_EQ(wult_dpdec_add_counter(dp, 11, "msr/tsc/"), 0);
 	WT_EQ(wult_dpdec_add_counter(dp, 12, "msr/aperf/"), 0);
@@ -259,7 +259,7 @@ static void mux_file(const char *path)
 	wult_pdw_add_id(w, 0, 10);
 	wult_pdw_add_id(w, 1, 11);
 	wult_pdw_add_id(w, 2, 14);
-	wult_pdw_set_tracing(w, "wult", wult_synth_format());
+	wult_pdw_set_tracing(w, "wult", wult_dpdec_builtin_format());
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		uint64_t run = t[i][1] - (i ? t[i - 1][1] : 0);
 
@@ -289,7 +289,7 @@ static void mux_file(const char *path)
 /* A format without optional fields: their metrics are not offered. */
 static void format_metrics(void)
 {
-	const char *full = wult_synth_format(), *ld = strstr(full, "\tfield:u64 ldist;");
+	const char *full = wult_dpdec_builtin_format(), *ld = strstr(full, "\tfield:u64 ldist;");
 	const char *nl = ld ? strchr(ld, '\n') : NULL;
 	struct wult_dpdec *dp;
 	char fmt[8192], err[256];
@@ -353,7 +353,7 @@ static void not_wult(void)
 	int n = 0, wult = 0;
 
 	wult_dpdec_new(&dp);
-	wult_dpdec_load_format(dp, wult_synth_format(), strlen(wult_synth_format()),
+	wult_dpdec_load_format(dp, wult_dpdec_builtin_format(), strlen(wult_dpdec_builtin_format()),
 			       err, sizeof(err));
 	attr.attr.type = PERF_TYPE_TRACEPOINT;
 	attr.attr.config = 1500;
@@ -421,7 +421,7 @@ static void state_names(void)
 	wult_pd_close(pd);
 	/* A file with wult record's names. */
 	WT_EQ(wult_pdw_open(path, &w, err, sizeof(err)), 0);
-	wult_pdw_set_tracing(w, "wult", wult_synth_format());
+	wult_pdw_set_tracing(w, "wult", wult_dpdec_builtin_format());
 	wult_pdw_add_cstate(w, 0, 2, "C6");
 	WT_EQ(wult_pdw_close(w, err, sizeof(err)), 0);
 	WT_EQ(wult_pd_open(path, 0, &pd, err, sizeof(err)), 0);

@@ -18,7 +18,7 @@
 
 #include <wult/pdwrite.h>
 #include <wult/perfdata.h>
-#include <wult/synth.h>
+#include <wult/dpdec.h>
 #include "wt.h"
 
 #define LEADER_TYPE	77
@@ -126,7 +126,7 @@ static int write_file(const char *path)
 	WT_EQ(wult_pdw_set_nrcpus(w, 2, 4), 0);
 	WT_EQ(wult_pdw_add_pmu(w, LEADER_TYPE, "wult"), 0);
 	WT_EQ(wult_pdw_add_pmu(w, LEADER_TYPE, "wult"), 0);	/* mapped once */
-	WT_EQ(wult_pdw_set_tracing(w, "wult", wult_synth_format()), 0);
+	WT_EQ(wult_pdw_set_tracing(w, "wult", wult_dpdec_builtin_format()), 0);
 	WT_EQ(wult_pdw_add_cstate(w, 1, 0, "POLL"), 0);
 	WT_EQ(wult_pdw_add_cstate(w, 1, 1, "C1E"), 0);
 	for (i = 0; i < NSAMPLES; i++)
@@ -181,7 +181,7 @@ static void read_back(const char *path)
 	}
 	WT_EQ(wult_pd_nr_formats(pd), 1);
 	WT_EQ(wult_pd_format(pd, 0, &sys, &text, &len), 0);
-	WT_CHECK(!strcmp(sys, "wult") && len == strlen(wult_synth_format()), "format");
+	WT_CHECK(!strcmp(sys, "wult") && len == strlen(wult_dpdec_builtin_format()), "format");
 	while ((ret = wult_pd_next(pd, &ev)) > 0) {
 		if (ev.type != PERF_RECORD_SAMPLE)
 			continue;
@@ -246,7 +246,7 @@ static struct wult_pdw *kill_test_writer(const char *path, const char *host)
 	wult_pdw_add_id(w, 1, 101);
 	wult_pdw_set_group(w, 0, 2);
 	wult_pdw_set_str(w, WULT_PDW_HOSTNAME, host);
-	wult_pdw_set_tracing(w, "wult", wult_synth_format());
+	wult_pdw_set_tracing(w, "wult", wult_dpdec_builtin_format());
 	return w;
 }
 
@@ -477,7 +477,7 @@ static void pipe_mode(const char *path)
 		wult_pdw_set_str(w, WULT_PDW_HOSTNAME, "piped");
 		wult_pdw_add_pmu(w, LEADER_TYPE, "wult");
 		wult_pdw_add_cstate(w, 1, 1, "C1E");
-		wult_pdw_set_tracing(w, "wult", wult_synth_format());
+		wult_pdw_set_tracing(w, "wult", wult_dpdec_builtin_format());
 		for (i = 0; i < 3 * NSAMPLES; i++) {
 			write_sample(w, i);
 			if (i % NSAMPLES == 0)

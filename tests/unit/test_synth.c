@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <wult/perfdata.h>
+#include <wult/dpdec.h>
 #include <wult/synth.h>
 #include "wt.h"
 #include "wt_data.h"
@@ -30,7 +31,7 @@ int main(void)
 		len = fread(buf, 1, sizeof(buf) - 1, f);
 		buf[len] = '\0';
 		fclose(f);
-		WT_CHECK(!strcmp(buf, wult_synth_format()), "formats differ");
+		WT_CHECK(!strcmp(buf, wult_dpdec_builtin_format()), "formats differ");
 	}
 	wult_synth_defaults(&o);
 	wult_synth_new(&o, &a);

@@ -89,6 +89,11 @@ int wult_dpdec_decode(struct wult_dpdec *dp, const struct wult_pd_sample *s, str
  * on every datapoint, so a filter or report must not ask for them.
  */
 uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters);
+/*
+ * The wult:datapoint format text of payload version WULT_DP_VERSION (as
+ * wult.ko's tracefs format file), for inputs that carry none.
+ */
+const char *wult_dpdec_builtin_format(void);
 /* The name of a datapoint's method (WULT_M_SOURCE): "hrt", "tdt", "unknown". */
 const char *wult_dpdec_source_name(unsigned int source);
 

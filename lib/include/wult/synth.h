@@ -33,8 +33,6 @@ int wult_synth_new(const struct wult_synth_opts *o, struct wult_synth **out);
 void wult_synth_free(struct wult_synth *g);
 /* The next datapoint (struct wult_dp of WULT_DP_VERSION). */
 void wult_synth_next(struct wult_synth *g, struct wult_dp *dp);
-/* The wult:datapoint format text matching struct wult_dp (ID 1500). */
-const char *wult_synth_format(void);
 /* Writes a perf.data file of o->count datapoints to @path. 0 or -errno. */
 int wult_synth_write(const struct wult_synth_opts *o, const char *path,
 		     char *err, size_t errlen);
