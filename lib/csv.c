@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * intel wult raw results: export so that its tools (and pandas) read ours,
- * import so that our reports read theirs. Streaming both ways: one line
- * buffer, bounded by MAX_LINE, whatever the number of rows.
+ * intel wult raw results: import, so that our reports read theirs (the
+ * export, so that its tools and pandas read ours, is csv_write.c).
+ * Streaming: bounded buffers whatever the number of rows.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,38 +14,18 @@
 #include <unistd.h>
 
 #include <wult/csv.h>
+#include "csv_int.h"
 #include "csvnum.h"
 #include "err.h"
 
 #define MAX_LINE	65536	/* longer lines are corrupt input */
 #define MAX_COLS	256
 #define MAX_INFO	64
-#define OUT_BUF		(64 << 10)	/* rows are built here, written in blocks */
 #define MAP_WINDOW	(4 << 20)	/* input mapped this much at a time */
 #define IN_BUF		(1 << 20)	/* input read this much at a time (pipes) */
-#define DEC_STR		9		/* a string column, for num_decimals() */
-#define WRITER_MAX_COLS	128		/* a row's room stays within OUT_BUF */
-
-_Static_assert(WRITER_MAX_COLS * (WULT_CSVNUM_MAX + 1) + 1 < OUT_BUF,
-	       "the widest row of numbers fits the output buffer");
 
 _Static_assert(MAP_WINDOW > MAX_LINE + 8192 && IN_BUF > MAX_LINE + 1,
 	       "an input window holds a whole line");
-
-struct wult_csv_writer {
-	FILE *f;
-	char *buf;		/* OUT_BUF bytes, @len of them filled */
-	size_t len;
-	size_t ncols;
-	size_t row_room;	/* a row's numbers and commas need at most this */
-	int failed;
-	int started;		/* the header is out: columns are fixed */
-	int holes;		/* some row lacked a column of the header */
-	enum wult_metric *cols;	/* the requested columns */
-	unsigned char *on;	/* per requested column: in the header */
-	unsigned char *hole;	/* ... and some later row lacked it */
-	signed char *dec;	/* per requested column: see num_decimals() */
-};
 
 /*
  * The reader's input is a window of bytes, [pos, end): a regular file's
@@ -77,291 +57,26 @@ struct wult_csv_reader {
 	char *info_key[MAX_INFO], *info_val[MAX_INFO];
 };
 
-/* ---- export ---- */
+static int threads_mode = -1;	/* wult_csv_set_threads(); -1: not said */
 
-/* Units of the numeric columns, decided once per column rather than by
- * comparing unit strings per value. */
-static int num_decimals(const struct wult_metric_desc *d)
+void wult_csv_set_threads(int on)
 {
-	if (d->type == WULT_VAL_STR)
-		return DEC_STR;
-	if (d->is_time && d->csv_scale == 1e3)
-		return -1;		/* ns written as us: see put_val() */
-	if (!strcmp(d->csv_unit, "%"))
-		return 2;
-	if (!strcmp(d->csv_unit, "MHz"))
-		return 1;
-	return 0;
+	__atomic_store_n(&threads_mode, on < 0 ? -1 : !!on, __ATOMIC_RELAXED);
 }
 
-static void writer_free(struct wult_csv_writer *w)
+int wult_csv_threads(void)
 {
-	free(w->cols);
-	free(w->on);
-	free(w->hole);
-	free(w->dec);
-	free(w->buf);
-	free(w);
+	int on = __atomic_load_n(&threads_mode, __ATOMIC_RELAXED);
+	const char *env;
+
+	if (on >= 0)
+		return on;
+	env = getenv("WULT_CSV_THREADS");
+	if (env && *env)
+		return strcmp(env, "0") != 0;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
-int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
-			struct wult_csv_writer **out)
-{
-	struct wult_csv_writer *w;
-	size_t i;
-
-	*out = NULL;
-	if (ncols > WRITER_MAX_COLS)
-		return -EINVAL;
-	for (i = 0; i < ncols; i++)
-		if (!wult_metric_desc(cols[i]))
-			return -EINVAL;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->cols = calloc(ncols + 1, sizeof(w->cols[0]));
-	w->on = calloc(ncols + 1, 1);
-	w->hole = calloc(ncols + 1, 1);
-	w->dec = calloc(ncols + 1, 1);
-	w->buf = malloc(OUT_BUF);
-	if (!w->cols || !w->on || !w->hole || !w->dec || !w->buf) {
-		writer_free(w);
-		return -ENOMEM;
-	}
-	w->f = f;
-	w->ncols = ncols;
-	memcpy(w->cols, cols, ncols * sizeof(cols[0]));
-	for (i = 0; i < ncols; i++)
-		w->dec[i] = num_decimals(wult_metric_desc(cols[i]));
-	*out = w;
-	return 0;
-}
-
-/* Hands the built bytes to the FILE; -1 on a write error (remembered). */
-static int out_flush(struct wult_csv_writer *w)
-{
-	if (w->len && fwrite(w->buf, 1, w->len, w->f) != w->len)
-		w->failed = 1;
-	w->len = 0;
-	return w->failed ? -1 : 0;
-}
-
-/* Room for @n more bytes in the buffer (@n <= OUT_BUF). */
-static char *out_room(struct wult_csv_writer *w, size_t n)
-{
-	if (OUT_BUF - w->len < n)
-		out_flush(w);
-	return w->buf + w->len;
-}
-
-static void out_mem(struct wult_csv_writer *w, const char *s, size_t n)
-{
-	if (n > OUT_BUF) {
-		out_flush(w);
-		if (fwrite(s, 1, n, w->f) != n)
-			w->failed = 1;
-		return;
-	}
-	memcpy(out_room(w, n), s, n);
-	w->len += n;
-}
-
-static void out_char(struct wult_csv_writer *w, char c)
-{
-	*out_room(w, 1) = c;
-	w->len++;
-}
-
-static int has_val(const struct wult_csv_writer *w, size_t i, const struct wult_point *pt)
-{
-	const struct wult_val *v = &pt->v[w->cols[i]];
-
-	return w->dec[i] == DEC_STR ? !!v->str : !isnan(v->num);
-}
-
-/*
- * The header names the columns @pt fills (all of them when @pt is NULL:
- * no rows). intel wult refuses a CSV with any empty cell, so a counter the
- * machine lacks is left out rather than written empty.
- */
-static void write_header(struct wult_csv_writer *w, const struct wult_point *pt)
-{
-	const char *name;
-	size_t i;
-	int first = 1;
-
-	for (i = 0; i < w->ncols; i++) {
-		w->on[i] = !pt || has_val(w, i, pt);
-		if (!w->on[i])
-			continue;
-		if (!first)
-			out_char(w, ',');
-		name = wult_metric_desc(w->cols[i])->name;
-		out_mem(w, name, strlen(name));
-		first = 0;
-		w->row_room += WULT_CSVNUM_MAX + 1;
-	}
-	out_char(w, '\n');
-	w->row_room++;
-	w->started = 1;
-}
-
-static void put_str(struct wult_csv_writer *w, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!strpbrk(s, ",\"\n\r")) {
-		out_mem(w, s, n);
-		return;
-	}
-	/* RFC 4180 quoting, as pandas expects. */
-	out_char(w, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			out_char(w, '"');
-		out_char(w, *s);
-	}
-	out_char(w, '"');
-}
-
-/*
- * A row: numbers are written through a local cursor into room reserved
- * for the whole row (w->row_room), so no store of a digit makes the
- * compiler reload the buffer's state; a string goes through put_str(),
- * which may flush, and the room is reserved again after it. Each cell is
- * followed by a comma, the last one becomes the newline.
- */
-int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
-{
-	const struct wult_val *v;
-	size_t i;
-	char *p;
-	int dec;
-
-	if (!w->started)
-		write_header(w, pt);
-	p = out_room(w, w->row_room);
-	for (i = 0; i < w->ncols; i++) {
-		if (!w->on[i])
-			continue;
-		v = &pt->v[w->cols[i]];
-		dec = w->dec[i];
-		if (dec == DEC_STR ? !v->str : isnan(v->num)) {
-			/* Left empty for now; the column goes at close. */
-			w->hole[i] = 1;
-			w->holes = 1;
-		} else if (dec == DEC_STR) {
-			w->len = p - w->buf;
-			put_str(w, v->str);
-			p = out_room(w, w->row_room);
-		} else {
-			/* ns -> us with 3 decimals keeps every nanosecond. */
-			p += dec < 0 ? wult_csvnum_ns_us(p, v->num) :
-				       wult_csvnum_fixed(p, v->num, dec);
-		}
-		*p++ = ',';
-	}
-	if (w->row_room > 1)
-		p[-1] = '\n';
-	else
-		*p++ = '\n';
-	w->len = p - w->buf;
-	return w->failed ? -EIO : 0;
-}
-
-/* Copies one CSV line without the fields flagged in @drop (indexes of the
- * header's columns). Quoted fields (ReqCState) may hold commas. */
-static int copy_line(const char *line, const unsigned char *drop, size_t ncols, FILE *to)
-{
-	const char *p = line, *start;
-	size_t col;
-	int quoted, first = 1;
-
-	for (col = 0; col < ncols; col++) {
-		for (start = p, quoted = 0; *p && *p != '\n' && (quoted || *p != ','); p++)
-			if (*p == '"')
-				quoted = !quoted;
-		if (!drop[col]) {
-			if ((!first && fputc(',', to) == EOF) ||
-			    fwrite(start, 1, p - start, to) != (size_t)(p - start))
-				return -1;
-			first = 0;
-		}
-		if (*p == ',')
-			p++;
-	}
-	return fputc('\n', to) == EOF ? -1 : 0;
-}
-
-/* Rewrites the file without the columns some row left empty. */
-static int drop_holes(struct wult_csv_writer *w)
-{
-	unsigned char drop[256 + 1] = { 0 };
-	size_t i, n = 0, cap = 0;
-	char *line = NULL;
-	FILE *tmp;
-	int ret = 0;
-
-	for (i = 0; i < w->ncols && n < sizeof(drop) - 1; i++)
-		if (w->on[i])
-			drop[n++] = w->hole[i];
-	if (out_flush(w) || fflush(w->f) == EOF || fseek(w->f, 0, SEEK_SET))
-		return -ESPIPE;	/* not a regular file opened for reading too */
-	tmp = tmpfile();
-	if (!tmp)
-		return -EIO;
-	while (!ret && getline(&line, &cap, w->f) > 0)
-		ret = copy_line(line, drop, n, tmp);
-	if (!ret && (ferror(w->f) || fflush(tmp) == EOF || fseek(tmp, 0, SEEK_SET) ||
-		     fseek(w->f, 0, SEEK_SET) || ftruncate(fileno(w->f), 0)))
-		ret = -1;
-	while (!ret && getline(&line, &cap, tmp) > 0)
-		if (fputs(line, w->f) == EOF)
-			ret = -1;
-	free(line);
-	fclose(tmp);
-	return ret ? -EIO : 0;
-}
-
-int wult_csv_writer_close(struct wult_csv_writer *w)
-{
-	int failed;
-
-	if (!w)
-		return 0;
-	if (!w->started)
-		write_header(w, NULL);
-	failed = out_flush(w) || (w->holes && drop_holes(w)) || fflush(w->f) == EOF ||
-		 ferror(w->f);
-	writer_free(w);
-	return failed ? -EIO : 0;
-}
-
-int wult_csv_write_info(FILE *f, const struct wult_csv_info *in)
-{
-	int ret;
-
-	/* Keys in alphabetical order, as intel wult's YAML dump writes them;
-	 * format_version 1.2: times in us, the layout this writer produces. */
-	ret = in->cpu >= 0 ? fprintf(f, "cpu: %d\n", in->cpu) : 0;
-	if (ret >= 0 && in->date)
-		ret = fprintf(f, "date: '%s'\n", in->date);
-	if (ret >= 0 && in->devid)
-		ret = fprintf(f, "devid: %s\n", in->devid);
-	if (ret >= 0 && !isnan(in->duration))
-		ret = fprintf(f, "duration: %.3f\n", in->duration);
-	if (ret >= 0)
-		ret = fprintf(f, "format_version: '1.2'\nreportid: %s\n", in->reportid);
-	if (ret >= 0 && !isnan(in->resolution))
-		ret = fprintf(f, "resolution: %.0f\n", in->resolution);
-	if (ret >= 0)
-		ret = fprintf(f, "toolname: wult\ntoolver: '%s'\n", in->toolver);
-	if (ret < 0 || fflush(f) == EOF)
-		return -EIO;
-	return 0;
-}
-
-/* ---- import ---- */
 
 static void rerr(struct wult_csv_reader *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

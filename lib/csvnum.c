@@ -123,6 +123,48 @@ static int is_int64(double x)
 	return a < TWO64 && (a >= TWO52 || a == (double)(int64_t)a) && (x != 0 || !signbit(x));
 }
 
+/* @v's digits at @buf, the length: the common case (counts, latencies),
+ * in 32-bit arithmetic. */
+static size_t put_u32(char *buf, uint32_t v)
+{
+	static const uint32_t pow10_u32[10] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+	};
+	unsigned int n;
+	char *p;
+
+	if (v < 10) {
+		buf[0] = (char)('0' + v);
+		return 1;
+	}
+	if (v < 100) {
+		memcpy(buf, digit_pairs + 2 * v, 2);
+		return 2;
+	}
+	n = ((32 - __builtin_clz(v)) * 1233) >> 12;
+	n += v >= pow10_u32[n];
+	p = buf + n;
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(p - 2, digit_pairs + 2 * v, 2);
+	else
+		p[-1] = (char)('0' + v);
+	return n;
+}
+
+/* A double that is an integer in [0, 2^32) and not -0: as an integer. */
+static int as_u32(double x, uint32_t *u)
+{
+	if (!(x >= 0 && x < 4294967296.0))
+		return 0;
+	*u = (uint32_t)x;
+	return (double)*u == x && (*u || !signbit(x));
+}
+
 static size_t fallback(char *buf, const char *fmt, double x)
 {
 	int n = snprintf(buf, WULT_CSVNUM_MAX, fmt, x);
@@ -135,11 +177,14 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 	static const double scale[4] = { 1, 10, 100, 1000 };
 	static const char *const fmt[4] = { "%.0f", "%.1f", "%.2f", "%.3f" };
 	double y = fabs(x) * scale[dec], fl;
+	uint32_t u;
 
 	/* printf rounds the exact binary value, ties to even: near a tie the
 	 * product's rounding could decide, so printf does it. An integral x
 	 * needs no product and no rounding. (Casts, not floor(): a libm call
 	 * on baseline x86-64.) */
+	if (!dec && as_u32(x, &u))
+		return put_u32(buf, u);
 	if (!dec && is_int64(x))
 		return put_scaled(buf, x < 0, (uint64_t)fabs(x), 0);
 	if (!(y < ROUND_LIMIT))
@@ -156,6 +201,17 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 
 size_t wult_csvnum_ns_us(char *buf, double ns)
 {
+	uint32_t u, f;
+	size_t n;
+
+	if (as_u32(ns, &u)) {
+		f = u % 1000;
+		n = put_u32(buf, u / 1000);
+		buf[n] = '.';
+		memcpy(buf + n + 1, digit_pairs + 2 * (f / 10), 2);
+		buf[n + 3] = (char)('0' + f % 10);
+		return n + 4;
+	}
 	if (is_int64(ns))
 		return put_scaled(buf, ns < 0, (uint64_t)fabs(ns), 3);
 	return fallback(buf, "%.3f", ns / 1e3);

@@ -15,8 +15,20 @@ struct wult_csv_writer;
 struct wult_csv_reader;
 
 /*
- * A writer of columns @cols (at most 128) to @f (which stays the caller's),
- * or -EINVAL. Rows are formatted into a buffer and reach @f in blocks. The header,
+ * Whether the CSV writer and reader use a worker thread each (formatting
+ * and writing rows; reading and parsing them ahead of wult_csv_next()):
+ * 1 on, 0 off, -1 (the default) the environment's WULT_CSV_THREADS (0 or
+ * 1), else on when the machine has more than one CPU. Taken when a writer
+ * or reader is created. The bytes written and the values read are the
+ * same either way.
+ */
+void wult_csv_set_threads(int on);
+
+/*
+ * A writer of columns @cols (at most 128) to @f (which stays the caller's,
+ * and which nobody else may use until close), or -EINVAL. Rows are copied
+ * into batches, formatted and written to @f in blocks (by a worker thread,
+ * see wult_csv_set_threads()). The header,
  * written with the first row, names only the columns that row fills; a
  * later row that lacks one of them makes close rewrite @f without it, so
  * every cell is filled (intel wult refuses empty ones). That rewrite needs
@@ -24,7 +36,8 @@ struct wult_csv_reader;
  */
 int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 			struct wult_csv_writer **out);
-/* One row; 0 or -EIO. */
+/* One row (its strings are copied); 0, -EIO (an earlier block's write
+ * failed) or -ENOMEM. */
 int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt);
 /* Flushes and frees; 0 or -EIO if any write (or the rewrite) failed. */
 int wult_csv_writer_close(struct wult_csv_writer *w);

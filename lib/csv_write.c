@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * intel wult CSV export (wult/csv.h). The caller's thread only copies each
+ * row's cells into a batch; batches are formatted and written in order by
+ * one worker thread (or by the caller when threads are off, see
+ * wult_csv_threads()), so a busy caller (wult report's statistics) and the
+ * formatting share two CPUs. The bytes written are the same either way:
+ * the same code formats the same batches in the same order.
+ *
+ * Memory: NBATCH batches of at most BATCH_CELLS cells (8 bytes each) and
+ * TEXT_CAP bytes of strings (more only for a row whose strings alone are
+ * longer), and one OUT_BUF output buffer: about 5 MiB whatever the number
+ * of rows.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <wult/csv.h>
+#include "csv_int.h"
+#include "csvnum.h"
+
+#define OUT_BUF		(1 << 20)	/* formatted rows reach the FILE in blocks */
+#define BATCH_CELLS	(64 << 10)	/* a batch's cells: 512 KiB */
+#define TEXT_CAP	(128 << 10)	/* a batch's strings */
+#define NBATCH		4		/* batches in flight */
+#define WRITER_MAX_COLS	128		/* a row's numbers fit OUT_BUF */
+
+_Static_assert(WRITER_MAX_COLS * (WULT_CSVNUM_MAX + 1) + 1 < OUT_BUF,
+	       "the widest row of numbers fits the output buffer");
+
+/* How a column's values are written, decided once per column. */
+enum cell_kind { K_NS_US, K_FIX0, K_FIX1, K_FIX2, K_STR };
+
+/* A captured cell: NaN or NULL is a hole (written empty, see drop_holes()). */
+union cell {
+	double num;
+	const char *str;
+};
+
+struct batch {
+	union cell *cells;	/* rows x nout */
+	size_t rows;
+	char *text;		/* copies of the rows' strings */
+	size_t text_len, text_cap;
+};
+
+struct wult_csv_writer {
+	FILE *f;
+	size_t ncols;
+	enum wult_metric *cols;	/* the requested columns */
+	unsigned char *on;	/* per requested column: in the header */
+	unsigned char *hole;	/* ... and some later row lacked it */
+	unsigned char *kind;	/* per requested column: enum cell_kind */
+	size_t nout;		/* columns in the header */
+	size_t *out_col;	/* their indexes in cols */
+	size_t batch_rows;
+	int has_str;		/* a header column holds strings */
+	int ready;		/* start() succeeded */
+	int started;		/* the header is out: columns are fixed */
+	int holes;
+	/* Formatting side: the worker's while it runs. */
+	char *buf;		/* OUT_BUF bytes, @len of them filled */
+	size_t len;
+	size_t row_room;	/* a row's numbers and commas need at most this */
+	int failed;		/* set by the formatting side, read atomically */
+	/* Batches: the caller fills batch[put % NBATCH]; the worker formats
+	 * batch[done % NBATCH] while done < put. */
+	struct batch batch[NBATCH];
+	unsigned long put, done;
+	int threaded, stop;
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static enum cell_kind cell_kind(const struct wult_metric_desc *d)
+{
+	if (d->type == WULT_VAL_STR)
+		return K_STR;
+	if (d->is_time && d->csv_scale == 1e3)
+		return K_NS_US;		/* ns written as us: every ns kept */
+	if (!strcmp(d->csv_unit, "%"))
+		return K_FIX2;
+	if (!strcmp(d->csv_unit, "MHz"))
+		return K_FIX1;
+	return K_FIX0;
+}
+
+/* ---- formatting (the worker's side) ---- */
+
+/* Hands the built bytes to the FILE; -1 on a write error (remembered). */
+static int out_flush(struct wult_csv_writer *w)
+{
+	if (w->len && fwrite(w->buf, 1, w->len, w->f) != w->len)
+		__atomic_store_n(&w->failed, 1, __ATOMIC_RELAXED);
+	w->len = 0;
+	return w->failed ? -1 : 0;
+}
+
+/* Room for @n more bytes in the buffer (@n <= OUT_BUF). */
+static char *out_room(struct wult_csv_writer *w, size_t n)
+{
+	if (OUT_BUF - w->len < n)
+		out_flush(w);
+	return w->buf + w->len;
+}
+
+static void out_mem(struct wult_csv_writer *w, const char *s, size_t n)
+{
+	if (n > OUT_BUF) {
+		out_flush(w);
+		if (fwrite(s, 1, n, w->f) != n)
+			__atomic_store_n(&w->failed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	memcpy(out_room(w, n), s, n);
+	w->len += n;
+}
+
+static void out_char(struct wult_csv_writer *w, char c)
+{
+	*out_room(w, 1) = c;
+	w->len++;
+}
+
+static void put_str(struct wult_csv_writer *w, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		out_mem(w, s, strlen(s));
+		return;
+	}
+	/* RFC 4180 quoting, as pandas expects. */
+	out_char(w, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			out_char(w, '"');
+		out_char(w, *s);
+	}
+	out_char(w, '"');
+}
+
+/*
+ * The rows of @b. Numbers go through a local cursor into room reserved
+ * for the whole row (w->row_room), so no store of a digit makes the
+ * compiler reload the buffer's state; a string goes through put_str(),
+ * which may flush, and the room is reserved again after it. Each cell is
+ * followed by a comma, the last one becomes the newline.
+ */
+static void format_batch(struct wult_csv_writer *w, const struct batch *b)
+{
+	const union cell *c = b->cells;
+	size_t row, i;
+	char *p;
+
+	for (row = 0; row < b->rows; row++) {
+		p = out_room(w, w->row_room);
+		for (i = 0; i < w->nout; i++, c++) {
+			switch (w->kind[w->out_col[i]]) {
+			case K_STR:
+				if (c->str) {
+					w->len = p - w->buf;
+					put_str(w, c->str);
+					p = out_room(w, w->row_room);
+				}
+				break;
+			case K_NS_US:
+				if (!isnan(c->num))
+					p += wult_csvnum_ns_us(p, c->num);
+				break;
+			default:
+				if (!isnan(c->num))
+					p += wult_csvnum_fixed(p, c->num,
+							       w->kind[w->out_col[i]] - K_FIX0);
+			}
+			*p++ = ',';
+		}
+		if (w->nout)
+			p[-1] = '\n';
+		else
+			*p++ = '\n';
+		w->len = p - w->buf;
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct wult_csv_writer *w = arg;
+	unsigned long n;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (w->done == w->put && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->done == w->put)
+			break;
+		n = w->done;
+		pthread_mutex_unlock(&w->mu);
+		format_batch(w, &w->batch[n % NBATCH]);
+		pthread_mutex_lock(&w->mu);
+		w->done++;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* ---- capture (the caller's side) ---- */
+
+static void writer_free(struct wult_csv_writer *w)
+{
+	int i;
+
+	for (i = 0; i < NBATCH; i++) {
+		free(w->batch[i].cells);
+		free(w->batch[i].text);
+	}
+	free(w->cols);
+	free(w->on);
+	free(w->hole);
+	free(w->kind);
+	free(w->out_col);
+	free(w->buf);
+	free(w);
+}
+
+int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
+			struct wult_csv_writer **out)
+{
+	struct wult_csv_writer *w;
+	size_t i;
+
+	*out = NULL;
+	if (ncols > WRITER_MAX_COLS)
+		return -EINVAL;
+	for (i = 0; i < ncols; i++)
+		if (!wult_metric_desc(cols[i]))
+			return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->cols = calloc(ncols + 1, sizeof(w->cols[0]));
+	w->on = calloc(ncols + 1, 1);
+	w->hole = calloc(ncols + 1, 1);
+	w->kind = calloc(ncols + 1, 1);
+	w->out_col = calloc(ncols + 1, sizeof(w->out_col[0]));
+	w->buf = malloc(OUT_BUF);
+	if (!w->cols || !w->on || !w->hole || !w->kind || !w->out_col || !w->buf) {
+		writer_free(w);
+		return -ENOMEM;
+	}
+	w->f = f;
+	w->ncols = ncols;
+	memcpy(w->cols, cols, ncols * sizeof(cols[0]));
+	for (i = 0; i < ncols; i++)
+		w->kind[i] = cell_kind(wult_metric_desc(cols[i]));
+	*out = w;
+	return 0;
+}
+
+static int has_val(const struct wult_csv_writer *w, size_t i, const struct wult_point *pt)
+{
+	const struct wult_val *v = &pt->v[w->cols[i]];
+
+	return w->kind[i] == K_STR ? !!v->str : !isnan(v->num);
+}
+
+/* Batch buffers, and the worker when threads are on; -ENOMEM. */
+static int start(struct wult_csv_writer *w)
+{
+	size_t i;
+
+	w->batch_rows = BATCH_CELLS / (w->nout ? w->nout : 1);
+	for (i = 0; i < NBATCH; i++) {
+		w->batch[i].cells = malloc(w->batch_rows * (w->nout ? w->nout : 1) *
+					   sizeof(union cell));
+		w->batch[i].text = malloc(TEXT_CAP);
+		w->batch[i].text_cap = TEXT_CAP;
+		if (!w->batch[i].cells || !w->batch[i].text)
+			return -ENOMEM;
+	}
+	w->ready = 1;
+	if (!wult_csv_threads())
+		return 0;
+	if (pthread_mutex_init(&w->mu, NULL))
+		return 0;
+	if (pthread_cond_init(&w->cv, NULL)) {
+		pthread_mutex_destroy(&w->mu);
+		return 0;
+	}
+	/* No thread (EAGAIN...): the caller formats, with the same result. */
+	if (pthread_create(&w->tid, NULL, worker, w)) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		return 0;
+	}
+	w->threaded = 1;
+	return 0;
+}
+
+/*
+ * The header names the columns @pt fills (all of them when @pt is NULL:
+ * no rows). intel wult refuses a CSV with any empty cell, so a counter the
+ * machine lacks is left out rather than written empty. Written before any
+ * batch, so before the worker touches the buffer.
+ */
+static int write_header(struct wult_csv_writer *w, const struct wult_point *pt)
+{
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < w->ncols; i++) {
+		w->on[i] = !pt || has_val(w, i, pt);
+		if (!w->on[i])
+			continue;
+		if (w->nout)
+			out_char(w, ',');
+		name = wult_metric_desc(w->cols[i])->name;
+		out_mem(w, name, strlen(name));
+		w->out_col[w->nout++] = i;
+		w->has_str |= w->kind[i] == K_STR;
+		w->row_room += WULT_CSVNUM_MAX + 1;
+	}
+	out_char(w, '\n');
+	w->row_room++;
+	w->started = 1;
+	return start(w);
+}
+
+/* Hands the filled batch over (formats it when there is no worker) and
+ * waits for the next one to be free. The write errors so far: -EIO. */
+static int submit(struct wult_csv_writer *w)
+{
+	int failed;
+
+	if (!w->threaded) {
+		format_batch(w, &w->batch[w->put % NBATCH]);
+		w->put++;
+		w->done++;
+	} else {
+		pthread_mutex_lock(&w->mu);
+		w->put++;
+		pthread_cond_broadcast(&w->cv);
+		while (w->put - w->done >= NBATCH)
+			pthread_cond_wait(&w->cv, &w->mu);
+		pthread_mutex_unlock(&w->mu);
+	}
+	failed = __atomic_load_n(&w->failed, __ATOMIC_RELAXED);
+	w->batch[w->put % NBATCH].rows = 0;
+	w->batch[w->put % NBATCH].text_len = 0;
+	return failed ? -EIO : 0;
+}
+
+/* Bytes of @pt's strings in the header's columns, with their NULs. */
+static size_t row_text(const struct wult_csv_writer *w, const struct wult_point *pt)
+{
+	const char *s;
+	size_t i, n = 0;
+
+	for (i = 0; i < w->nout; i++) {
+		if (w->kind[w->out_col[i]] != K_STR)
+			continue;
+		s = pt->v[w->cols[w->out_col[i]]].str;
+		n += s ? strlen(s) + 1 : 0;
+	}
+	return n;
+}
+
+/* Room for a row with @text bytes of strings in the current batch: a full
+ * batch goes first; an empty one grows for a row longer than TEXT_CAP. */
+static int batch_room(struct wult_csv_writer *w, size_t text)
+{
+	struct batch *b = &w->batch[w->put % NBATCH];
+	char *t;
+	int ret;
+
+	if (b->rows == w->batch_rows || b->text_cap - b->text_len < text) {
+		if (b->rows && (ret = submit(w)))
+			return ret;
+		b = &w->batch[w->put % NBATCH];
+	}
+	if (b->text_cap < text) {
+		t = realloc(b->text, text);
+		if (!t)
+			return -ENOMEM;
+		b->text = t;
+		b->text_cap = text;
+	}
+	return 0;
+}
+
+/* One row into the current batch: each header column's number, or a copy
+ * of its string (@pt's strings need not outlive the call). */
+int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
+{
+	size_t i, n, text = 0;
+	const struct wult_val *v;
+	struct batch *b;
+	union cell *c;
+	int ret;
+
+	if (!w->started)
+		write_header(w, pt);
+	if (!w->ready)
+		return -ENOMEM;
+	if (w->has_str)
+		text = row_text(w, pt);
+	ret = batch_room(w, text);
+	if (ret)
+		return ret;
+	b = &w->batch[w->put % NBATCH];
+	c = b->cells + b->rows * w->nout;
+	for (i = 0; i < w->nout; i++, c++) {
+		v = &pt->v[w->cols[w->out_col[i]]];
+		if (w->kind[w->out_col[i]] != K_STR) {
+			c->num = v->num;
+			if (isnan(v->num))
+				w->hole[w->out_col[i]] = w->holes = 1;
+			continue;
+		}
+		if (!v->str) {
+			c->str = NULL;
+			w->hole[w->out_col[i]] = w->holes = 1;
+			continue;
+		}
+		n = strlen(v->str) + 1;
+		c->str = memcpy(b->text + b->text_len, v->str, n);
+		b->text_len += n;
+	}
+	b->rows++;
+	return 0;
+}
+
+/* Copies one CSV line without the fields flagged in @drop (indexes of the
+ * header's columns). Quoted fields (ReqCState) may hold commas. */
+static int copy_line(const char *line, const unsigned char *drop, size_t ncols, FILE *to)
+{
+	const char *p = line, *start;
+	size_t col;
+	int quoted, first = 1;
+
+	for (col = 0; col < ncols; col++) {
+		for (start = p, quoted = 0; *p && *p != '\n' && (quoted || *p != ','); p++)
+			if (*p == '"')
+				quoted = !quoted;
+		if (!drop[col]) {
+			if ((!first && fputc(',', to) == EOF) ||
+			    fwrite(start, 1, p - start, to) != (size_t)(p - start))
+				return -1;
+			first = 0;
+		}
+		if (*p == ',')
+			p++;
+	}
+	return fputc('\n', to) == EOF ? -1 : 0;
+}
+
+/* Rewrites the file without the columns some row left empty. */
+static int drop_holes(struct wult_csv_writer *w)
+{
+	unsigned char drop[WRITER_MAX_COLS + 1] = { 0 };
+	size_t i, cap = 0;
+	char *line = NULL;
+	FILE *tmp;
+	int ret = 0;
+
+	for (i = 0; i < w->nout; i++)
+		drop[i] = w->hole[w->out_col[i]];
+	if (out_flush(w) || fflush(w->f) == EOF || fseek(w->f, 0, SEEK_SET))
+		return -ESPIPE;	/* not a regular file opened for reading too */
+	tmp = tmpfile();
+	if (!tmp)
+		return -EIO;
+	while (!ret && getline(&line, &cap, w->f) > 0)
+		ret = copy_line(line, drop, w->nout, tmp);
+	if (!ret && (ferror(w->f) || fflush(tmp) == EOF || fseek(tmp, 0, SEEK_SET) ||
+		     fseek(w->f, 0, SEEK_SET) || ftruncate(fileno(w->f), 0)))
+		ret = -1;
+	while (!ret && getline(&line, &cap, tmp) > 0)
+		if (fputs(line, w->f) == EOF)
+			ret = -1;
+	free(line);
+	fclose(tmp);
+	return ret ? -EIO : 0;
+}
+
+/* The last batch out, the worker gone: the buffer is the caller's again. */
+static int finish(struct wult_csv_writer *w)
+{
+	int ret = 0;
+
+	if (!w->ready)
+		ret = -ENOMEM;
+	else if (w->batch[w->put % NBATCH].rows)
+		ret = submit(w);
+	if (w->threaded) {
+		pthread_mutex_lock(&w->mu);
+		w->stop = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->tid, NULL);
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		w->threaded = 0;
+	}
+	return ret;
+}
+
+int wult_csv_writer_close(struct wult_csv_writer *w)
+{
+	int failed;
+
+	if (!w)
+		return 0;
+	failed = !w->started && write_header(w, NULL);
+	failed |= finish(w) != 0;
+	failed |= out_flush(w) || (w->holes && drop_holes(w)) || fflush(w->f) == EOF ||
+		  ferror(w->f);
+	writer_free(w);
+	return failed ? -EIO : 0;
+}
+
+int wult_csv_write_info(FILE *f, const struct wult_csv_info *in)
+{
+	int ret;
+
+	/* Keys in alphabetical order, as intel wult's YAML dump writes them;
+	 * format_version 1.2: times in us, the layout this writer produces. */
+	ret = in->cpu >= 0 ? fprintf(f, "cpu: %d\n", in->cpu) : 0;
+	if (ret >= 0 && in->date)
+		ret = fprintf(f, "date: '%s'\n", in->date);
+	if (ret >= 0 && in->devid)
+		ret = fprintf(f, "devid: %s\n", in->devid);
+	if (ret >= 0 && !isnan(in->duration))
+		ret = fprintf(f, "duration: %.3f\n", in->duration);
+	if (ret >= 0)
+		ret = fprintf(f, "format_version: '1.2'\nreportid: %s\n", in->reportid);
+	if (ret >= 0 && !isnan(in->resolution))
+		ret = fprintf(f, "resolution: %.0f\n", in->resolution);
+	if (ret >= 0)
+		ret = fprintf(f, "toolname: wult\ntoolver: '%s'\n", in->toolver);
+	if (ret < 0 || fflush(f) == EOF)
+		return -EIO;
+	return 0;
+}
