@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,20 @@
 #define MAX_INFO	64
 #define MAP_WINDOW	(4 << 20)	/* input mapped this much at a time */
 #define IN_BUF		(1 << 20)	/* input read this much at a time (pipes) */
+#define NRBATCH		3		/* batches of parsed rows in flight */
+#define BATCH_SLOTS	(64 << 10)	/* a batch's values: 1 MiB */
+#define BATCH_TEXT	(512 << 10)	/* a batch's lines, besides one of MAX_LINE */
 
 _Static_assert(MAP_WINDOW > MAX_LINE + 8192 && IN_BUF > MAX_LINE + 1,
 	       "an input window holds a whole line");
+
+/* Parsed rows and the text their strings point into. */
+struct rbatch {
+	struct wult_val *slots;	/* rows x the header's columns */
+	char *text;		/* the rows' lines, cut into fields */
+	size_t rows, text_len;
+	int last;		/* 1: the input ended, -1: a bad line (r->err) */
+};
 
 /*
  * The reader's input is a window of bytes, [pos, end): a regular file's
@@ -51,7 +63,19 @@ struct wult_csv_reader {
 	signed char col_exp[MAX_COLS];	/* its values scale by 10^col_exp (us -> ns) */
 	unsigned char col_str[MAX_COLS];	/* a string metric */
 	char *fields[MAX_COLS];
-	char line[MAX_LINE + 2];
+	char line[MAX_LINE + 2];	/* the header */
+	/* Rows parsed ahead: the worker (or the caller, without threads)
+	 * fills batch[put % NRBATCH], the caller reads batch[done % NRBATCH]
+	 * (cur) while done < put. */
+	struct rbatch batch[NRBATCH];
+	size_t batch_rows, text_cap;
+	struct rbatch *cur;
+	size_t row;			/* next row of cur */
+	unsigned long put, done;
+	int threaded, stop;
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 	char err[512];
 	int ninfo;
 	char *info_key[MAX_INFO], *info_val[MAX_INFO];
@@ -176,11 +200,15 @@ static int input_init(struct wult_csv_reader *r)
 	return r->buf ? 0 : -1;
 }
 
-/* Reads one line into r->line without its newline: 1, 0 at EOF, -1 error. */
-static int read_line(struct wult_csv_reader *r)
+/*
+ * Reads one line into @dst (MAX_LINE + 1 bytes) without its newline and
+ * trailing CRs, NUL-terminated, its length in *@len: 1, 0 at EOF, -1 on
+ * error.
+ */
+static int read_line(struct wult_csv_reader *r, char *dst, size_t *len)
 {
 	const char *nl;
-	size_t len;
+	size_t n;
 	int ret;
 
 	for (;;) {
@@ -193,29 +221,30 @@ static int read_line(struct wult_csv_reader *r)
 		if (!ret)
 			break;
 	}
-	len = (nl ? nl : r->end) - r->pos;
-	if (!nl && !len)
+	n = (nl ? nl : r->end) - r->pos;
+	if (!nl && !n)
 		return 0;
 	r->lineno++;
-	if (len > MAX_LINE) {
+	if (n > MAX_LINE) {
 		rerr(r, "line longer than %d bytes", MAX_LINE);
 		return -1;
 	}
-	/* One copy of the line (not of each field): split() cuts it in place. */
-	memcpy(r->line, r->pos, len);
-	r->pos += len + !!nl;
-	if (memchr(r->line, '\0', len)) {
+	/* One copy of the line (not of each field): fields are cut in place. */
+	memcpy(dst, r->pos, n);
+	r->pos += n + !!nl;
+	if (memchr(dst, '\0', n)) {
 		rerr(r, "NUL byte in line");
 		return -1;
 	}
-	while (len && r->line[len - 1] == '\r')
-		len--;
-	r->line[len] = '\0';
+	while (n && dst[n - 1] == '\r')
+		n--;
+	dst[n] = '\0';
+	*len = n;
 	return 1;
 }
 
 /*
- * Cuts the field at *@pp (in r->line) in place: RFC 4180 quotes undone,
+ * Cuts the field at *@pp (in a line read_line() copied) in place: RFC 4180 quotes undone,
  * NUL-terminated in *@field. *@pp moves to the next field, to NULL after
  * the last one. 0, or -1 on a malformed quoted field (field @n, from 1).
  */
@@ -276,8 +305,9 @@ static int read_header(struct wult_csv_reader *r)
 {
 	const struct wult_metric_desc *d;
 	int i, ret, known = 0;
+	size_t len;
 
-	ret = read_line(r);
+	ret = read_line(r, r->line, &len);
 	if (ret < 0)
 		return -EINVAL;
 	if (!ret || !r->line[0]) {
@@ -313,8 +343,60 @@ static int read_header(struct wult_csv_reader *r)
 	return 0;
 }
 
+static void *reader_worker(void *arg);
+
+/*
+ * The batches of parsed rows, and the worker filling them when threads
+ * are on (wult_csv_set_threads()); -ENOMEM. Without a thread (off, or
+ * none to be had) the caller fills one batch at a time, with the same
+ * rows, errors and line numbers.
+ */
+static int batches_init(struct wult_csv_reader *r)
+{
+	int i, n = wult_csv_threads() ? NRBATCH : 1;
+
+	r->batch_rows = BATCH_SLOTS / r->ncols;
+	r->text_cap = BATCH_TEXT + MAX_LINE + 2;
+	for (i = 0; i < n; i++) {
+		r->batch[i].slots = malloc(r->batch_rows * r->ncols * sizeof(struct wult_val));
+		r->batch[i].text = malloc(r->text_cap);
+		if (!r->batch[i].slots || !r->batch[i].text)
+			return -ENOMEM;
+	}
+	if (n == 1 || pthread_mutex_init(&r->mu, NULL))
+		return 0;
+	if (pthread_cond_init(&r->cv, NULL)) {
+		pthread_mutex_destroy(&r->mu);
+		return 0;
+	}
+	if (pthread_create(&r->tid, NULL, reader_worker, r)) {
+		pthread_cond_destroy(&r->cv);
+		pthread_mutex_destroy(&r->mu);
+		return 0;
+	}
+	r->threaded = 1;
+	return 0;
+}
+
+/* Stops the worker (waiting for the batch it fills), then frees. */
 static void input_free(struct wult_csv_reader *r)
 {
+	int i;
+
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		r->stop = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->tid, NULL);
+		pthread_cond_destroy(&r->cv);
+		pthread_mutex_destroy(&r->mu);
+		r->threaded = 0;
+	}
+	for (i = 0; i < NRBATCH; i++) {
+		free(r->batch[i].slots);
+		free(r->batch[i].text);
+	}
 	if (r->map)
 		munmap(r->map, r->map_len);
 	free(r->buf);
@@ -341,6 +423,10 @@ int wult_csv_open_stream(FILE *csv, const char *name, int times_in_us,
 		return ret;
 	}
 	ret = read_header(r);
+	if (!ret && batches_init(r)) {
+		ret = -ENOMEM;
+		snprintf(r->err, sizeof(r->err), "%s: %s", name, strerror(ENOMEM));
+	}
 	if (ret) {
 		wult_err_set(err, errlen, 0, "%s", r->err);
 		input_free(r);
@@ -529,11 +615,12 @@ static int parse_num(struct wult_csv_reader *r, int col, const char *s, int exp1
 }
 
 /*
- * One field of a row into @pt: the plain decimals of a numeric column are
- * parsed where they stand, everything else is cut out first. *@pp and the
- * return value as cut_field(); a bad value sets *@bad (r->err says why).
+ * One field of a row into @slots (one per header column): the plain
+ * decimals of a numeric column are parsed where they stand, everything
+ * else is cut out first. *@pp and the return value as cut_field(); a bad
+ * value sets *@bad (r->err says why).
  */
-static int row_field(struct wult_csv_reader *r, char **pp, int n, struct wult_point *pt,
+static int row_field(struct wult_csv_reader *r, char **pp, int n, struct wult_val *slots,
 		     int *bad)
 {
 	int m = n < r->ncols ? r->col2metric[n] : -1;
@@ -542,7 +629,7 @@ static int row_field(struct wult_csv_reader *r, char **pp, int n, struct wult_po
 	double v;
 
 	if (m >= 0 && !r->col_str[n] && **pp != '"') {
-		end = wult_csvnum_parse(*pp, r->col_exp[n], &pt->v[m].num);
+		end = wult_csvnum_parse(*pp, r->col_exp[n], &slots[n].num);
 		if (end && (*end == ',' || !*end)) {
 			*pp = *end ? (char *)end + 1 : NULL;
 			return 0;
@@ -553,40 +640,140 @@ static int row_field(struct wult_csv_reader *r, char **pp, int n, struct wult_po
 	if (m < 0)
 		return 0;
 	if (r->col_str[n])
-		pt->v[m].str = field;
+		slots[n].str = field;
 	else if (*bad || parse_num(r, n, field, r->col_exp[n], &v))
 		*bad = 1;	/* the first bad value's reason stays in r->err */
 	else
-		pt->v[m].num = v;
+		slots[n].num = v;
 	return 0;
+}
+
+/* A line (not blank) into @slots: 0, or -1 with r->err set. The field
+ * count is checked before a value's error is reported, so a short row
+ * says so. */
+static int parse_row(struct wult_csv_reader *r, char *line, struct wult_val *slots)
+{
+	int n = 0, bad = 0;
+	char *p;
+
+	for (p = line; p; n++) {
+		if (n == MAX_COLS) {
+			rerr(r, "more than %d fields", MAX_COLS);
+			return -1;
+		}
+		if (row_field(r, &p, n, slots, &bad))
+			return -1;
+	}
+	if (n != r->ncols) {
+		rerr(r, "%d fields, but the header has %d", n, r->ncols);
+		return -1;
+	}
+	return bad ? -1 : 0;
+}
+
+/*
+ * The next rows into @b, until it is full, the input ends (b->last 1) or
+ * a line is bad (b->last -1, r->err says why; the rows before it are
+ * kept). The same calls whether a worker or the caller fills batches.
+ */
+static void fill_batch(struct wult_csv_reader *r, struct rbatch *b)
+{
+	size_t len;
+	char *line;
+	int ret;
+
+	b->rows = b->text_len = 0;
+	b->last = 0;
+	while (b->rows < r->batch_rows && r->text_cap - b->text_len >= MAX_LINE + 2) {
+		line = b->text + b->text_len;
+		ret = read_line(r, line, &len);
+		if (ret <= 0) {
+			b->last = ret < 0 ? -1 : 1;
+			return;
+		}
+		if (!len)
+			continue;	/* blank lines: pandas skips them too */
+		if (parse_row(r, line, b->slots + b->rows * r->ncols)) {
+			b->last = -1;
+			return;
+		}
+		b->rows++;
+		b->text_len += len + 1;
+	}
+}
+
+/* The worker: fills batches ahead of the caller, in order, until the
+ * input ends, a line is bad or close says stop. */
+static void *reader_worker(void *arg)
+{
+	struct wult_csv_reader *r = arg;
+	struct rbatch *b;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (r->put - r->done >= NRBATCH && !r->stop)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (r->stop)
+			break;
+		b = &r->batch[r->put % NRBATCH];
+		pthread_mutex_unlock(&r->mu);
+		fill_batch(r, b);
+		pthread_mutex_lock(&r->mu);
+		r->put++;
+		pthread_cond_broadcast(&r->cv);
+		if (b->last)
+			break;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* Gives the batch the caller has used back, and takes the next one. */
+static struct rbatch *next_batch(struct wult_csv_reader *r)
+{
+	struct rbatch *b;
+
+	if (!r->threaded) {
+		fill_batch(r, &r->batch[0]);
+		return &r->batch[0];
+	}
+	pthread_mutex_lock(&r->mu);
+	if (r->cur) {
+		r->done++;
+		pthread_cond_broadcast(&r->cv);
+	}
+	while (r->put == r->done)
+		pthread_cond_wait(&r->cv, &r->mu);
+	b = &r->batch[r->done % NRBATCH];
+	pthread_mutex_unlock(&r->mu);
+	return b;
 }
 
 int wult_csv_next(struct wult_csv_reader *r, struct wult_point *pt)
 {
-	int ret, n = 0, bad = 0;
-	char *p;
+	const struct wult_val *slot;
+	struct rbatch *b = r->cur;
+	int i, m;
 
-	do {
-		ret = read_line(r);
-		if (ret <= 0)
-			return ret ? -EINVAL : 0;
-	} while (!r->line[0]);	/* blank lines: pandas skips them too */
+	while (!b || r->row == b->rows) {
+		if (b && b->last)
+			return b->last < 0 ? -EINVAL : 0;	/* and so on after */
+		b = next_batch(r);
+		r->cur = b;
+		r->row = 0;
+	}
+	slot = b->slots + r->row++ * r->ncols;
 	wult_point_clear(pt);
-	/* One pass over the line; the field count is checked before a value's
-	 * error is reported, so a short row says so. */
-	for (p = r->line; p; n++) {
-		if (n == MAX_COLS) {
-			rerr(r, "more than %d fields", MAX_COLS);
-			return -EINVAL;
-		}
-		if (row_field(r, &p, n, pt, &bad))
-			return -EINVAL;
+	for (i = 0; i < r->ncols; i++) {
+		m = r->col2metric[i];
+		if (m < 0)
+			continue;
+		if (r->col_str[i])
+			pt->v[m].str = slot[i].str;
+		else
+			pt->v[m].num = slot[i].num;
 	}
-	if (n != r->ncols) {
-		rerr(r, "%d fields, but the header has %d", n, r->ncols);
-		return -EINVAL;
-	}
-	return bad ? -EINVAL : 1;
+	return 1;
 }
 
 const char *wult_csv_error(const struct wult_csv_reader *r)
