@@ -130,6 +130,25 @@ static void ns_us(void)
 	WT_CHECK(!strcmp(got, want), "2^64 ns: '%s', want '%s'", got, want);
 }
 
+/*
+ * wult_csvnum_parse() on a heap copy of @s with exactly WULT_CSVNUM_PAD
+ * bytes after its NUL, so that ASan catches a read past them; the end is
+ * mapped back onto @s.
+ */
+static const char *parse(const char *s, int exp10, double *v)
+{
+	size_t n = strlen(s) + 1;
+	char *c = malloc(n + WULT_CSVNUM_PAD);
+	const char *end;
+
+	memcpy(c, s, n);
+	memset(c + n, '7', WULT_CSVNUM_PAD);	/* digits: the parser must stop at the NUL */
+	end = wult_csvnum_parse(c, exp10, v);
+	end = end ? s + (end - c) : NULL;
+	free(c);
+	return end;
+}
+
 /* wult_csvnum_parse(s, exp10) against strtod("<s>e<exp10>"): the same
  * double (bit for bit), or NULL where it leaves the case to strtod. */
 static int parse_is_strtod(const char *s, int exp10, int want_fast)
@@ -140,7 +159,7 @@ static int parse_is_strtod(const char *s, int exp10, int want_fast)
 
 	snprintf(buf, sizeof(buf), "%se%d", s, exp10);
 	want = strtod(buf, NULL);
-	end = wult_csvnum_parse(s, exp10, &got);
+	end = parse(s, exp10, &got);
 	if (!end)
 		return want_fast ? (printf("  parse('%s'): refused\n", s), 1) : 0;
 	if (*end || memcmp(&got, &want, sizeof(got))) {
@@ -178,15 +197,48 @@ static void parse_edges(void)
 		bad += parse_is_strtod(either[i], 0, 0) + parse_is_strtod(either[i], 3, 0);
 	WT_EQ(bad, 0);
 	for (i = 0; i < sizeof(slow) / sizeof(slow[0]); i++) {
-		end = wult_csvnum_parse(slow[i], 3, &v);
+		end = parse(slow[i], 3, &v);
 		WT_CHECK(!end || *end, "'%s' taken whole by the fast path", slow[i]);
 	}
 	v = 1;
-	WT_CHECK(wult_csvnum_parse("-0", 0, &v) && signbit(v) && v == 0, "-0 keeps its sign");
-	end = wult_csvnum_parse("12.5,7", 0, &v);
+	WT_CHECK(parse("-0", 0, &v) && signbit(v) && v == 0, "-0 keeps its sign");
+	end = parse("12.5,7", 0, &v);
 	WT_CHECK(end && *end == ',' && v == 12.5, "stops at the comma");
-	end = wult_csvnum_parse("1.2.3", 0, &v);
+	end = parse("1.2.3", 0, &v);
 	WT_CHECK(end && !strcmp(end, ".3"), "stops at a second point");
+}
+
+/* The 8-byte reads: a number ending at each offset of a chunk, on bytes
+ * next to '0' and '9', on bytes with the top bit set, and the 19-digit
+ * limit across chunks. */
+static void parse_chunks(void)
+{
+	static const char ends[] = { '/', ':', ',', '\xb0', '\xff', '.', ' ' };
+	char s[40], want_s[40];
+	const char *end;
+	double v, want;
+	int len, e, bad = 0;
+
+	for (len = 1; len <= 19; len++) {
+		for (e = 0; e < (int)sizeof(ends); e++) {
+			memcpy(s, "9081726354453627189", (size_t)len);
+			s[len] = ends[e];
+			s[len + 1] = ends[e] == '.' ? 'x' : '\0';
+			s[len + 2] = '\0';
+			memcpy(want_s, s, (size_t)len);
+			want_s[len] = '\0';
+			want = strtod(want_s, NULL);
+			end = parse(s, 0, &v);
+			bad += !end || v != want || end != s + len + (ends[e] == '.');
+		}
+	}
+	WT_EQ(bad, 0);
+	WT_CHECK(!parse("12345678901234567890", 0, &v), "20 digits refused");
+	WT_CHECK(!parse("1234567890.1234567890", 0, &v), "20 digits with a point refused");
+	end = parse("1234567.12345678,5", 0, &v);
+	WT_CHECK(end && *end == ',' && v == 1234567.12345678, "15 digits across chunks");
+	end = parse("00000000000000000001", 0, &v);
+	WT_CHECK(!end, "20 digits refused even when small");
 }
 
 static void parse_random(void)
@@ -218,6 +270,7 @@ int main(void)
 	fixed_random();
 	ns_us();
 	parse_edges();
+	parse_chunks();
 	parse_random();
 	return wt_done();
 }
