@@ -56,7 +56,11 @@ struct wult_csv_writer {
 	unsigned char *hole;	/* ... and some later row lacked it */
 	unsigned char *kind;	/* per requested column: enum cell_kind */
 	size_t nout;		/* columns in the header */
-	size_t *out_col;	/* their indexes in cols */
+	struct out_col {
+		enum wult_metric m;
+		unsigned char kind;	/* enum cell_kind */
+		size_t col;		/* index in @cols */
+	} *oc;
 	size_t batch_rows;
 	int has_str;		/* a header column holds strings */
 	int ready;		/* start() succeeded */
@@ -159,7 +163,7 @@ static void format_batch(struct wult_csv_writer *w, const struct batch *b)
 	for (row = 0; row < b->rows; row++) {
 		p = out_room(w, w->row_room);
 		for (i = 0; i < w->nout; i++, c++) {
-			switch (w->kind[w->out_col[i]]) {
+			switch (w->oc[i].kind) {
 			case K_STR:
 				if (c->str) {
 					w->len = p - w->buf;
@@ -174,7 +178,7 @@ static void format_batch(struct wult_csv_writer *w, const struct batch *b)
 			default:
 				if (!isnan(c->num))
 					p += wult_csvnum_fixed(p, c->num,
-							       w->kind[w->out_col[i]] - K_FIX0);
+							       w->oc[i].kind - K_FIX0);
 			}
 			*p++ = ',';
 		}
@@ -222,7 +226,7 @@ static void writer_free(struct wult_csv_writer *w)
 	free(w->on);
 	free(w->hole);
 	free(w->kind);
-	free(w->out_col);
+	free(w->oc);
 	free(w->buf);
 	free(w);
 }
@@ -246,9 +250,9 @@ int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 	w->on = calloc(ncols + 1, 1);
 	w->hole = calloc(ncols + 1, 1);
 	w->kind = calloc(ncols + 1, 1);
-	w->out_col = calloc(ncols + 1, sizeof(w->out_col[0]));
+	w->oc = calloc(ncols + 1, sizeof(w->oc[0]));
 	w->buf = malloc(OUT_BUF);
-	if (!w->cols || !w->on || !w->hole || !w->kind || !w->out_col || !w->buf) {
+	if (!w->cols || !w->on || !w->hole || !w->kind || !w->oc || !w->buf) {
 		writer_free(w);
 		return -ENOMEM;
 	}
@@ -320,7 +324,9 @@ static int write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 			out_char(w, ',');
 		name = wult_metric_desc(w->cols[i])->name;
 		out_mem(w, name, strlen(name));
-		w->out_col[w->nout++] = i;
+		w->oc[w->nout].m = w->cols[i];
+		w->oc[w->nout].kind = w->kind[i];
+		w->oc[w->nout++].col = i;
 		w->has_str |= w->kind[i] == K_STR;
 		w->row_room += WULT_CSVNUM_MAX + 1;
 	}
@@ -361,9 +367,9 @@ static size_t row_text(const struct wult_csv_writer *w, const struct wult_point 
 	size_t i, n = 0;
 
 	for (i = 0; i < w->nout; i++) {
-		if (w->kind[w->out_col[i]] != K_STR)
+		if (w->oc[i].kind != K_STR)
 			continue;
-		s = pt->v[w->cols[w->out_col[i]]].str;
+		s = pt->v[w->oc[i].m].str;
 		n += s ? strlen(s) + 1 : 0;
 	}
 	return n;
@@ -414,16 +420,16 @@ int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 	b = &w->batch[w->put % NBATCH];
 	c = b->cells + b->rows * w->nout;
 	for (i = 0; i < w->nout; i++, c++) {
-		v = &pt->v[w->cols[w->out_col[i]]];
-		if (w->kind[w->out_col[i]] != K_STR) {
+		v = &pt->v[w->oc[i].m];
+		if (w->oc[i].kind != K_STR) {
 			c->num = v->num;
 			if (isnan(v->num))
-				w->hole[w->out_col[i]] = w->holes = 1;
+				w->hole[w->oc[i].col] = w->holes = 1;
 			continue;
 		}
 		if (!v->str) {
 			c->str = NULL;
-			w->hole[w->out_col[i]] = w->holes = 1;
+			w->hole[w->oc[i].col] = w->holes = 1;
 			continue;
 		}
 		n = strlen(v->str) + 1;
@@ -468,7 +474,7 @@ static int drop_holes(struct wult_csv_writer *w)
 	int ret = 0;
 
 	for (i = 0; i < w->nout; i++)
-		drop[i] = w->hole[w->out_col[i]];
+		drop[i] = w->hole[w->oc[i].col];
 	if (out_flush(w) || fflush(w->f) == EOF || fseek(w->f, 0, SEEK_SET))
 		return -ESPIPE;	/* not a regular file opened for reading too */
 	tmp = tmpfile();

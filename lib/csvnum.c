@@ -17,7 +17,6 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
  * across a rounding boundary unless it is within 1e-6 of a tie. */
 #define ROUND_LIMIT	2147483648.0	/* 2^31 */
 #define TIE_MARGIN	1e-6
-#define TWO52		4503599627370496.0
 #define TWO64		18446744073709551616.0
 
 static const char digit_pairs[201] =
@@ -32,16 +31,6 @@ static const uint64_t pow10_u64[20] = {
 	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
 };
 
-/* Decimal digits of @v (1 for 0): log10 from the bit length, then one
- * comparison. */
-static unsigned int ndigits(uint64_t v)
-{
-	unsigned int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
-
-	t += v >= pow10_u64[t];
-	return t ? t : 1;
-}
-
 /* @v < 10^8 as exactly 8 digits ending at @end: two independent halves. */
 static void put8(char *end, uint32_t v)
 {
@@ -51,79 +40,6 @@ static void put8(char *end, uint32_t v)
 	memcpy(end - 4, digit_pairs + 2 * (lo / 100), 2);
 	memcpy(end - 6, digit_pairs + 2 * (hi % 100), 2);
 	memcpy(end - 8, digit_pairs + 2 * (hi / 100), 2);
-}
-
-/* @v < 10^8, its digits alone, ending at @end. */
-static void put_small(char *end, uint32_t v)
-{
-	while (v >= 100) {
-		end -= 2;
-		memcpy(end, digit_pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10)
-		memcpy(end - 2, digit_pairs + 2 * v, 2);
-	else
-		end[-1] = (char)('0' + v);
-}
-
-/*
- * |@r| / 10^@dec (negative when @neg) with @dec decimals, written from its
- * last digit backwards in 32-bit chunks of 8 digits; the length.
- */
-static size_t put_scaled(char *buf, int neg, uint64_t r, int dec)
-{
-	unsigned int nd = ndigits(r), f;
-	size_t len;
-	char *p;
-
-	if (nd <= (unsigned int)dec)
-		nd = dec + 1;		/* "0.001" */
-	len = !!neg + nd + !!dec;
-	p = buf + len;
-	/* Constant divisors: a division by a variable is a slow instruction. */
-	switch (dec) {
-	case 3:
-		f = r % 1000;
-		r /= 1000;
-		p -= 4;
-		p[0] = '.';
-		memcpy(p + 1, digit_pairs + 2 * (f / 10), 2);
-		p[3] = (char)('0' + f % 10);
-		break;
-	case 2:
-		f = r % 100;
-		r /= 100;
-		p -= 3;
-		p[0] = '.';
-		memcpy(p + 1, digit_pairs + 2 * f, 2);
-		break;
-	case 1:
-		f = r % 10;
-		r /= 10;
-		p -= 2;
-		p[0] = '.';
-		p[1] = (char)('0' + f);
-		break;
-	}
-	while (r >= 100000000) {
-		put8(p, (uint32_t)(r % 100000000));
-		r /= 100000000;
-		p -= 8;
-	}
-	put_small(p, (uint32_t)r);
-	if (neg)
-		buf[0] = '-';
-	return len;
-}
-
-/* Integral, |@x| < 2^64, and not -0 (which printf writes "-0"). Every
- * double from 2^52 on is integral. */
-static int is_int64(double x)
-{
-	double a = fabs(x);
-
-	return a < TWO64 && (a >= TWO52 || a == (double)(int64_t)a) && (x != 0 || !signbit(x));
 }
 
 /* @v's digits at @buf, the length: the common case (counts, latencies),
@@ -159,13 +75,61 @@ static size_t put_u32(char *buf, uint32_t v)
 	return n;
 }
 
-/* A double that is an integer in [0, 2^32) and not -0: as an integer. */
-static int as_u32(double x, uint32_t *u)
+/* @v's digits at @buf, the length: 8 at a time below the first 32 bits. */
+static size_t put_u64(char *buf, uint64_t v)
 {
-	if (!(x >= 0 && x < 4294967296.0))
+	size_t n;
+
+	if (v <= UINT32_MAX)
+		return put_u32(buf, (uint32_t)v);
+	n = put_u64(buf, v / 100000000);
+	put8(buf + n + 8, (uint32_t)(v % 100000000));
+	return n + 8;
+}
+
+/* |@r| / 10^@dec (negative when @neg) with @dec decimals; the length. */
+static size_t put_fixed(char *buf, int neg, uint64_t r, int dec)
+{
+	char *p = buf + !!neg;
+	uint32_t f;
+
+	buf[0] = '-';
+	/* Constant divisors: a division by a variable is a slow instruction. */
+	switch (dec) {
+	case 0:
+		return (size_t)(p - buf) + put_u64(p, r);
+	case 1:
+		p += put_u64(p, r / 10);
+		p[0] = '.';
+		p[1] = (char)('0' + r % 10);
+		return (size_t)(p + 2 - buf);
+	case 2:
+		f = r % 100;
+		p += put_u64(p, r / 100);
+		p[0] = '.';
+		memcpy(p + 1, digit_pairs + 2 * f, 2);
+		return (size_t)(p + 3 - buf);
+	default:
+		f = r % 1000;
+		p += put_u64(p, r / 1000);
+		p[0] = '.';
+		memcpy(p + 1, digit_pairs + 2 * (f / 10), 2);
+		p[3] = (char)('0' + f % 10);
+		return (size_t)(p + 4 - buf);
+	}
+}
+
+/* An integral @x with |@x| < 2^64, not -0 (which printf writes "-0"):
+ * *@u = |@x|, *@neg its sign. */
+static int as_int(double x, int *neg, uint64_t *u)
+{
+	double a = fabs(x);
+
+	if (!(a < TWO64))
 		return 0;
-	*u = (uint32_t)x;
-	return (double)*u == x && (*u || !signbit(x));
+	*u = (uint64_t)a;
+	*neg = x < 0;
+	return (double)*u == a && (*u || !signbit(x));
 }
 
 static size_t fallback(char *buf, const char *fmt, double x)
@@ -180,16 +144,15 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 	static const double scale[4] = { 1, 10, 100, 1000 };
 	static const char *const fmt[4] = { "%.0f", "%.1f", "%.2f", "%.3f" };
 	double y = fabs(x) * scale[dec], fl;
-	uint32_t u;
+	uint64_t u;
+	int neg;
 
 	/* printf rounds the exact binary value, ties to even: near a tie the
 	 * product's rounding could decide, so printf does it. An integral x
 	 * needs no product and no rounding. (Casts, not floor(): a libm call
 	 * on baseline x86-64.) */
-	if (!dec && as_u32(x, &u))
-		return put_u32(buf, u);
-	if (!dec && is_int64(x))
-		return put_scaled(buf, x < 0, (uint64_t)fabs(x), 0);
+	if (!dec && as_int(x, &neg, &u))
+		return put_fixed(buf, neg, u, 0);
 	if (!(y < ROUND_LIMIT))
 		return fallback(buf, fmt[dec], x);	/* also NaN, inf */
 	fl = (double)(int64_t)y;
@@ -199,24 +162,16 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 	/* "-0.00": printf keeps the sign of what rounds to zero */
 	if (fl == 0 && signbit(x))
 		return fallback(buf, fmt[dec], x);
-	return put_scaled(buf, x < 0, (uint64_t)fl, dec);
+	return put_fixed(buf, x < 0, (uint64_t)fl, dec);
 }
 
 size_t wult_csvnum_ns_us(char *buf, double ns)
 {
-	uint32_t u, f;
-	size_t n;
+	uint64_t u;
+	int neg;
 
-	if (as_u32(ns, &u)) {
-		f = u % 1000;
-		n = put_u32(buf, u / 1000);
-		buf[n] = '.';
-		memcpy(buf + n + 1, digit_pairs + 2 * (f / 10), 2);
-		buf[n + 3] = (char)('0' + f % 10);
-		return n + 4;
-	}
-	if (is_int64(ns))
-		return put_scaled(buf, ns < 0, (uint64_t)fabs(ns), 3);
+	if (as_int(ns, &neg, &u))
+		return put_fixed(buf, neg, u, 3);
 	return fallback(buf, "%.3f", ns / 1e3);
 }
 
