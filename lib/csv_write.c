@@ -62,7 +62,11 @@ struct wult_csv_writer {
 		size_t col;		/* index in @cols */
 	} *oc;
 	size_t batch_rows;
-	int has_str;		/* a header column holds strings */
+	struct cap {		/* capture: the header's columns by kind */
+		enum wult_metric m;
+		size_t pos;		/* in the header */
+	} *numc, *strc;
+	size_t nnum, nstr;
 	int ready;		/* start() succeeded */
 	int started;		/* the header is out: columns are fixed */
 	int holes;
@@ -227,6 +231,8 @@ static void writer_free(struct wult_csv_writer *w)
 	free(w->hole);
 	free(w->kind);
 	free(w->oc);
+	free(w->numc);
+	free(w->strc);
 	free(w->buf);
 	free(w);
 }
@@ -251,8 +257,10 @@ int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 	w->hole = calloc(ncols + 1, 1);
 	w->kind = calloc(ncols + 1, 1);
 	w->oc = calloc(ncols + 1, sizeof(w->oc[0]));
+	w->numc = calloc(ncols + 1, sizeof(w->numc[0]));
+	w->strc = calloc(ncols + 1, sizeof(w->strc[0]));
 	w->buf = malloc(OUT_BUF);
-	if (!w->cols || !w->on || !w->hole || !w->kind || !w->oc || !w->buf) {
+	if (!w->cols || !w->on || !w->hole || !w->kind || !w->oc || !w->numc || !w->strc || !w->buf) {
 		writer_free(w);
 		return -ENOMEM;
 	}
@@ -327,7 +335,10 @@ static int write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 		w->oc[w->nout].m = w->cols[i];
 		w->oc[w->nout].kind = w->kind[i];
 		w->oc[w->nout++].col = i;
-		w->has_str |= w->kind[i] == K_STR;
+		if (w->kind[i] == K_STR)
+			w->strc[w->nstr++] = (struct cap){ w->cols[i], w->nout - 1 };
+		else
+			w->numc[w->nnum++] = (struct cap){ w->cols[i], w->nout - 1 };
 		w->row_room += WULT_CSVNUM_MAX + 1;
 	}
 	out_char(w, '\n');
@@ -360,21 +371,6 @@ static int submit(struct wult_csv_writer *w)
 	return failed ? -EIO : 0;
 }
 
-/* Bytes of @pt's strings in the header's columns, with their NULs. */
-static size_t row_text(const struct wult_csv_writer *w, const struct wult_point *pt)
-{
-	const char *s;
-	size_t i, n = 0;
-
-	for (i = 0; i < w->nout; i++) {
-		if (w->oc[i].kind != K_STR)
-			continue;
-		s = pt->v[w->oc[i].m].str;
-		n += s ? strlen(s) + 1 : 0;
-	}
-	return n;
-}
-
 /* Room for a row with @text bytes of strings in the current batch: a full
  * batch goes first; an empty one grows for a row longer than TEXT_CAP. */
 static int batch_room(struct wult_csv_writer *w, size_t text)
@@ -398,44 +394,60 @@ static int batch_room(struct wult_csv_writer *w, size_t text)
 	return 0;
 }
 
-/* One row into the current batch: each header column's number, or a copy
- * of its string (@pt's strings need not outlive the call). */
+/* Marks the header columns @pt lacks: their cells stay empty until
+ * drop_holes() removes them. Rare, so out of the common path. */
+static void mark_holes(struct wult_csv_writer *w, const struct wult_point *pt)
+{
+	size_t i;
+
+	for (i = 0; i < w->nout; i++)
+		if (!has_val(w, w->oc[i].col, pt))
+			w->hole[w->oc[i].col] = w->holes = 1;
+}
+
+/*
+ * One row into the current batch: the numbers first (a gather with no
+ * branch per cell), then copies of the strings (@pt's strings need not
+ * outlive the call), whose lengths decide first whether the batch has
+ * room.
+ */
 int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 {
-	size_t i, n, text = 0;
-	const struct wult_val *v;
+	size_t i, n, text = 0, len[WRITER_MAX_COLS];
+	const char *str;
 	struct batch *b;
 	union cell *c;
-	int ret;
+	int ret, hole = 0;
+	double x;
 
 	if (!w->started)
 		write_header(w, pt);
 	if (!w->ready)
 		return -ENOMEM;
-	if (w->has_str)
-		text = row_text(w, pt);
+	for (i = 0; i < w->nstr; i++) {
+		str = pt->v[w->strc[i].m].str;
+		len[i] = str ? strlen(str) + 1 : 0;
+		text += len[i];
+	}
 	ret = batch_room(w, text);
 	if (ret)
 		return ret;
 	b = &w->batch[w->put % NBATCH];
 	c = b->cells + b->rows * w->nout;
-	for (i = 0; i < w->nout; i++, c++) {
-		v = &pt->v[w->oc[i].m];
-		if (w->oc[i].kind != K_STR) {
-			c->num = v->num;
-			if (isnan(v->num))
-				w->hole[w->oc[i].col] = w->holes = 1;
-			continue;
-		}
-		if (!v->str) {
-			c->str = NULL;
-			w->hole[w->oc[i].col] = w->holes = 1;
-			continue;
-		}
-		n = strlen(v->str) + 1;
-		c->str = memcpy(b->text + b->text_len, v->str, n);
+	for (i = 0; i < w->nnum; i++) {
+		x = pt->v[w->numc[i].m].num;
+		c[w->numc[i].pos].num = x;
+		hole |= isnan(x);
+	}
+	for (i = 0; i < w->nstr; i++) {
+		str = pt->v[w->strc[i].m].str;
+		n = len[i];
+		hole |= !str;
+		c[w->strc[i].pos].str = str ? memcpy(b->text + b->text_len, str, n) : NULL;
 		b->text_len += n;
 	}
+	if (hole)
+		mark_holes(w, pt);
 	b->rows++;
 	return 0;
 }

@@ -31,6 +31,10 @@ static const uint64_t pow10_u64[20] = {
 	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
 };
 
+static const uint32_t pow10_u32[10] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+};
+
 /* @v < 10^8 as exactly 8 digits ending at @end: two independent halves. */
 static void put8(char *end, uint32_t v)
 {
@@ -43,12 +47,10 @@ static void put8(char *end, uint32_t v)
 }
 
 /* @v's digits at @buf, the length: the common case (counts, latencies),
- * in 32-bit arithmetic. */
+ * in 32-bit arithmetic, two digits per step from the last. (Measured
+ * faster here than composing 8 digits in a word and shifting.) */
 static size_t put_u32(char *buf, uint32_t v)
 {
-	static const uint32_t pow10_u32[10] = {
-		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
-	};
 	unsigned int n;
 	char *p;
 
@@ -119,6 +121,16 @@ static size_t put_fixed(char *buf, int neg, uint64_t r, int dec)
 	}
 }
 
+/* A double that is an integer in [0, 2^32) and not -0: the common case,
+ * cheaper to test and convert than the general one below. */
+static int as_u32(double x, uint32_t *u)
+{
+	if (!(x >= 0 && x < 4294967296.0))
+		return 0;
+	*u = (uint32_t)x;
+	return (double)*u == x && (*u || !signbit(x));
+}
+
 /* An integral @x with |@x| < 2^64, not -0 (which printf writes "-0"):
  * *@u = |@x|, *@neg its sign. */
 static int as_int(double x, int *neg, uint64_t *u)
@@ -144,6 +156,7 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 	static const double scale[4] = { 1, 10, 100, 1000 };
 	static const char *const fmt[4] = { "%.0f", "%.1f", "%.2f", "%.3f" };
 	double y = fabs(x) * scale[dec], fl;
+	uint32_t u32;
 	uint64_t u;
 	int neg;
 
@@ -151,6 +164,8 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 	 * product's rounding could decide, so printf does it. An integral x
 	 * needs no product and no rounding. (Casts, not floor(): a libm call
 	 * on baseline x86-64.) */
+	if (!dec && as_u32(x, &u32))
+		return put_u32(buf, u32);
 	if (!dec && as_int(x, &neg, &u))
 		return put_fixed(buf, neg, u, 0);
 	if (!(y < ROUND_LIMIT))
@@ -167,9 +182,19 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 
 size_t wult_csvnum_ns_us(char *buf, double ns)
 {
+	uint32_t u32, f;
 	uint64_t u;
+	size_t n;
 	int neg;
 
+	if (as_u32(ns, &u32)) {
+		f = u32 % 1000;
+		n = put_u32(buf, u32 / 1000);
+		buf[n] = '.';
+		memcpy(buf + n + 1, digit_pairs + 2 * (f / 10), 2);
+		buf[n + 3] = (char)('0' + f % 10);
+		return n + 4;
+	}
 	if (as_int(ns, &neg, &u))
 		return put_fixed(buf, neg, u, 3);
 	return fallback(buf, "%.3f", ns / 1e3);
