@@ -359,7 +359,7 @@ static int batches_init(struct wult_csv_reader *r)
 	r->text_cap = BATCH_TEXT + MAX_LINE + 2;
 	for (i = 0; i < n; i++) {
 		r->batch[i].slots = malloc(r->batch_rows * r->ncols * sizeof(struct wult_val));
-		r->batch[i].text = malloc(r->text_cap + WULT_CSVNUM_PAD);
+		r->batch[i].text = malloc(r->text_cap);
 		if (!r->batch[i].slots || !r->batch[i].text)
 			return -ENOMEM;
 	}

@@ -10,9 +10,6 @@
 
 #include "csvnum.h"
 
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-	       "swar_digits() reads digits little-endian");
-
 /* Below this a scaled value's error (half an ulp, <= 2^-23) cannot move it
  * across a rounding boundary unless it is within 1e-6 of a tie. */
 #define ROUND_LIMIT	2147483648.0	/* 2^31 */
@@ -23,13 +20,6 @@ static const char digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
-
-static const uint64_t pow10_u64[20] = {
-	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
-	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
-	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
-};
 
 static const uint32_t pow10_u32[10] = {
 	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
@@ -200,53 +190,6 @@ size_t wult_csvnum_ns_us(char *buf, double ns)
 	return fallback(buf, "%.3f", ns / 1e3);
 }
 
-/*
- * The digits the 8 bytes at @p start with: their count in *@n (0 to 8),
- * their value returned. The bytes are XORed with '0' so that digits become
- * 0..9; a byte of 10 or more (or with its top bit set) ends the digits,
- * and carries only move towards later bytes, so the first such byte is
- * found exactly. Then the digits are combined pairwise, in three
- * multiplications (little-endian: the first digit is the lowest byte).
- */
-static uint64_t swar_digits(const char *p, unsigned int *n)
-{
-	uint64_t c, t, end;
-
-	memcpy(&c, p, 8);
-	t = c ^ 0x3030303030303030ULL;
-	end = ((t + 0x7676767676767676ULL) | t) & 0x8080808080808080ULL;
-	*n = end ? (unsigned int)__builtin_ctzll(end) >> 3 : 8;
-	if (!*n)
-		return 0;
-	t <<= 64 - 8 * *n;		/* the digits last, zeros before them */
-	t = t * 10 + (t >> 8);		/* pairs */
-	return (((t & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-		(((t >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
-}
-
-/* Digits at *@pp into @m (8 at a time), *@pp past them; their count, or
- * more than 19 when @m cannot hold them. */
-static size_t take_digits(const char **pp, uint64_t *m)
-{
-	const char *p = *pp;
-	unsigned int n;
-	uint64_t v;
-	size_t nd = 0;
-
-	do {
-		v = swar_digits(p, &n);
-		if (!n)
-			break;
-		nd += n;
-		if (nd > 19)
-			return nd;
-		*m = *m * pow10_u64[n] + v;
-		p += n;
-	} while (n == 8);
-	*pp = p;
-	return nd;
-}
-
 const char *wult_csvnum_parse(const char *s, int exp10, double *out)
 {
 	/* Powers of ten a double holds exactly: dividing by one rounds once. */
@@ -254,20 +197,29 @@ const char *wult_csvnum_parse(const char *s, int exp10, double *out)
 		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 	};
-	const char *p = s + (*s == '-');
+	const char *p = s + (*s == '-'), *digits = p, *fdigits;
 	size_t ndig, frac = 0;
+	unsigned int d;
 	uint64_t m = 0;
 	int k;
 	double v;
 
-	/* 19 digits fit m: 10^19 - 1 < 2^64, and m * 10^n + v never wraps
-	 * before the count says so. */
-	ndig = take_digits(&p, &m);
-	if (ndig <= 19 && *p == '.') {
+	/* Two tight loops (integer part, fraction); more than 19 digits may
+	 * wrap m, and are refused below. */
+	while ((d = (unsigned char)*p - '0') < 10) {
+		m = m * 10 + d;
 		p++;
-		frac = take_digits(&p, &m);
-		ndig += frac;
 	}
+	ndig = p - digits;
+	if (*p == '.') {
+		fdigits = ++p;
+		while ((d = (unsigned char)*p - '0') < 10) {
+			m = m * 10 + d;
+			p++;
+		}
+		frac = p - fdigits;
+	}
+	ndig += frac;
 	if (!ndig || ndig > 19 || *p == 'e' || *p == 'E')
 		return NULL;
 	k = exp10 - (int)frac;

@@ -24,13 +24,8 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec);
  * printf("%.3f", @ns / 1e3), whose division loses nanoseconds past 2^43 ns.
  */
 size_t wult_csvnum_ns_us(char *buf, double ns);
-/* Bytes wult_csvnum_parse() may read past the end of a number. */
-#define WULT_CSVNUM_PAD	8
-
 /*
  * The plain decimal @s starts with, [-]digits[.digits] (at most 19 digits),
- * read 8 bytes at a time: WULT_CSVNUM_PAD bytes from the one that ends the
- * number (a NUL, a comma) must be readable.
  * times 10^@exp10, correctly rounded as strtod() gives it: *@out is set and
  * the end of the digits returned. NULL when @s starts otherwise, has more
  * digits or an exponent: the caller then asks strtod(). The caller checks

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * formatter with printf. */
 static void numbers(const uint8_t *data, size_t size)
 {
-	char s[64 + WULT_CSVNUM_PAD], buf[96], got[WULT_CSVNUM_MAX + 1], want[WULT_CSVNUM_MAX + 1];
+	char s[64], buf[96], got[WULT_CSVNUM_MAX + 1], want[WULT_CSVNUM_MAX + 1];
 	size_t n = size < 63 ? size : 63;
 	int exp10 = data[0] & 1 ? 3 : 0;
 	const char *end;

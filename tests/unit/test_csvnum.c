@@ -130,19 +130,15 @@ static void ns_us(void)
 	WT_CHECK(!strcmp(got, want), "2^64 ns: '%s', want '%s'", got, want);
 }
 
-/*
- * wult_csvnum_parse() on a heap copy of @s with exactly WULT_CSVNUM_PAD
- * bytes after its NUL, so that ASan catches a read past them; the end is
- * mapped back onto @s.
- */
+/* wult_csvnum_parse() on a heap copy of @s, exactly as long, so that ASan
+ * catches a read past its end; the end is mapped back onto @s. */
 static const char *parse(const char *s, int exp10, double *v)
 {
 	size_t n = strlen(s) + 1;
-	char *c = malloc(n + WULT_CSVNUM_PAD);
+	char *c = malloc(n);
 	const char *end;
 
 	memcpy(c, s, n);
-	memset(c + n, '7', WULT_CSVNUM_PAD);	/* digits: the parser must stop at the NUL */
 	end = wult_csvnum_parse(c, exp10, v);
 	end = end ? s + (end - c) : NULL;
 	free(c);
@@ -208,9 +204,8 @@ static void parse_edges(void)
 	WT_CHECK(end && !strcmp(end, ".3"), "stops at a second point");
 }
 
-/* The 8-byte reads: a number ending at each offset of a chunk, on bytes
- * next to '0' and '9', on bytes with the top bit set, and the 19-digit
- * limit across chunks. */
+/* Numbers of each length up to the limit ended by bytes next to '0' and
+ * '9', with the top bit set, a point; the 19-digit limit. */
 static void parse_chunks(void)
 {
 	static const char ends[] = { '/', ':', ',', '\xb0', '\xff', '.', ' ' };
