@@ -365,6 +365,185 @@ static void nul_byte(void)
 	fclose(f);
 }
 
+/* The whole of @f as a malloc'd string (*@len bytes). */
+static char *slurp(FILE *f, size_t *len)
+{
+	char *buf;
+	long n;
+
+	fflush(f);
+	n = ftell(f);
+	buf = malloc(n + 1);
+	rewind(f);
+	*len = fread(buf, 1, n, f);
+	buf[*len] = '\0';
+	return buf;
+}
+
+/*
+ * The writer with and without its worker thread: the same bytes, over
+ * many batches, a row whose strings overflow a batch's text (a 200,000
+ * byte string: the batch grows), and a column a late row lacks (the
+ * rewrite after the worker is gone).
+ */
+static void writer_threads(void)
+{
+	char *longstr = malloc(60001), *huge = malloc(200001), *out[2];
+	struct wult_csv_writer *w;
+	struct wult_point pt;
+	size_t len[2];
+	int t, i, fails = 0;
+	FILE *f;
+
+	memset(longstr, 'x', 60000);
+	longstr[60000] = '\0';
+	memset(huge, 'h', 200000);
+	huge[200000] = '\0';
+	for (t = 0; t < 2; t++) {
+		wult_csv_set_threads(t);
+		f = tmpfile();
+		WT_CHECK(!wult_csv_writer_new(f, edge_cols, NEDGE, &w), "writer");
+		for (i = 0; i < 100000; i++) {
+			edge_row(i, &pt, longstr);
+			if (i == 70000)
+				pt.v[WULT_M_REQ_CSTATE].str = huge;
+			if (i == 99990)
+				pt.v[WULT_M_CPU_FREQ].num = NAN;
+			fails += !!wult_csv_writer_add(w, &pt);
+		}
+		fails += !!wult_csv_writer_close(w);
+		out[t] = slurp(f, &len[t]);
+		fclose(f);
+	}
+	wult_csv_set_threads(-1);
+	WT_EQ(fails, 0);
+	WT_CHECK(len[0] == len[1] && !memcmp(out[0], out[1], len[0]),
+		 "threads change the output: %zu and %zu bytes", len[0], len[1]);
+	WT_CHECK(!strncmp(out[1], "WakeLatency,LTime,SMICnt,CC0%,ReqCState\n", 40),
+		 "CPUFreq dropped: %.60s", out[1]);
+	WT_CHECK(strstr(out[1], huge) != NULL, "the 200,000-byte string is whole");
+	free(out[0]);
+	free(out[1]);
+	free(longstr);
+	free(huge);
+}
+
+/* A write error (/dev/full) reaches add or close, with the worker or
+ * without. */
+static void writer_full(void)
+{
+	struct wult_csv_writer *w;
+	struct wult_point pt;
+	int t, i, add_err, close_err;
+	FILE *f;
+
+	for (t = 0; t < 2; t++) {
+		f = fopen("/dev/full", "w");
+		if (!f) {
+			WT_SKIP("no /dev/full");
+			return;
+		}
+		wult_csv_set_threads(t);
+		WT_CHECK(!wult_csv_writer_new(f, edge_cols, NEDGE, &w), "writer");
+		for (i = 0, add_err = 0; i < 200000 && !add_err; i++) {
+			edge_row(i % 40, &pt, NULL);
+			add_err = wult_csv_writer_add(w, &pt);
+		}
+		close_err = wult_csv_writer_close(w);
+		wult_csv_set_threads(-1);
+		WT_CHECK(add_err == -EIO, "threads %d: add gave %d", t, add_err);
+		WT_EQ(close_err, -EIO);
+		fclose(f);
+	}
+}
+
+/* What a reader gives for @text through a mapped file (@mapped) or a
+ * stream: the rows' values folded into a hash, the last return value
+ * and the error. */
+struct read_sum {
+	unsigned long long hash;
+	int rows, ret;
+	char err[256];
+};
+
+static void read_all(const char *text, int mapped, struct read_sum *sum)
+{
+	struct wult_csv_reader *r;
+	struct wult_point pt;
+	FILE *f;
+	size_t i;
+
+	memset(sum, 0, sizeof(*sum));
+	if (mapped) {
+		f = tmpfile();
+		fputs(text, f);
+		rewind(f);
+	} else {
+		f = fmemopen((void *)text, strlen(text), "r");
+	}
+	sum->ret = wult_csv_open_stream(f, "t.csv", 1, &r, sum->err, sizeof(sum->err));
+	if (!sum->ret) {
+		while ((sum->ret = wult_csv_next(r, &pt)) == 1) {
+			unsigned long long b;
+			const char *st = pt.v[WULT_M_REQ_CSTATE].str;
+
+			memcpy(&b, &pt.v[WULT_M_WAKE_LATENCY].num, sizeof(b));
+			sum->hash = sum->hash * 1000003 + b;
+			memcpy(&b, &pt.v[WULT_M_CC0].num, sizeof(b));
+			sum->hash = sum->hash * 1000003 + b;
+			for (i = 0; st && st[i]; i++)
+				sum->hash = sum->hash * 31 + (unsigned char)st[i];
+			sum->rows++;
+		}
+		WT_EQ(wult_csv_next(r, &pt), sum->ret);	/* the end or error stays */
+		snprintf(sum->err, sizeof(sum->err), "%s", wult_csv_error(r));
+		wult_csv_close(r);
+	}
+	fclose(f);
+}
+
+/*
+ * The reader with and without its worker: the same rows, errors and line
+ * numbers, on CRLF lines, blank lines, rows across batches and mapping
+ * windows (200k rows), a bad row after many batches, and a last line
+ * without its newline; through a mapped file and a stream.
+ */
+static void reader_threads(void)
+{
+	size_t cap = 16 << 20, len = 0;
+	char *text = malloc(cap);
+	struct read_sum a, b;
+	int i, bad, mapped;
+
+	for (bad = 0; bad < 2; bad++) {
+		len = (size_t)sprintf(text, "WakeLatency,ReqCState,CC0%%\r\n");
+		for (i = 0; i < 200000; i++) {
+			if (i % 1000 == 999)
+				len += (size_t)sprintf(text + len, "\r\n");
+			len += (size_t)sprintf(text + len, "%s%d.%03d,\"C%d,x\",%d.%02d%s",
+					       bad && i == 150000 ? "abc" : "", i, i % 1000,
+					       i % 7, i % 100, i % 97, i < 199999 ? "\r\n" : "");
+		}
+		for (mapped = 0; mapped < 2; mapped++) {
+			wult_csv_set_threads(0);
+			read_all(text, mapped, &a);
+			wult_csv_set_threads(1);
+			read_all(text, mapped, &b);
+			wult_csv_set_threads(-1);
+			WT_EQ(a.rows, bad ? 150000 : 200000);
+			WT_EQ(a.ret, bad ? -EINVAL : 0);
+			WT_CHECK(a.hash == b.hash && a.rows == b.rows && a.ret == b.ret &&
+				 !strcmp(a.err, b.err), "threads change what is read: %d rows, "
+				 "%d, '%s'; %d rows, %d, '%s'", a.rows, a.ret, a.err, b.rows,
+				 b.ret, b.err);
+			/* line 1 the header, a blank line before every 1000th row */
+			WT_CHECK(!bad || strstr(b.err, "t.csv:150152: column 'WakeLatency': "
+				 "'abc150000.000' is not a number"), "%s", b.err);
+		}
+	}
+	free(text);
+}
+
 int main(void)
 {
 	good();
@@ -385,5 +564,8 @@ int main(void)
 	stream_err("WakeLatency,CC0%\n1.5x,2\n", "t.csv:2: column 'WakeLatency': '1.5x' is not a number");
 	stream_err("WakeLatency,CC0%\nabc\n", "t.csv:2: 1 fields, but the header has 2");
 	nul_byte();
+	writer_threads();
+	writer_full();
+	reader_threads();
 	return wt_done();
 }
