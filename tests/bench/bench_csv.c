@@ -2,15 +2,18 @@
 /*
  * bench_csv: intel wult CSV export and import, each figure a ratio to a
  * baseline measured in the same run.
- *   - In process, CPU time (neighbours on the machine do not stretch it):
+ *   - In process, CPU time (neighbours on the machine do not stretch it),
+ *     threads off (the cost of the formatting and parsing themselves):
  *     libwult's writer against the stdio formatting it replaced (fprintf
  *     "%.3f"/"%.2f"/"%.0f" per value), its reader against fgets + strtod
  *     per field; the rows read back must equal the rows written, to the ns.
  *   - End to end, wall time (best of 3), on WULT_BENCH_N synthetic
  *     datapoints: `wult report --csv DIR FILE` (write) and `wult report DIR`
- *     (read) against `wult report FILE` (the same pipeline without CSV);
- *     `wult report --csv DIR2 DIR` must write DIR's datapoints.csv again
- *     byte for byte (every value survives a read and a write).
+ *     (read) against `wult report FILE` (the same pipeline without CSV),
+ *     each also with WULT_CSV_THREADS=0 (no worker thread: the ratio is
+ *     what the thread gains), with peak RSS; `wult report --csv DIR2 DIR`
+ *     must write DIR's datapoints.csv again byte for byte (every value
+ *     survives a read and a write), with and without threads.
  * Goals (issue 14): write >= 5M rows/s, read >= 3M rows/s, values the
  * same to the ns. A miss prints GOAL MISSED (exit status 0: the machine may
  * be busy); a ratio more than 20% worse than the previous run's (kept in
@@ -202,6 +205,7 @@ static int in_process(const char *dir, uint64_t n, double *ratios)
 
 	if (!pts)
 		return -1;
+	wult_csv_set_threads(0);
 	make_points(pts);
 	snprintf(path, sizeof(path), "%s/wult-bench-csv-%d.csv", dir, (int)getpid());
 	tpf = write_rows(path, pts, n, 0);
@@ -210,9 +214,11 @@ static int in_process(const char *dir, uint64_t n, double *ratios)
 	tr = read_lib(path, pts, n, &bad);
 	unlink(path);
 	free(pts);
+	wult_csv_set_threads(-1);
 	if (tw <= 0 || tpf <= 0 || tr <= 0 || tsd <= 0)
 		return -1;
-	printf("  in process, %" PRIu64 " rows of %zu columns, CPU time:\n", n, NCOLS);
+	printf("  in process, %" PRIu64 " rows of %zu columns, CPU time, no worker thread:\n",
+	       n, NCOLS);
 	printf("    write, libwult   %8.3f s: %12.0f rows/s\n", tw, n / tw);
 	printf("    write, stdio     %8.3f s: %12.0f rows/s (fprintf per value)\n", tpf, n / tpf);
 	printf("    read, libwult    %8.3f s: %12.0f rows/s, %" PRIu64 " rows differ from those "
@@ -237,13 +243,33 @@ static int synth(const char *path, uint64_t n, char *err, size_t errlen)
 	return wult_synth_write(&o, path, err, errlen);
 }
 
+/* Best wall time of @cmd (peak RSS in *@rss, CPU time in *@cpu), with
+ * the CSV worker threads (@threads) or without. */
+static double timed(const char *cmd, int threads, double *rss, double *cpu)
+{
+	char full[8400];
+	double t;
+
+	/* exec: the peak RSS is wult's, not a shell's */
+	snprintf(full, sizeof(full), "exec env WULT_CSV_THREADS=%d %s", threads, cmd);
+	t = bench_best(full, rss);
+	*cpu = bench_last_cpu;
+	return t;
+}
+
+static void line(const char *what, uint64_t n, double t, double base, double cpu, double rss)
+{
+	printf("    %-34s %7.3f s: %10.0f rows/s, %.2fx the baseline's time; %.3f s of CPU, "
+	       "%.0f MB peak RSS\n", what, t, n / t, t / base, cpu, rss);
+}
+
 /* End to end: ratios[2..3]. Returns 0, or -1 when a command failed. */
 static int end_to_end(const char *dir, const char *cdir, uint64_t n, double *ratios)
 {
 	char path[512], out[512], out2[600], cmd[8192], err[256];
-	double trep, crep, tw, cw, tr, cr;
+	double trep, crep, rrep, tw, cw, rw, tr, cr, rr, tw0, cw0, rw0, tr0, cr0, rr0;
 	struct stat sb;
-	int same;
+	int same, same0;
 
 	snprintf(path, sizeof(path), "%s/wult-bench-csv-%d.data", dir, (int)getpid());
 	snprintf(out, sizeof(out), "%s/wult-bench-csv-%d", cdir, (int)getpid());
@@ -254,34 +280,39 @@ static int end_to_end(const char *dir, const char *cdir, uint64_t n, double *rat
 	}
 	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
 	bench_run(cmd, NULL);				/* warm the page cache */
-	trep = bench_best(cmd, NULL);
-	crep = bench_last_cpu;
+	trep = timed(cmd, 1, &rrep, &crep);
 	snprintf(cmd, sizeof(cmd), "%s report --csv %s/ %s", wult, out, path);
-	tw = bench_best(cmd, NULL);
-	cw = bench_last_cpu;
+	tw0 = timed(cmd, 0, &rw0, &cw0);
+	tw = timed(cmd, 1, &rw, &cw);
 	snprintf(cmd, sizeof(cmd), "%s report %s/", wult, out);
-	tr = bench_best(cmd, NULL);
-	cr = bench_last_cpu;
+	tr0 = timed(cmd, 0, &rr0, &cr0);
+	tr = timed(cmd, 1, &rr, &cr);
 	snprintf(cmd, sizeof(cmd), "%s report --csv %s/ %s/ && cmp -s %s/datapoints.csv "
 		 "%s/datapoints.csv", wult, out2, out, out, out2);
 	same = bench_run(cmd, NULL) > 0;
+	snprintf(cmd, sizeof(cmd), "WULT_CSV_THREADS=0 %s report --csv %s/ %s/ && cmp -s "
+		 "%s/datapoints.csv %s/datapoints.csv", wult, out2, out, out, out2);
+	same0 = bench_run(cmd, NULL) > 0;
 	snprintf(cmd, sizeof(cmd), "%s/datapoints.csv", out);
 	if (stat(cmd, &sb))
 		sb.st_size = 0;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s", path, out, out2);
 	bench_run(cmd, NULL);
-	if (trep <= 0 || tw <= 0 || tr <= 0)
+	if (trep <= 0 || tw <= 0 || tr <= 0 || tw0 <= 0 || tr0 <= 0)
 		return -1;
-	printf("  end to end, %" PRIu64 " datapoints, CSV %.2f GB in %s, wall time:\n", n,
-	       sb.st_size / 1e9, cdir);
-	printf("    wult report FILE           %8.3f s: %12.0f dp/s (the baseline: no CSV); "
-	       "%.3f s of CPU\n", trep, n / trep, crep);
-	printf("    wult report --csv DIR FILE %8.3f s: %12.0f rows/s, %.2fx the baseline's "
-	       "time; %.3f s of CPU\n", tw, n / tw, tw / trep, cw);
-	printf("    wult report DIR            %8.3f s: %12.0f rows/s, %.2fx the baseline's "
-	       "time; %.3f s of CPU\n", tr, n / tr, tr / trep, cr);
-	printf("    read back and written again: %s\n", same ? "byte for byte the same" :
-	       "DIFFERENT");
+	printf("  end to end, %" PRIu64 " datapoints, CSV %.2f GB in %s, wall time (best of "
+	       "%d):\n", n, sb.st_size / 1e9, cdir, BENCH_REPS);
+	printf("    %-34s %7.3f s: %10.0f dp/s (the baseline: no CSV); %.3f s of CPU, %.0f MB "
+	       "peak RSS\n", "wult report FILE", trep, n / trep, crep, rrep);
+	line("wult report --csv DIR FILE", n, tw, trep, cw, rw);
+	line("  the same, WULT_CSV_THREADS=0", n, tw0, trep, cw0, rw0);
+	line("wult report DIR", n, tr, trep, cr, rr);
+	line("  the same, WULT_CSV_THREADS=0", n, tr0, trep, cr0, rr0);
+	printf("    worker threads: write %.2fx, read %.2fx faster (wall time)\n", tw0 / tw,
+	       tr0 / tr);
+	printf("    read back and written again: %s with threads, %s without\n",
+	       same ? "byte for byte the same" : "DIFFERENT",
+	       same0 ? "byte for byte the same" : "DIFFERENT");
 	printf("    CPU time against the baseline's: write %.2fx, read %.2fx\n", cw / crep,
 	       cr / crep);
 	/* Kept for the next run: CPU-time ratios, which the machine's load
@@ -290,7 +321,7 @@ static int end_to_end(const char *dir, const char *cdir, uint64_t n, double *rat
 	ratios[3] = crep / cr;
 	bench_goal("CSV write rows/s", n / tw / 1e6, "M/s", GOAL_WRITE / 1e6, 1);
 	bench_goal("CSV read rows/s", n / tr / 1e6, "M/s", GOAL_READ / 1e6, 1);
-	bench_goal("values the same to the ns", same, "", 1, 1);
+	bench_goal("values the same to the ns", same && same0, "", 1, 1);
 	return 0;
 }
 
