@@ -25,8 +25,8 @@
 #define MAP_WINDOW	(4 << 20)	/* input mapped this much at a time */
 #define IN_BUF		(1 << 20)	/* input read this much at a time (pipes) */
 #define NRBATCH		3		/* batches of parsed rows in flight */
-#define BATCH_SLOTS	(64 << 10)	/* a batch's values: 1 MiB */
-#define BATCH_TEXT	(512 << 10)	/* a batch's lines, besides one of MAX_LINE */
+#define BATCH_SLOTS	(16 << 10)	/* a batch's values: 256 KiB */
+#define BATCH_TEXT	(128 << 10)	/* a batch's lines, besides one of MAX_LINE */
 
 _Static_assert(MAP_WINDOW > MAX_LINE + 8192 && IN_BUF > MAX_LINE + 1,
 	       "an input window holds a whole line");

@@ -9,8 +9,8 @@
  *
  * Memory: NBATCH batches of at most BATCH_CELLS cells (8 bytes each) and
  * TEXT_CAP bytes of strings (more only for a row whose strings alone are
- * longer), and one OUT_BUF output buffer: about 5 MiB whatever the number
- * of rows.
+ * longer), and one OUT_BUF output buffer: under 1 MiB whatever the number
+ * of rows (4 x (128 + 32) KiB + 256 KiB).
  */
 #include <errno.h>
 #include <math.h>
@@ -23,9 +23,9 @@
 #include "csv_int.h"
 #include "csvnum.h"
 
-#define OUT_BUF		(1 << 20)	/* formatted rows reach the FILE in blocks */
-#define BATCH_CELLS	(64 << 10)	/* a batch's cells: 512 KiB */
-#define TEXT_CAP	(128 << 10)	/* a batch's strings */
+#define OUT_BUF		(256 << 10)	/* formatted rows reach the FILE in blocks */
+#define BATCH_CELLS	(16 << 10)	/* a batch's cells: 128 KiB */
+#define TEXT_CAP	(32 << 10)	/* a batch's strings */
 #define NBATCH		4		/* batches in flight */
 #define WRITER_MAX_COLS	128		/* a row's numbers fit OUT_BUF */
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: intel wult datapoints.csv import, then export, through
- * either input path (data[0] bit 1: a mapped memfd, else a stdio stream);
- * and the fast number paths against strtod/printf (a difference aborts).
+ * either input path (data[0] bit 1: a mapped memfd, else a stdio stream),
+ * once with the CSV worker threads and once without: the rows, the error
+ * and the bytes written must be the same (a difference aborts); and the
+ * fast number paths against strtod/printf (a difference aborts).
  */
 #include <math.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include "csvnum.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 
 /* The input as a number: the fast parser must agree with strtod, the
  * formatter with printf. */
@@ -65,7 +68,16 @@ static FILE *input(const uint8_t *data, size_t size)
 	return f;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* What one import + export gave: its error, and the CSV written (a
+ * memfd: the writer may re-read it to drop a column). */
+struct outcome {
+	int ret, wret;
+	char err[512];
+	char *csv;
+	size_t len;
+};
+
+static void import_export(const uint8_t *data, size_t size, int threads, struct outcome *o)
 {
 	static const enum wult_metric cols[] = {
 		WULT_M_WAKE_LATENCY, WULT_M_REQ_CSTATE, WULT_M_CC0, WULT_M_LTIME,
@@ -74,26 +86,53 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct wult_csv_reader *r;
 	struct wult_csv_writer *w;
 	struct wult_point pt;
-	char err[256];
-	FILE *f, *out;
+	FILE *f, *out = NULL;
+	int fd;
+	long n;
+
+	memset(o, 0, sizeof(*o));
+	wult_csv_set_threads(threads);
+	f = input(data, size);
+	if (!f)
+		return;
+	o->ret = wult_csv_open_stream(f, "fuzz.csv", data[0] & 1, &r, o->err, sizeof(o->err));
+	if (!o->ret) {
+		fd = memfd_create("out.csv", 0);
+		out = fd >= 0 ? fdopen(fd, "w+") : NULL;
+		if (fd >= 0 && !out)
+			close(fd);
+		if (out && !wult_csv_writer_new(out, cols, 5, &w)) {
+			while ((o->ret = wult_csv_next(r, &pt)) > 0)
+				wult_csv_writer_add(w, &pt);
+			o->wret = wult_csv_writer_close(w);
+		}
+		snprintf(o->err, sizeof(o->err), "%s", wult_csv_error(r));
+		wult_csv_close(r);
+	}
+	fclose(f);
+	if (!out)
+		return;
+	n = ftell(out);
+	o->csv = n > 0 ? malloc(n) : NULL;
+	if (o->csv && !fseek(out, 0, SEEK_SET))
+		o->len = fread(o->csv, 1, n, out);
+	fclose(out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct outcome a, b;
 
 	if (!size)
 		return 0;
 	numbers(data, size);
-	f = input(data, size);
-	if (!f)
-		return 0;
-	if (!wult_csv_open_stream(f, "fuzz.csv", data[0] & 1, &r, err, sizeof(err))) {
-		out = fopen("/dev/null", "w");
-		if (out && !wult_csv_writer_new(out, cols, 5, &w)) {
-			while (wult_csv_next(r, &pt) > 0)
-				wult_csv_writer_add(w, &pt);
-			wult_csv_writer_close(w);
-		}
-		if (out)
-			fclose(out);
-		wult_csv_close(r);
-	}
-	fclose(f);
+	import_export(data, size, 0, &a);
+	import_export(data, size, 1, &b);
+	wult_csv_set_threads(-1);
+	if (a.ret != b.ret || a.wret != b.wret || strcmp(a.err, b.err) || a.len != b.len ||
+	    (a.len && memcmp(a.csv, b.csv, a.len)))
+		abort();
+	free(a.csv);
+	free(b.csv);
 	return 0;
 }
