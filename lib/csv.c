@@ -25,8 +25,9 @@
 #define MAP_WINDOW	(4 << 20)	/* input mapped this much at a time */
 #define IN_BUF		(1 << 20)	/* input read this much at a time (pipes) */
 #define NRBATCH		3		/* batches of parsed rows in flight */
-#define BATCH_SLOTS	(16 << 10)	/* a batch's values: 256 KiB */
-#define BATCH_TEXT	(128 << 10)	/* a batch's lines, besides one of MAX_LINE */
+#define BATCH_SLOTS	(64 << 10)	/* a batch's values at most: 1 MiB */
+#define BATCH_TEXT	(512 << 10)	/* a batch's lines at most, besides one of MAX_LINE */
+#define GROW_STEPS	6		/* batches start 2^6 times smaller */
 
 _Static_assert(MAP_WINDOW > MAX_LINE + 8192 && IN_BUF > MAX_LINE + 1,
 	       "an input window holds a whole line");
@@ -36,6 +37,7 @@ struct rbatch {
 	struct wult_val *slots;	/* rows x the header's columns */
 	char *text;		/* the rows' lines, cut into fields */
 	size_t rows, text_len;
+	size_t cap_rows, text_cap;
 	int last;		/* 1: the input ended, -1: a bad line (r->err) */
 };
 
@@ -68,7 +70,8 @@ struct wult_csv_reader {
 	 * fills batch[put % NRBATCH], the caller reads batch[done % NRBATCH]
 	 * (cur) while done < put. */
 	struct rbatch batch[NRBATCH];
-	size_t batch_rows, text_cap;
+	size_t max_rows;		/* rows of a full-size batch */
+	int grow;			/* batches are 2^(GROW_STEPS - grow) times smaller */
 	struct rbatch *cur;
 	size_t row;			/* next row of cur */
 	unsigned long put, done;
@@ -346,6 +349,39 @@ static int read_header(struct wult_csv_reader *r)
 static void *reader_worker(void *arg);
 
 /*
+ * Grows @b towards the current batch size (a failure keeps it as it is):
+ * batches start small, so that a short file allocates little, and double
+ * with each one filled, to BATCH_SLOTS values and BATCH_TEXT bytes of
+ * lines: few hand-overs between the threads on long files. -ENOMEM when
+ * @b cannot even hold one line.
+ */
+static int grow_batch(struct wult_csv_reader *r, struct rbatch *b)
+{
+	size_t rows = r->max_rows >> (GROW_STEPS - r->grow);
+	size_t text = MAX_LINE + 2 + (BATCH_TEXT >> (GROW_STEPS - r->grow));
+	struct wult_val *v;
+	char *t;
+
+	rows += !rows;
+	if (b->cap_rows < rows) {
+		v = realloc(b->slots, rows * r->ncols * sizeof(*v));
+		if (v) {
+			b->slots = v;
+			b->cap_rows = rows;
+		}
+	}
+	if (b->text_cap < text) {
+		t = realloc(b->text, text);
+		if (t) {
+			b->text = t;
+			b->text_cap = text;
+		}
+	}
+	r->grow += r->grow < GROW_STEPS;
+	return b->cap_rows && b->text_cap >= MAX_LINE + 2 ? 0 : -ENOMEM;
+}
+
+/*
  * The batches of parsed rows, and the worker filling them when threads
  * are on (wult_csv_set_threads()); -ENOMEM. Without a thread (off, or
  * none to be had) the caller fills one batch at a time, with the same
@@ -355,14 +391,11 @@ static int batches_init(struct wult_csv_reader *r)
 {
 	int i, n = wult_csv_threads() ? NRBATCH : 1;
 
-	r->batch_rows = BATCH_SLOTS / r->ncols;
-	r->text_cap = BATCH_TEXT + MAX_LINE + 2;
-	for (i = 0; i < n; i++) {
-		r->batch[i].slots = malloc(r->batch_rows * r->ncols * sizeof(struct wult_val));
-		r->batch[i].text = malloc(r->text_cap);
-		if (!r->batch[i].slots || !r->batch[i].text)
+	r->max_rows = BATCH_SLOTS / r->ncols;
+	for (i = 0; i < n; i++)
+		if (grow_batch(r, &r->batch[i]))
 			return -ENOMEM;
-	}
+	r->grow = 0;
 	if (n == 1 || pthread_mutex_init(&r->mu, NULL))
 		return 0;
 	if (pthread_cond_init(&r->cv, NULL)) {
@@ -684,7 +717,8 @@ static void fill_batch(struct wult_csv_reader *r, struct rbatch *b)
 
 	b->rows = b->text_len = 0;
 	b->last = 0;
-	while (b->rows < r->batch_rows && r->text_cap - b->text_len >= MAX_LINE + 2) {
+	grow_batch(r, b);		/* it holds a line already */
+	while (b->rows < b->cap_rows && b->text_cap - b->text_len >= MAX_LINE + 2) {
 		line = b->text + b->text_len;
 		ret = read_line(r, line, &len);
 		if (ret <= 0) {

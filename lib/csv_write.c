@@ -9,8 +9,9 @@
  *
  * Memory: NBATCH batches of at most BATCH_CELLS cells (8 bytes each) and
  * TEXT_CAP bytes of strings (more only for a row whose strings alone are
- * longer), and one OUT_BUF output buffer: under 1 MiB whatever the number
- * of rows (4 x (128 + 32) KiB + 256 KiB).
+ * longer), and one OUT_BUF output buffer: 2.5 MiB at most whatever the
+ * number of rows (4 x (512 + 64) KiB + 256 KiB), 64 times less for the
+ * first batches.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,8 +25,9 @@
 #include "csvnum.h"
 
 #define OUT_BUF		(256 << 10)	/* formatted rows reach the FILE in blocks */
-#define BATCH_CELLS	(16 << 10)	/* a batch's cells: 128 KiB */
-#define TEXT_CAP	(32 << 10)	/* a batch's strings */
+#define BATCH_CELLS	(64 << 10)	/* a batch's cells at most: 512 KiB */
+#define TEXT_CAP	(64 << 10)	/* a batch's strings at most */
+#define GROW_STEPS	6		/* batches start 2^6 times smaller */
 #define NBATCH		4		/* batches in flight */
 #define WRITER_MAX_COLS	128		/* a row's numbers fit OUT_BUF */
 
@@ -46,6 +48,7 @@ struct batch {
 	size_t rows;
 	char *text;		/* copies of the rows' strings */
 	size_t text_len, text_cap;
+	size_t cap_rows;
 };
 
 struct wult_csv_writer {
@@ -61,7 +64,8 @@ struct wult_csv_writer {
 		unsigned char kind;	/* enum cell_kind */
 		size_t col;		/* index in @cols */
 	} *oc;
-	size_t batch_rows;
+	size_t max_rows;		/* rows of a full-size batch */
+	int grow;		/* batches are 2^(GROW_STEPS - grow) times smaller */
 	struct cap {		/* capture: the header's columns by kind */
 		enum wult_metric m;
 		size_t pos;		/* in the header */
@@ -260,7 +264,8 @@ int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 	w->numc = calloc(ncols + 1, sizeof(w->numc[0]));
 	w->strc = calloc(ncols + 1, sizeof(w->strc[0]));
 	w->buf = malloc(OUT_BUF);
-	if (!w->cols || !w->on || !w->hole || !w->kind || !w->oc || !w->numc || !w->strc || !w->buf) {
+	if (!w->cols || !w->on || !w->hole || !w->kind || !w->oc || !w->numc || !w->strc ||
+	    !w->buf) {
 		writer_free(w);
 		return -ENOMEM;
 	}
@@ -280,20 +285,48 @@ static int has_val(const struct wult_csv_writer *w, size_t i, const struct wult_
 	return w->kind[i] == K_STR ? !!v->str : !isnan(v->num);
 }
 
+/*
+ * Grows the empty batch @b towards the current size, and its text to
+ * @text bytes at least. Batches start small (a short export allocates
+ * little) and double with each one handed over, to BATCH_CELLS cells: few
+ * hand-overs between the threads on long exports. A failed growth keeps
+ * the batch as it is; -ENOMEM only when it cannot hold @text.
+ */
+static int grow_batch(struct wult_csv_writer *w, struct batch *b, size_t text)
+{
+	size_t rows = w->max_rows >> (GROW_STEPS - w->grow), room;
+	union cell *c;
+	char *t;
+
+	rows += !rows;
+	if (b->cap_rows < rows) {
+		c = realloc(b->cells, rows * (w->nout ? w->nout : 1) * sizeof(*c));
+		if (c) {
+			b->cells = c;
+			b->cap_rows = rows;
+		}
+	}
+	room = TEXT_CAP >> (GROW_STEPS - w->grow);
+	room = room > text ? room : text;
+	if (b->text_cap < room) {
+		t = realloc(b->text, room);
+		if (t) {
+			b->text = t;
+			b->text_cap = room;
+		}
+	}
+	return b->cap_rows && b->text_cap >= text ? 0 : -ENOMEM;
+}
+
 /* Batch buffers, and the worker when threads are on; -ENOMEM. */
 static int start(struct wult_csv_writer *w)
 {
 	size_t i;
 
-	w->batch_rows = BATCH_CELLS / (w->nout ? w->nout : 1);
-	for (i = 0; i < NBATCH; i++) {
-		w->batch[i].cells = malloc(w->batch_rows * (w->nout ? w->nout : 1) *
-					   sizeof(union cell));
-		w->batch[i].text = malloc(TEXT_CAP);
-		w->batch[i].text_cap = TEXT_CAP;
-		if (!w->batch[i].cells || !w->batch[i].text)
+	w->max_rows = BATCH_CELLS / (w->nout ? w->nout : 1);
+	for (i = 0; i < NBATCH; i++)
+		if (grow_batch(w, &w->batch[i], 0))
 			return -ENOMEM;
-	}
 	w->ready = 1;
 	if (!wult_csv_threads())
 		return 0;
@@ -368,30 +401,24 @@ static int submit(struct wult_csv_writer *w)
 	failed = __atomic_load_n(&w->failed, __ATOMIC_RELAXED);
 	w->batch[w->put % NBATCH].rows = 0;
 	w->batch[w->put % NBATCH].text_len = 0;
+	w->grow += w->grow < GROW_STEPS;
 	return failed ? -EIO : 0;
 }
 
 /* Room for a row with @text bytes of strings in the current batch: a full
- * batch goes first; an empty one grows for a row longer than TEXT_CAP. */
+ * batch goes first; an empty one grows (for a row longer than TEXT_CAP,
+ * to hold it). */
 static int batch_room(struct wult_csv_writer *w, size_t text)
 {
 	struct batch *b = &w->batch[w->put % NBATCH];
-	char *t;
 	int ret;
 
-	if (b->rows == w->batch_rows || b->text_cap - b->text_len < text) {
+	if (b->rows == b->cap_rows || b->text_cap - b->text_len < text) {
 		if (b->rows && (ret = submit(w)))
 			return ret;
 		b = &w->batch[w->put % NBATCH];
 	}
-	if (b->text_cap < text) {
-		t = realloc(b->text, text);
-		if (!t)
-			return -ENOMEM;
-		b->text = t;
-		b->text_cap = text;
-	}
-	return 0;
+	return b->rows ? 0 : grow_batch(w, b, text);
 }
 
 /* Marks the header columns @pt lacks: their cells stay empty until

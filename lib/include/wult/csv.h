@@ -18,9 +18,9 @@ struct wult_csv_reader;
  * Whether the CSV writer and reader use a worker thread each (formatting
  * and writing rows; reading and parsing them ahead of wult_csv_next()):
  * 1 on, 0 off, -1 (the default) the environment's WULT_CSV_THREADS (0 or
- * 1), else on when the machine has more than one CPU. Taken when a writer
- * or reader is created. The bytes written and the values read are the
- * same either way.
+ * 1), else on when the machine has more than one CPU. Taken when a reader
+ * is opened and when a writer gets its first row. The bytes written, the
+ * values read and the errors are the same either way.
  */
 void wult_csv_set_threads(int on);
 
