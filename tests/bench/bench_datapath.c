@@ -29,117 +29,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <perf/event.h>
 #include <wult/perfdata.h>
 #include <wult/synth.h>
 
+#include "bench.h"
+
 #define GOAL_RATE	15e6	/* datapoints/s */
 #define GOAL_RSS_MB	64.0
 #define GOAL_PY_RATIO	300.0
 #define GOAL_PD_RATIO	40.0
 #define GOAL_PIPE	1.5	/* pipe time / file time */
-#define REGRESSION	0.8	/* a ratio below 0.8x the previous run's fails */
-#define REPS		3
 #define NKEYS		5
 
-static int missed;
 static const char *wult = "build/rel/wult";
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtoull(s, NULL, 0) : def;
-}
-
-static void goal(const char *what, double val, const char *unit, double limit, int above)
-{
-	int ok = above ? val >= limit : val <= limit;
-
-	printf("  goal %-30s %10.2f %-5s %s %g: %s\n", what, val, unit, above ? ">=" : "<=",
-	       limit, ok ? "met" : "GOAL MISSED");
-	missed |= !ok;
-}
-
-/* CPU seconds (user + system) of the last run(). */
-static double last_cpu;
-
-/*
- * Runs @cmd (sh -c, output to /dev/null): wall seconds, or -1 when it
- * fails; *@rss_mb gets the peak RSS of the process sh ran (sh execs a
- * simple command).
- */
-static double run(const char *cmd, double *rss_mb)
-{
-	struct rusage ru;
-	double t0 = now_s();
-	int status, fd;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0)
-			dup2(fd, 1);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		printf("  FAILED: %s\n", cmd);
-		return -1;
-	}
-	if (rss_mb)
-		*rss_mb = ru.ru_maxrss / 1024.0;
-	last_cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-		   ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-	return now_s() - t0;
-}
-
-/* Best wall time of REPS runs of @cmd (peak RSS and CPU time of the best
- * one, the CPU time in last_cpu).
- */
-static double best_of(const char *cmd, double *rss_mb)
-{
-	double best = -1, t, rss = 0, cpu = 0;
-	int i;
-
-	for (i = 0; i < REPS; i++) {
-		t = run(cmd, &rss);
-		if (t < 0)
-			return -1;
-		if (best < 0 || t < best) {
-			best = t;
-			cpu = last_cpu;
-			if (rss_mb)
-				*rss_mb = rss;
-		}
-	}
-	last_cpu = cpu;
-	return best;
-}
 
 /* libwult's reader alone, in this process: seconds. */
 static double reader_only(const char *path)
 {
 	struct wult_pd_event ev;
 	struct wult_pd *pd;
-	double t0 = now_s();
+	double t0 = bench_now();
 	uint64_t n = 0;
 	char err[256];
 
@@ -150,7 +63,7 @@ static double reader_only(const char *path)
 	while (wult_pd_next(pd, &ev) > 0)
 		n += ev.type == PERF_RECORD_SAMPLE;
 	wult_pd_close(pd);
-	return n ? now_s() - t0 : -1;
+	return n ? bench_now() - t0 : -1;
 }
 
 static int synth(const char *path, uint64_t n, char *err, size_t errlen)
@@ -223,33 +136,6 @@ static int to_pipe(const char *src, const char *dst)
 	return ret;
 }
 
-/* What the machine is and does, so figures can be compared. */
-static void machine(void)
-{
-	char line[256], model[256] = "?";
-	struct utsname u;
-	double l1 = 0;
-	FILE *f;
-
-	f = fopen("/proc/cpuinfo", "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-			snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-			model[strcspn(model, "\n")] = '\0';
-			break;
-		}
-	if (f)
-		fclose(f);
-	f = fopen("/proc/loadavg", "r");
-	if (f && fscanf(f, "%lf", &l1) != 1)
-		l1 = -1;
-	if (f)
-		fclose(f);
-	uname(&u);
-	printf("  machine: %s, %ld CPUs, kernel %s, load average %.2f before the run\n",
-	       model, sysconf(_SC_NPROCESSORS_ONLN), u.release, l1);
-}
-
 /* python's perf script decoder: datapoints/s, or -1 (skipped). */
 static double python_rate(const char *dir, uint64_t n)
 {
@@ -267,7 +153,7 @@ static double python_rate(const char *dir, uint64_t n)
 		return -1;
 	}
 	snprintf(cmd, sizeof(cmd), "perf script -i %s -s %s 2>/dev/null", path, script);
-	t = run(cmd, NULL);
+	t = bench_run(cmd, NULL);
 	unlink(path);
 	if (t <= 0)
 		return -1;
@@ -304,12 +190,12 @@ static double pandas_rate(const char *dir, uint64_t n)
 		fclose(f);
 	}
 	snprintf(cmd, sizeof(cmd), "%s report --csv %s %s", wult, out, path);
-	if (f && !synth(path, n, err, sizeof(err)) && run(cmd, NULL) > 0) {
+	if (f && !synth(path, n, err, sizeof(err)) && bench_run(cmd, NULL) > 0) {
 		snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %sdatapoints.csv", script, out);
-		t = run(cmd, NULL);
+		t = bench_run(cmd, NULL);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s", out, path, script);
-	run(cmd, NULL);
+	bench_run(cmd, NULL);
 	if (t <= 0)
 		return -1;
 	printf("  pandas baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (read_csv + per-state "
@@ -317,53 +203,16 @@ static double pandas_rate(const char *dir, uint64_t n)
 	return n / t;
 }
 
-struct figures {
-	const char *key[NKEYS];
-	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
-};
-
-/* Compares with the previous run's ratios and keeps this run's. 1 when a
- * ratio fell by more than 20%.
- */
-static int regressions(const struct figures *fg, const char *prev)
-{
-	char key[64], line[256];
-	double old;
-	int i, bad = 0;
-	FILE *f = fopen(prev, "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %lf", key, &old) != 2)
-			continue;
-		for (i = 0; i < NKEYS; i++) {
-			if (strcmp(key, fg->key[i]) || fg->val[i] <= 0 || old <= 0)
-				continue;
-			printf("  vs previous run   %-22s %10.3f, was %10.3f: %s\n", key,
-			       fg->val[i], old, fg->val[i] < REGRESSION * old ?
-			       "REGRESSION (more than 20% worse)" : "ok");
-			bad |= fg->val[i] < REGRESSION * old;
-		}
-	}
-	if (f)
-		fclose(f);
-	else
-		printf("  vs previous run   none yet (%s)\n", prev);
-	f = fopen(prev, "w");
-	for (i = 0; f && i < NKEYS; i++)
-		fprintf(f, "%s %.6f\n", fg->key[i], fg->val[i]);
-	if (f)
-		fclose(f);
-	return bad;
-}
-
 int main(void)
 {
-	uint64_t n = env_u64("WULT_BENCH_N", 10000000);
+	uint64_t n = bench_env_u64("WULT_BENCH_N", 10000000);
 	const char *dir = getenv("WULT_BENCH_DIR") ? getenv("WULT_BENCH_DIR") : "/tmp";
 	const char *prev = getenv("WULT_BENCH_PREV") ? getenv("WULT_BENCH_PREV") :
 			   "build/bench/datapath.prev";
-	struct figures fg = { { "report_vs_cat", "report_vs_reader", "pipe_vs_file",
-				"report_vs_python", "report_vs_pandas" }, { 0 } };
+	static const char *const key[NKEYS] = { "report_vs_cat", "report_vs_reader",
+						"pipe_vs_file", "report_vs_python",
+						"report_vs_pandas" };
+	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
 	double tcat, tread, trep, cpurep, tpipe, tmax, rss, rss_max, rate, pyrate, pdrate;
 	char path[512], pipe[600], cmd[1024], err[256];
 	struct stat sb;
@@ -371,7 +220,7 @@ int main(void)
 	if (getenv("WULT"))
 		wult = getenv("WULT");
 	printf("bench_datapath: wult report end to end, %" PRIu64 " datapoints\n", n);
-	machine();
+	bench_machine();
 	snprintf(path, sizeof(path), "%s/wult-bench-%d.data", dir, (int)getpid());
 	if (synth(path, n, err, sizeof(err)) || stat(path, &sb)) {
 		printf("bench_datapath: %s\n", err);
@@ -380,23 +229,23 @@ int main(void)
 	printf("  file: %s, %.2f GB (%.0f bytes a datapoint), LDist 1 us - 50 ms\n", path,
 	       sb.st_size / 1e9, (double)sb.st_size / n);
 	snprintf(cmd, sizeof(cmd), "cat %s", path);
-	run(cmd, NULL);					/* warm the page cache */
-	tcat = best_of(cmd, NULL);
+	bench_run(cmd, NULL);					/* warm the page cache */
+	tcat = bench_best(cmd, NULL);
 	tread = reader_only(path);
 	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
-	trep = best_of(cmd, &rss);
-	cpurep = last_cpu;
+	trep = bench_best(cmd, &rss);
+	cpurep = bench_last_cpu;
 	snprintf(pipe, sizeof(pipe), "%s.pipe", path);
 	if (to_pipe(path, pipe)) {
 		printf("bench_datapath: %s: cannot write the pipe-mode copy\n", pipe);
 		return 1;
 	}
 	snprintf(cmd, sizeof(cmd), "cat %s | %s report -", pipe, wult);
-	tpipe = best_of(cmd, NULL);
+	tpipe = bench_best(cmd, NULL);
 	unlink(pipe);
 	snprintf(cmd, sizeof(cmd), "%s report -m WakeLatency,IntrLatency,SilentTime,LDist %s",
 		 wult, path);
-	tmax = run(cmd, &rss_max);
+	tmax = bench_run(cmd, &rss_max);
 	unlink(path);
 	if (tcat <= 0 || tread <= 0 || trep <= 0 || tpipe <= 0 || tmax <= 0)
 		return 1;
@@ -412,25 +261,25 @@ int main(void)
 	       tpipe, n / tpipe, tpipe / trep);
 	printf("  4 time metrics    %8.3f s, peak RSS %.1f MB (SilentTime, LDist to 50 ms)\n",
 	       tmax, rss_max);
-	pyrate = python_rate(dir, env_u64("WULT_BENCH_PY_N", 200000));
-	pdrate = pandas_rate(dir, env_u64("WULT_BENCH_PD_N", 1000000));
-	fg.val[0] = tcat / trep;
-	fg.val[1] = tread / trep;
-	fg.val[2] = trep / tpipe;
-	fg.val[3] = pyrate > 0 ? rate / pyrate : 0;
-	fg.val[4] = pdrate > 0 ? rate / pdrate : 0;
-	goal("wult report datapoints/s", rate / 1e6, "M/s", GOAL_RATE / 1e6, 1);
-	goal("peak RSS, 4 metrics, 50 ms", rss_max, "MB", GOAL_RSS_MB, 0);
-	goal("pipe mode / file mode time", tpipe / trep, "x", GOAL_PIPE, 0);
+	pyrate = python_rate(dir, bench_env_u64("WULT_BENCH_PY_N", 200000));
+	pdrate = pandas_rate(dir, bench_env_u64("WULT_BENCH_PD_N", 1000000));
+	val[0] = tcat / trep;
+	val[1] = tread / trep;
+	val[2] = trep / tpipe;
+	val[3] = pyrate > 0 ? rate / pyrate : 0;
+	val[4] = pdrate > 0 ? rate / pdrate : 0;
+	bench_goal("wult report datapoints/s", rate / 1e6, "M/s", GOAL_RATE / 1e6, 1);
+	bench_goal("peak RSS, 4 metrics, 50 ms", rss_max, "MB", GOAL_RSS_MB, 0);
+	bench_goal("pipe mode / file mode time", tpipe / trep, "x", GOAL_PIPE, 0);
 	if (pyrate > 0)
-		goal("speed vs python decoder", fg.val[3], "x", GOAL_PY_RATIO, 1);
+		bench_goal("speed vs python decoder", val[3], "x", GOAL_PY_RATIO, 1);
 	if (pdrate > 0)
-		goal("speed vs pandas", fg.val[4], "x", GOAL_PD_RATIO, 1);
+		bench_goal("speed vs pandas", val[4], "x", GOAL_PD_RATIO, 1);
 	mkdir("build/bench", 0755);
-	if (regressions(&fg, prev)) {
+	if (bench_regressions(key, val, NKEYS, prev)) {
 		printf("bench_datapath: REGRESSION\n");
 		return 1;
 	}
-	printf("bench_datapath: %s\n", missed ? "GOAL MISSED" : "all goals met");
+	printf("bench_datapath: %s\n", bench_missed ? "GOAL MISSED" : "all goals met");
 	return 0;
 }
