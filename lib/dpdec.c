@@ -504,28 +504,89 @@ static double cyc2ns(uint64_t cycles, double khz, double inv_khz)
 	return (double)q;
 }
 
-/* Reads every field the format has into @f. */
+/* Reads every field the format has into @f (v1 payloads: decode_v1()). */
 static void read_fields(const struct wult_dpdec *dp, const uint8_t *raw, uint64_t *f)
 {
 	int i;
 
-	if (dp->v1) {
-		/*
-		 * The format was checked to lay out struct wult_dp v1's fields;
-		 * v1 records end before the fields later versions append, so
-		 * only up to the table's last field (min_size stops there too).
-		 */
-		struct wult_dp d;
-
-		memcpy(&d, raw + WULT_DP_HDR_SIZE, V1_END);
-		/* Signed members sign-extend, as field() does. */
-#define LOAD(F, m) f[F_##F] = MEMBER_SIGNED(m) ? (uint64_t)(int64_t)d.m : (uint64_t)d.m;
-		WULT_DP_FIELDS(LOAD)
-#undef LOAD
-		return;
-	}
 	for (i = 0; i < F_NR; i++)
 		f[i] = dp->f[i].off >= 0 ? field(dp, raw, i) : 0;
+}
+
+/* A new tsc_khz: its inverse is kept for cyc2ns(). */
+static inline void set_khz(struct wult_dpdec *dp, double khz)
+{
+	if (khz != dp->khz) {
+		dp->khz = khz;
+		dp->inv_khz = 1.0 / khz;
+	}
+}
+
+/* CC0%, SMICnt, NMICnt where the payload's flags say they are valid. */
+static inline void decode_flagged(struct wult_val *v, uint32_t fl, double tsc, uint64_t mperf,
+				  uint64_t smi, uint64_t nmi)
+{
+	if ((fl & WULT_DPF_MPERF) && tsc > 0)
+		v[WULT_M_CC0].num = fmin(100.0, (double)mperf / tsc * 100);
+	if (fl & WULT_DPF_SMI)
+		v[WULT_M_SMI_CNT].num = smi;
+	if (fl & WULT_DPF_NMI)
+		v[WULT_M_NMI_CNT].num = nmi;
+}
+
+/*
+ * The fast path of a payload laid out as struct wult_dp v1 (every field at
+ * its place): the same values as the general path below, computed straight
+ * from the struct; of the two overheads only the one IntrOff applies is
+ * converted.
+ */
+static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct wult_val *v)
+{
+	struct wult_dp d;
+	int64_t wake, intr;
+	double khz;
+
+	/*
+	 * The format was checked to lay out struct wult_dp v1's fields; v1
+	 * records end before the fields later versions append, so only up to
+	 * the table's last field (min_size stops there too).
+	 */
+	memcpy(&d, raw + WULT_DP_HDR_SIZE, V1_END);
+	wake = (int64_t)(d.tai - d.ltime);
+	intr = (int64_t)(d.tintr - d.ltime);
+	khz = d.tsc_khz;
+	set_khz(dp, khz);
+	v[WULT_M_WAKE_LATENCY_RAW].num = wake;
+	v[WULT_M_INTR_LATENCY_RAW].num = intr;
+	v[WULT_M_WAKE_LATENCY].num = wake;
+	v[WULT_M_INTR_LATENCY].num = intr;
+	if (khz > 0 && d.intr_off == 0)
+		v[WULT_M_WAKE_LATENCY].num = wake - cyc2ns(d.intr_ts2 - d.intr_ts1, khz,
+							   dp->inv_khz);
+	else if (khz > 0 && d.intr_off == 1)
+		v[WULT_M_INTR_LATENCY].num = intr - cyc2ns(d.ai_ts2 - d.ai_ts1, khz,
+							   dp->inv_khz);
+	v[WULT_M_SILENT_TIME].num = (int64_t)(d.ltime - d.tbi);
+	v[WULT_M_LDIST].num = d.ldist;
+	v[WULT_M_INTR_OFF].num = d.intr_off;
+	v[WULT_M_CPU].num = d.cpu;
+	v[WULT_M_LTIME].num = d.ltime;
+	v[WULT_M_TBI].num = d.tbi;
+	v[WULT_M_TAI].num = d.tai;
+	v[WULT_M_TINTR].num = d.tintr;
+	v[WULT_M_SOURCE].num = 0;	/* v1 records: hrt */
+	if (dp->src_off >= 0 && (size_t)dp->src_off + 4 <= size) {
+		uint32_t src;
+
+		memcpy(&src, raw + dp->src_off, 4);
+		v[WULT_M_SOURCE].num = src;
+	}
+	v[WULT_M_REQ_CSTATE].num = d.req_cstate;
+	if (d.req_cstate >= 0 && d.req_cstate < MAX_CSTATES)
+		v[WULT_M_REQ_CSTATE].str = dp->cstates[d.req_cstate] ?
+					   dp->cstates[d.req_cstate] :
+					   dp->fallback[d.req_cstate];
+	decode_flagged(v, d.flags, d.tsc_delta, d.mperf_delta, d.smi_cnt, d.nmi_cnt);
 }
 
 #define HAVE(i)	(dp->f[i].off >= 0)
@@ -543,7 +604,6 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 
 	if (!dp->ev || size < dp->min_size)
 		return -EINVAL;
-	read_fields(dp, rawp, f);
 	/* Every number is set below (no wult_point_clear(): it costs as much
 	 * as the decoding); only ReqCState carries a string.
 	 */
@@ -552,6 +612,11 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 	v[WULT_M_SCALED].num = NAN;
 	v[WULT_M_REQ_CSTATE].num = NAN;
 	v[WULT_M_REQ_CSTATE].str = NULL;
+	if (dp->v1) {
+		decode_v1(dp, rawp, size, v);
+		return 0;
+	}
+	read_fields(dp, rawp, f);
 	ltime = f[F_LTIME];
 	tai = f[F_TAI];
 	tintr = f[F_TINTR];
@@ -560,10 +625,7 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 	wake = (int64_t)(tai - ltime);
 	intr = (int64_t)(tintr - ltime);
 	khz = OPT(F_TSC_KHZ);
-	if (khz != dp->khz) {
-		dp->khz = khz;
-		dp->inv_khz = 1.0 / khz;
-	}
+	set_khz(dp, khz);
 	if (khz > 0) {
 		if (HAVE(F_AI_TS1) && HAVE(F_AI_TS2))
 			ai_ovh = cyc2ns(f[F_AI_TS2] - f[F_AI_TS1], khz, dp->inv_khz);
@@ -601,17 +663,11 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 			v[WULT_M_REQ_CSTATE].str = dp->cstates[cs] ? dp->cstates[cs] :
 						   dp->fallback[cs];
 	}
-	if (HAVE(F_FLAGS)) {
-		uint32_t fl = f[F_FLAGS];
-		double tsc = OPT(F_TSC_DELTA);
-
-		if ((fl & WULT_DPF_MPERF) && tsc > 0 && HAVE(F_MPERF_DELTA))
-			v[WULT_M_CC0].num = fmin(100.0, (double)f[F_MPERF_DELTA] / tsc * 100);
-		if ((fl & WULT_DPF_SMI) && HAVE(F_SMI_CNT))
-			v[WULT_M_SMI_CNT].num = f[F_SMI_CNT];
-		if ((fl & WULT_DPF_NMI) && HAVE(F_NMI_CNT))
-			v[WULT_M_NMI_CNT].num = f[F_NMI_CNT];
-	}
+	if (HAVE(F_FLAGS))
+		decode_flagged(v, f[F_FLAGS] & ~((HAVE(F_MPERF_DELTA) ? 0 : WULT_DPF_MPERF) |
+						 (HAVE(F_SMI_CNT) ? 0 : WULT_DPF_SMI) |
+						 (HAVE(F_NMI_CNT) ? 0 : WULT_DPF_NMI)),
+			       OPT(F_TSC_DELTA), f[F_MPERF_DELTA], f[F_SMI_CNT], f[F_NMI_CNT]);
 	return 0;
 }
 

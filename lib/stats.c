@@ -67,6 +67,7 @@
 #define PART_SHIFT	14				/* 16 KiB of counters */
 #define NPART		(EXACT_N >> PART_SHIFT)
 #define OUT_MIN		1024				/* first array of values beyond */
+#define LBATCH		4096				/* values beyond counted at once */
 
 struct wult_stats {
 	uint64_t n;		/* every value */
@@ -94,6 +95,8 @@ struct wult_stats {
 	uint32_t *batch, *tmp;
 	unsigned int nbatch;
 	uint32_t bmin, bmax;	/* the batch's extremes */
+	int64_t *lbatch;	/* values beyond not counted yet */
+	unsigned int nlbatch;
 };
 
 struct wult_stats *wult_stats_new(void)
@@ -114,14 +117,15 @@ struct wult_stats *wult_stats_new(void)
 	st->neg = calloc(NLOG, sizeof(*st->neg));
 	st->batch = malloc(BATCH * sizeof(*st->batch));
 	st->tmp = malloc(BATCH * sizeof(*st->tmp));
+	st->lbatch = malloc(LBATCH * sizeof(*st->lbatch));
 	if (!st->c8 || !st->wide || !st->lsum || !st->pos || !st->neg || !st->batch ||
-	    !st->tmp) {
+	    !st->tmp || !st->lbatch) {
 		wult_stats_free(st);
 		return NULL;
 	}
 	st->bmin = UINT32_MAX;
 	st->mem = sizeof(*st) + NLEAVES * (sizeof(*st->wide) + sizeof(*st->lsum)) +
-		  2 * BATCH * sizeof(*st->batch);
+		  2 * BATCH * sizeof(*st->batch) + LBATCH * sizeof(*st->lbatch);
 	return st;
 }
 
@@ -142,6 +146,7 @@ void wult_stats_free(struct wult_stats *st)
 	free(st->neg);
 	free(st->batch);
 	free(st->tmp);
+	free(st->lbatch);
 	if (st->out)
 		munmap(st->out, st->ocap * sizeof(*st->out));
 	free(st);
@@ -279,6 +284,45 @@ static int count_log(struct wult_stats *st, int64_t v, uint64_t cnt)
 	return 0;
 }
 
+/*
+ * Counts the batch of values beyond, which only an object that has spilled
+ * (SilentTime and LDist of tens of ms: most of their values) has: each is
+ * a bucket increment and exact sums, without count_log()'s checks.
+ */
+static int flush_log(struct wult_stats *st)
+{
+	const int64_t *b = st->lbatch;
+	unsigned int i, n = st->nlbatch;
+	int64_t v, hv, mn, mx;
+	__int128 s1 = 0;
+	unsigned __int128 s2 = 0;
+	uint64_t clamped = 0;
+
+	mn = st->nlog ? st->lmin : INT64_MAX;
+	mx = st->nlog ? st->lmax : INT64_MIN;
+	st->nlog += n;
+	st->nlbatch = 0;
+	for (i = 0; i < n; i++) {
+		v = b[i];
+		hv = v > WULT_STATS_MAX ? WULT_STATS_MAX : v < WULT_STATS_MIN ? WULT_STATS_MIN : v;
+		clamped += hv != v;
+		mn = v < mn ? v : mn;
+		mx = v > mx ? v : mx;
+		s1 += v;
+		s2 += (unsigned __int128)((__int128)v * v);
+		if (hv > 0)
+			st->pos[log_idx(hv)]++;
+		else
+			st->neg[log_idx(-(uint64_t)hv)]++;
+	}
+	st->lmin = mn;
+	st->lmax = mx;
+	st->ls1 += s1;
+	st->ls2 += s2;
+	st->clamped += clamped;
+	return st->err;
+}
+
 static inline void count_one(struct wult_stats *st, uint32_t i)
 {
 	uint32_t l = i >> LEAF_BITS;
@@ -361,10 +405,11 @@ static void sort_out(struct wult_stats *st)
 static int sync(const struct wult_stats *st)
 {
 	struct wult_stats *w = (struct wult_stats *)st;
+	int ret = st->nlbatch ? flush_log(w) : 0;
 
 	if (st->out && !st->osorted)
 		sort_out(w);
-	return st->nbatch ? flush(w) : st->err;
+	return ret ?: st->nbatch ? flush(w) : st->err;
 }
 
 /*
@@ -376,13 +421,18 @@ int wult_stats_add(struct wult_stats *st, int64_t val)
 {
 	uint64_t i = (uint64_t)val + WULT_STATS_EXACT;
 
-	if (i >= EXACT_N) {
+	if (i >= EXACT_N && !st->spilled) {
 		int ret = count_log(st, val, 1);
 
 		st->n += !ret;
 		return ret;
 	}
 	st->n++;
+	if (i >= EXACT_N) {
+		/* Spilled: nothing to allocate, no failure to report here. */
+		st->lbatch[st->nlbatch++] = val;
+		return st->nlbatch == LBATCH ? flush_log(st) : st->err;
+	}
 	st->batch[st->nbatch++] = i;
 	st->bmin = i < st->bmin ? i : st->bmin;
 	st->bmax = i > st->bmax ? i : st->bmax;

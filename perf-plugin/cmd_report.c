@@ -305,19 +305,44 @@ static int keep(const struct rpt_opts *o, const struct wult_point *pt)
 	return 1;
 }
 
-static int count_point(const struct rpt_opts *o, struct rpt_group *g, const struct wult_point *pt)
+/*
+ * What the pass over one input learns once instead of per datapoint: the
+ * group of each requested-state index (when the input's names are stable)
+ * and the counter metrics it can carry at all.
+ */
+#define GCACHE_N	64
+struct pass {
+	struct rpt_group *g[GCACHE_N];
+	const char *name[GCACHE_N];
+	unsigned int ctr[RPT_NCTR];	/* rpt_ctr_metrics indexes */
+	int nctr;			/* -1: not known yet */
+};
+
+/* The statistics are in ns; CSV imports carry fractions of a ns. */
+static inline int64_t to_ns(double v)
 {
-	unsigned int i;
+	int64_t r;
+
+	if (!(v > -9e18 && v < 9e18))
+		return llround(v);
+	r = (int64_t)v;
+	return (double)r == v ? r : llround(v);
+}
+
+static int count_point(const struct rpt_opts *o, const struct pass *ps, struct rpt_group *g,
+		       const struct wult_point *pt)
+{
+	unsigned int i, k;
 	double v;
 
 	g->kept++;
 	for (i = 0; i < o->ntime; i++) {
 		v = pt->v[o->time[i]].num;
-		/* CSV imports carry fractions of a ns: the statistics are in ns. */
-		if (!isnan(v) && wult_stats_add(g->st[i], llround(v)))
+		if (!isnan(v) && wult_stats_add(g->st[i], to_ns(v)))
 			return -ENOMEM;
 	}
-	for (i = 0; i < RPT_NCTR; i++) {
+	for (k = 0; k < (unsigned int)ps->nctr; k++) {
+		i = ps->ctr[k];
 		v = pt->v[rpt_ctr_metrics[i]].num;
 		if (!isnan(v)) {
 			g->ctr[i].sum += v;
@@ -685,16 +710,122 @@ static const char *group_name(const struct rpt_opts *o, const struct wult_point 
 	return buf;
 }
 
+/* The counter metrics @src can carry, learnt at its first datapoint. */
+static void pass_learn(struct pass *ps, const struct rpt_src *src)
+{
+	uint64_t bits = rpt_src_metrics(src);
+	unsigned int i;
+
+	ps->nctr = 0;
+	for (i = 0; i < RPT_NCTR; i++)
+		if (bits & WULT_METRIC_BIT(rpt_ctr_metrics[i]))
+			ps->ctr[ps->nctr++] = i;
+}
+
+/* group_of() through the cache by requested-state index. */
+static struct rpt_group *group_cached(struct pass *ps, struct rpt_file *f,
+				      const struct rpt_opts *o, const struct rpt_src *src,
+				      const struct wult_point *pt, char *err, size_t errlen)
+{
+	const char *state = pt->v[WULT_M_REQ_CSTATE].str;
+	double idx = pt->v[WULT_M_REQ_CSTATE].num;
+	char name[64];
+	unsigned int i;
+
+	if (o->per_cpu || !state || !(idx >= 0 && idx < GCACHE_N) ||
+	    !rpt_src_stable_names(src))
+		return group_of(f, o, group_name(o, pt, name, sizeof(name)), err, errlen);
+	i = (unsigned int)idx;
+	if (ps->name[i] != state) {
+		ps->g[i] = group_of(f, o, state, err, errlen);
+		ps->name[i] = ps->g[i] ? state : NULL;
+	}
+	return ps->g[i];
+}
+
+/* One datapoint into its group's counts. 0, or -1 with the cause printed. */
+static int take_point(const struct rpt_opts *o, struct pass *ps, struct rpt_file *f,
+		      const struct rpt_src *src, const struct wult_point *pt,
+		      struct csv_out *csv)
+{
+	struct rpt_group *g;
+	char err[256];
+
+	if (ps->nctr < 0)
+		pass_learn(ps, src);
+	g = group_cached(ps, f, o, src, pt, err, sizeof(err));
+	if (!g) {
+		fprintf(stderr, "wult report: %s: %s\n", f->path, err);
+		return -1;
+	}
+	if (!keep(o, pt)) {
+		g->excluded++;
+		return 0;
+	}
+	note_point(f, pt);
+	if (count_point(o, ps, g, pt) || count_branches(o, f, g, src)) {
+		fprintf(stderr, "wult report: %s: out of memory\n", f->path);
+		return -1;
+	}
+	return csv->w && csv_add(csv, pt) ? -1 : 0;
+}
+
+/*
+ * The metrics take_point() reads without --html, --csv and --branches
+ * (which read more): those the two-thread pass carries.
+ */
+static uint64_t counted_metrics(const struct rpt_opts *o)
+{
+	uint64_t bits = WULT_METRIC_BIT(WULT_M_REQ_CSTATE) | WULT_METRIC_BIT(WULT_M_CPU) |
+			WULT_METRIC_BIT(WULT_M_LDIST) | WULT_METRIC_BIT(WULT_M_SOURCE) |
+			WULT_METRIC_BIT(WULT_M_SCALED);
+	unsigned int i, m;
+
+	for (i = 0; i < o->ntime; i++)
+		bits |= WULT_METRIC_BIT(o->time[i]);
+	for (i = 0; i < RPT_NCTR; i++)
+		bits |= WULT_METRIC_BIT(rpt_ctr_metrics[i]);
+	for (m = 0; m < WULT_M_NR; m++)
+		for (i = 0; i < o->ninc + o->nexc; i++)
+			if (wult_filter_reads(i < o->ninc ? o->inc[i] : o->exc[i - o->ninc], m))
+				bits |= WULT_METRIC_BIT(m);
+	return bits;
+}
+
+/*
+ * Every datapoint of @src counted: rpt_src_next()'s last return, or 1 when
+ * counting failed (the cause printed). Where there are two CPUs another
+ * thread reads and decodes meanwhile (report_pipe.c).
+ */
+static int pass_run(const struct rpt_opts *o, struct rpt_file *f, struct rpt_src *src,
+		    struct csv_out *csv)
+{
+	struct pass ps = { .nctr = -1 };
+	struct rpt_pipe *pp = NULL;
+	struct wult_point pt;
+	int ret;
+
+	if (rpt_src_stable_names(src) && !o->csv_out && !o->html_out && !o->branches &&
+	    sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		rpt_pipe_start(src, counted_metrics(o), &pp);
+	wult_point_clear(&pt);
+	while ((ret = pp ? rpt_pipe_next(pp, &pt) : rpt_src_next(src, &pt)) > 0)
+		if (take_point(o, &ps, f, src, &pt, csv)) {
+			ret = 1;
+			break;
+		}
+	rpt_pipe_stop(pp);
+	return ret;
+}
+
 /* Reads one input into @out. 0, or an exit status with the cause printed. */
 static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file **out)
 {
 	struct rpt_file *f;
 	struct rpt_src *src = NULL;
-	struct rpt_group *g;
 	struct csv_out csv = { 0 };
 	enum wult_metric failed;
-	struct wult_point pt;
-	char err[1024], name[64];
+	char err[1024];
 	int ret, status = RPT_EXIT_DATA;
 
 	*out = NULL;
@@ -717,24 +848,9 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 	}
 	if (o->csv_out && csv_open(o->csv_out, path, &csv))
 		goto out;
-	while ((ret = rpt_src_next(src, &pt)) > 0) {
-		g = group_of(f, o, group_name(o, &pt, name, sizeof(name)), err, sizeof(err));
-		if (!g) {
-			fprintf(stderr, "wult report: %s: %s\n", path, err);
-			goto out;
-		}
-		if (!keep(o, &pt)) {
-			g->excluded++;
-			continue;
-		}
-		note_point(f, &pt);
-		if (count_point(o, g, &pt) || count_branches(o, f, g, src)) {
-			fprintf(stderr, "wult report: %s: out of memory\n", path);
-			goto out;
-		}
-		if (csv.w && csv_add(&csv, &pt))
-			goto out;
-	}
+	ret = pass_run(o, f, src, &csv);
+	if (ret > 0)
+		goto out;
 	if (ret < 0) {
 		data_err(path, rpt_src_error(src));
 		goto out;

@@ -123,6 +123,12 @@ int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **ou
 /* 1 and fills @pt, 0 at the end, or -errno with the reason in rpt_src_error(). */
 int rpt_src_next(struct rpt_src *s, struct wult_point *pt);
 const char *rpt_src_error(const struct rpt_src *s);
+/* The metrics the input's datapoints can carry (WULT_METRIC_BIT() set), known
+ * once rpt_src_next() returned one; the others are NaN on every datapoint. */
+uint64_t rpt_src_metrics(const struct rpt_src *s);
+/* 1 when a datapoint's ReqCState name is one string per state index for the
+ * whole input (its num), so the name's pointer may key a cache. */
+int rpt_src_stable_names(const struct rpt_src *s);
 /* The branch context of the datapoint rpt_src_next() returned last (same
  * CPU and LTime, delivered just before it), or NULL. */
 const struct wult_branches *rpt_src_branches(const struct rpt_src *s);
@@ -134,6 +140,22 @@ void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f);
 /* info.yml values for a CSV export: the CPU and the device. */
 int rpt_src_cpu(const struct rpt_src *s);
 void rpt_src_close(struct rpt_src *s);
+
+/* ---- report_pipe.c: the source read in a thread of its own ---- */
+struct rpt_pipe;
+
+/* Starts reading @src in a new thread; rpt_pipe_next() then returns its
+ * datapoints in order with the metrics of @metrics (WULT_METRIC_BIT() set)
+ * and ReqCState's name; the others are left as they are in @pt (NaN, from
+ * wult_point_clear(), as the input never has them when not in
+ * rpt_src_metrics()).
+ * Only for inputs whose names are stable (rpt_src_stable_names()). 0 or
+ * -ENOMEM / -EAGAIN (then read @src in this thread). */
+int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_pipe **out);
+/* As rpt_src_next(). */
+int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt);
+/* Stops the reading thread and frees @p; @src may then be used again. */
+void rpt_pipe_stop(struct rpt_pipe *p);
 
 /* ---- report_resid.c: idle residency from wult.ko's idle accounting ---- */
 struct rpt_resid;

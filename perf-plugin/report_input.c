@@ -457,7 +457,7 @@ static void attach_branches(struct rpt_src *s, const struct wult_point *pt)
 	struct pending_br *p;
 
 	s->br_last = NULL;
-	if (isnan(cpu) || cpu < 0 || cpu >= s->nbr)
+	if (!s->nbr || isnan(cpu) || cpu < 0 || cpu >= s->nbr)
 		return;
 	p = &s->br[(unsigned int)cpu];
 	if (p->valid && (double)p->br.ltime == ltime) {
@@ -540,9 +540,7 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt)
 			s->c_nattrs = wult_pd_nr_attrs(s->pd);
 			s->c_wult = classify_attr(s, ev.sample.attr);
 		}
-		is = s->c_wult;
-		if (is < 0)
-			is = wult_dpdec_is_wult(s->dp, &ev.sample);
+		is = s->c_wult < 0 ? wult_dpdec_is_wult(s->dp, &ev.sample) : s->c_wult;
 		if (!is) {
 			if (!is_branches_attr(s, ev.sample.attr))
 				s->other++;
@@ -550,7 +548,8 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt)
 				return -ENOMEM;
 			continue;
 		}
-		if (!wult_dpdec_is_wult(s->dp, &ev.sample) ||
+		/* Decided by the payload: checked already. */
+		if ((s->c_wult > 0 && !wult_dpdec_is_wult(s->dp, &ev.sample)) ||
 		    wult_dpdec_decode(s->dp, &ev.sample, pt)) {
 			s->undecodable++;
 			continue;
@@ -587,6 +586,16 @@ int rpt_src_next(struct rpt_src *s, struct wult_point *pt)
 		s->read++;
 	}
 	return ret;
+}
+
+uint64_t rpt_src_metrics(const struct rpt_src *s)
+{
+	return s->pd && s->dp_ready ? wult_dpdec_metrics(s->dp, 1) : WULT_METRICS_ALL;
+}
+
+int rpt_src_stable_names(const struct rpt_src *s)
+{
+	return s->pd != NULL;
 }
 
 const char *rpt_src_error(const struct rpt_src *s)
