@@ -482,7 +482,7 @@ static inline uint64_t field(const struct wult_dpdec *dp, const uint8_t *raw, en
  * scripts/perf/wult_perf.py does), so compensated values stay integers and
  * both decoders agree to the nanosecond.
  */
-static double cyc2ns(uint64_t cycles, double khz, double inv_khz)
+static inline double cyc2ns(uint64_t cycles, double khz, double inv_khz)
 {
 	int64_t c = (int64_t)cycles, k = (int64_t)khz, n, q;
 
@@ -526,8 +526,13 @@ static inline void set_khz(struct wult_dpdec *dp, double khz)
 static inline void decode_flagged(struct wult_val *v, uint32_t fl, double tsc, uint64_t mperf,
 				  uint64_t smi, uint64_t nmi)
 {
-	if ((fl & WULT_DPF_MPERF) && tsc > 0)
-		v[WULT_M_CC0].num = fmin(100.0, (double)mperf / tsc * 100);
+	double cc0;
+
+	if ((fl & WULT_DPF_MPERF) && tsc > 0) {
+		/* fmin(100, cc0) without a call: cc0 is a number here. */
+		cc0 = (double)mperf / tsc * 100;
+		v[WULT_M_CC0].num = cc0 > 100.0 ? 100.0 : cc0;
+	}
 	if (fl & WULT_DPF_SMI)
 		v[WULT_M_SMI_CNT].num = smi;
 	if (fl & WULT_DPF_NMI)

@@ -120,6 +120,8 @@ struct wult_pd {
 	struct id_slot *idmap;
 	size_t idcap, nids;
 	struct wult_pd_read_value readvals[WULT_PD_MAX_GROUP];
+	int id_pos;		/* samples' common id position (pd_find_attr()) */
+	unsigned int id_pos_nattrs;	/* ... for this many attrs */
 
 	char *hostname, *osrelease, *cmdline;
 	uint32_t cpus_online, cpus_avail;

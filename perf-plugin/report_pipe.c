@@ -17,7 +17,7 @@
 
 #include "report.h"
 
-#define PIPE_BATCH	1024		/* datapoints per handoff */
+#define PIPE_BATCH	4096		/* datapoints per handoff */
 #define PIPE_NBATCH	4		/* batches in flight */
 
 struct pipe_batch {
