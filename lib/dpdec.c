@@ -497,6 +497,11 @@ static inline double cyc2ns(uint64_t cycles, double khz, double inv_khz)
 	 * python's //.
 	 */
 	q = (int64_t)((double)n * inv_khz);
+	/* One step each way without a branch (the estimate is off by one at
+	 * most for sane values: the loops then do not run).
+	 */
+	q -= q * k > n;
+	q += (q + 1) * k <= n;
 	while (q * k > n)
 		q--;
 	while ((q + 1) * k <= n)
@@ -549,7 +554,7 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 {
 	struct wult_dp d;
 	int64_t wake, intr;
-	double khz;
+	double khz, ovh;
 
 	/*
 	 * The format was checked to lay out struct wult_dp v1's fields; v1
@@ -563,14 +568,13 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 	set_khz(dp, khz);
 	v[WULT_M_WAKE_LATENCY_RAW].num = wake;
 	v[WULT_M_INTR_LATENCY_RAW].num = intr;
-	v[WULT_M_WAKE_LATENCY].num = wake;
-	v[WULT_M_INTR_LATENCY].num = intr;
-	if (khz > 0 && d.intr_off == 0)
-		v[WULT_M_WAKE_LATENCY].num = wake - cyc2ns(d.intr_ts2 - d.intr_ts1, khz,
-							   dp->inv_khz);
-	else if (khz > 0 && d.intr_off == 1)
-		v[WULT_M_INTR_LATENCY].num = intr - cyc2ns(d.ai_ts2 - d.ai_ts1, khz,
-							   dp->inv_khz);
+	/* IntrOff is 0 or 1 at random: selected, not branched on. */
+	ovh = 0;
+	if (khz > 0 && d.intr_off <= 1)
+		ovh = cyc2ns(d.intr_off ? d.ai_ts2 - d.ai_ts1 : d.intr_ts2 - d.intr_ts1, khz,
+			     dp->inv_khz);
+	v[WULT_M_WAKE_LATENCY].num = wake - (d.intr_off == 0 ? ovh : 0);
+	v[WULT_M_INTR_LATENCY].num = intr - (d.intr_off == 1 ? ovh : 0);
 	v[WULT_M_SILENT_TIME].num = (int64_t)(d.ltime - d.tbi);
 	v[WULT_M_LDIST].num = d.ldist;
 	v[WULT_M_INTR_OFF].num = d.intr_off;

@@ -343,21 +343,36 @@ static inline void count_one(struct wult_stats *st, uint32_t i)
 /*
  * Counts the batch. Spread over megabytes of counters (SilentTime), the
  * increments would miss the caches and the TLB on nearly every value: a
- * batch spanning more than eight 16 KiB partitions is first put in
- * partition order (one counting pass, one scatter), so they walk memory in
- * order, and the counters are fetched ahead.
+ * batch spanning more than eight 16 KiB partitions, unless at most eight
+ * hold 15/16 of it, is first put in partition order (one counting pass,
+ * one scatter), so they walk memory in order, and the counters are fetched
+ * ahead.
  */
 static int flush(struct wult_stats *st)
 {
-	uint32_t cnt[NPART + 1], *b = st->batch;
+	uint32_t cnt[NPART + 1], *b = st->batch, dense = 0, ndense = 0;
 	unsigned int i, n = st->nbatch;
+	int spread = (st->bmax >> PART_SHIFT) - (st->bmin >> PART_SHIFT) > 8;
 
-	if ((st->bmax >> PART_SHIFT) - (st->bmin >> PART_SHIFT) > 8) {
+	if (spread) {
 		memset(cnt, 0, sizeof(cnt));
 		for (i = 0; i < n; i++)
 			cnt[(b[i] >> PART_SHIFT) + 1]++;
-		for (i = 1; i <= NPART; i++)
+		for (i = 1; i <= NPART; i++) {
+			if (cnt[i] > n / 32) {
+				dense += cnt[i];
+				ndense++;
+			}
 			cnt[i] += cnt[i - 1];
+		}
+		/*
+		 * A narrow body with a few outliers (a wake latency: microseconds
+		 * and a tail to hundreds of them) stays in the caches: counted as
+		 * it comes, the scatter would cost more than it saves.
+		 */
+		spread = ndense > 8 || dense < n - n / 16;
+	}
+	if (spread) {
 		for (i = 0; i < n; i++)
 			st->tmp[cnt[b[i] >> PART_SHIFT]++] = b[i];
 		b = st->tmp;
