@@ -40,7 +40,9 @@
  * freed when they pass the budget).
  *
  * Adding a value of the exact part appends it to a batch; a batch is
- * counted in partition order (see flush()). Count, extremes and moments of
+ * counted in partition order (see flush()). Once an object has spilled,
+ * values beyond are batched too (flush_log()): nothing is allocated for
+ * them any more, so no failure is deferred. Count, extremes and moments of
  * the exact part come from the counters when asked for (exactly, in 128-bit
  * integers), not per value; values beyond keep exact sums as they come.
  * Every allocation failure is kept (st->err) and returned by every later

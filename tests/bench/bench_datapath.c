@@ -4,7 +4,8 @@
  * it, every figure a ratio to a baseline measured in the same run:
  *   - `wult report FILE` on 10M synthetic datapoints (LDist up to 50 ms)
  *     against `cat FILE` (what reading the file costs at memory speed) and
- *     against libwult's reader alone;
+ *     against libwult's reader alone, and against itself in one thread
+ *     (WULT_REPORT_THREADS=1: the reading thread's share);
  *   - pipe mode (`cat FILE | wult report -`) against file mode;
  *   - `perf script -s scripts/perf/wult-report.py` (the python decoder) on
  *     200k datapoints of the same distribution;
@@ -213,7 +214,8 @@ int main(void)
 						"pipe_vs_file", "report_vs_python",
 						"report_vs_pandas" };
 	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
-	double tcat, tread, trep, cpurep, tpipe, tmax, rss, rss_max, rate, pyrate, pdrate;
+	double tcat, tread, trep, cpurep, tone, cpuone, tpipe, tmax, rss, rss_max, rate;
+	double pyrate, pdrate;
 	char path[512], pipe[600], cmd[1024], err[256];
 	struct stat sb;
 
@@ -235,6 +237,10 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
 	trep = bench_best(cmd, &rss);
 	cpurep = bench_last_cpu;
+	snprintf(cmd, sizeof(cmd), "WULT_REPORT_THREADS=1 %s report %s", wult, path);
+	tone = bench_best(cmd, NULL);
+	cpuone = bench_last_cpu;
+	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
 	snprintf(pipe, sizeof(pipe), "%s.pipe", path);
 	if (to_pipe(path, pipe)) {
 		printf("bench_datapath: %s: cannot write the pipe-mode copy\n", pipe);
@@ -247,7 +253,7 @@ int main(void)
 		 wult, path);
 	tmax = bench_run(cmd, &rss_max);
 	unlink(path);
-	if (tcat <= 0 || tread <= 0 || trep <= 0 || tpipe <= 0 || tmax <= 0)
+	if (tcat <= 0 || tread <= 0 || trep <= 0 || tone <= 0 || tpipe <= 0 || tmax <= 0)
 		return 1;
 	rate = n / trep;
 	printf("  cat FILE          %8.3f s: %6.2f GB/s (the memory-speed baseline)\n", tcat,
@@ -257,6 +263,8 @@ int main(void)
 	       "%.2fx the reader's\n", trep, rate, rss, trep / tcat, trep / tread);
 	printf("                    %8.3f s of CPU: %12.0f dp per CPU second (wall time "
 	       "above it: the machine was shared)\n", cpurep, n / cpurep);
+	printf("  one thread        %8.3f s: %12.0f dp/s, %.3f s of CPU (WULT_REPORT_THREADS=1); "
+	       "two threads take %.2fx its time\n", tone, n / tone, cpuone, trep / tone);
 	printf("  cat P | report -  %8.3f s: %12.0f dp/s (pipe mode), %.2fx file mode's time\n",
 	       tpipe, n / tpipe, tpipe / trep);
 	printf("  4 time metrics    %8.3f s, peak RSS %.1f MB (SilentTime, LDist to 50 ms)\n",

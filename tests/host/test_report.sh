@@ -506,6 +506,36 @@ t_check "recording without idle counters: nothing on stderr" test ! -s "$tmp/old
 t_check "diff: the residency of the file that has it" grep -q \
 	"^\[1\] $RES$" "$tmp/diff.rep"
 
+# ---- two threads and one: the same report, byte for byte ----
+# A reading thread hands datapoints over in batches of 4096
+# (perf-plugin/report_pipe.c); 8192 datapoints end on a batch's edge.
+$WREL synth -o "$tmp/th.data" -c 20000 -s 5 --cpus 2 --cstates 4 --ldist 1us,50ms >/dev/null
+$WREL synth -o "$tmp/th2.data" -c 8192 -s 6 >/dev/null
+head -c 2000000 "$tmp/th.data" > "$tmp/thtrunc.data"
+# same_threads NAME ARGS...: the report and exit status both ways (stdin
+# from $th_in).
+th_in=/dev/null
+same_threads() {
+	local one two
+	WULT_REPORT_THREADS=1 "$W" report "${@:2}" < "$th_in" > "$tmp/th1.rep" 2>&1
+	one=$?
+	"$W" report "${@:2}" < "$th_in" > "$tmp/th2.rep" 2>&1
+	two=$?
+	t_eq "$1: same exit status in one thread and two" "$one" "$two"
+	t_check "$1: same report in one thread and two" cmp -s "$tmp/th1.rep" "$tmp/th2.rep"
+}
+same_threads "default" "$tmp/th.data"
+same_threads "batch edge" "$tmp/th2.data"
+same_threads "4 metrics, ns" --raw --unit ns -m WakeLatency,IntrLatency,SilentTime,LDist \
+	"$tmp/th.data"
+same_threads "per CPU, histogram" --per-cpu --hist "$tmp/th.data"
+same_threads "filters" --include 'WakeLatency > 5us' -x 'ReqCState == "C1"' "$tmp/th.data"
+same_threads "diff" "$tmp/th.data" "$tmp/th2.data"
+th_in=$tmp/th.data same_threads "stdin" -
+same_threads "truncated" "$tmp/thtrunc.data"
+t_check "truncated: an error in two threads too" grep -q "thtrunc.data: " "$tmp/th2.rep"
+[ -f "$tmp/cnt.data" ] && same_threads "pipe mode, group reads" "$tmp/cnt.data"
+
 # ---- memory does not grow with the datapoint count ----
 if [ -x /usr/bin/time ]; then
 	$WREL synth -o "$tmp/m1.data" -c 300000 -s 4 --tail 0,0 >/dev/null
