@@ -796,7 +796,7 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
  * Every datapoint of @src counted: rpt_src_next()'s last return, or 1 when
  * counting failed (the cause printed). Where there are two CPUs another
  * thread reads and decodes meanwhile (report_pipe.c), unless
- * WULT_REPORT_THREADS=1.
+ * WULT_REPORT_THREADS=0.
  */
 static int pass_run(const struct rpt_opts *o, struct rpt_file *f, struct rpt_src *src,
 		    struct csv_out *csv)
@@ -805,10 +805,10 @@ static int pass_run(const struct rpt_opts *o, struct rpt_file *f, struct rpt_src
 	struct rpt_pipe *pp = NULL;
 	struct wult_point pt;
 	int ret;
-	const char *one = getenv("WULT_REPORT_THREADS");
+	const char *thr = getenv("WULT_REPORT_THREADS");
 
 	if (rpt_src_stable_names(src) && !o->csv_out && !o->html_out && !o->branches &&
-	    sysconf(_SC_NPROCESSORS_ONLN) > 1 && !(one && !strcmp(one, "1")))
+	    sysconf(_SC_NPROCESSORS_ONLN) > 1 && !(thr && !strcmp(thr, "0")))
 		rpt_pipe_start(src, counted_metrics(o), &pp);
 	wult_point_clear(&pt);
 	while ((ret = pp ? rpt_pipe_next(pp, &pt) : rpt_src_next(src, &pt)) > 0)

@@ -517,7 +517,7 @@ head -c 2000000 "$tmp/th.data" > "$tmp/thtrunc.data"
 th_in=/dev/null
 same_threads() {
 	local one two
-	WULT_REPORT_THREADS=1 "$W" report "${@:2}" < "$th_in" > "$tmp/th1.rep" 2>&1
+	WULT_REPORT_THREADS=0 "$W" report "${@:2}" < "$th_in" > "$tmp/th1.rep" 2>&1
 	one=$?
 	"$W" report "${@:2}" < "$th_in" > "$tmp/th2.rep" 2>&1
 	two=$?
