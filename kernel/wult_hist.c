@@ -4,10 +4,18 @@
  *
  * For each CPU measured since the module was loaded, and each idle state
  * it could request, one histogram per metric (WakeLatency = TAI - LTime,
- * IntrLatency = TIntr - LTime, SilentTime = LTime - TBI, all raw ns) of
- * every emitted datapoint, so that week-long runs need neither storage nor
- * a reader. Beside the bins (hist_bins of hist_bin_us each, plus an
- * overflow count) the exact count, sum, minimum and maximum are kept.
+ * IntrLatency = TIntr - LTime, SilentTime = LTime - TBI, TaiToIntr =
+ * TIntr - TAI, all raw ns) of every emitted datapoint, so that week-long
+ * runs need neither storage nor a reader. Beside the bins (hist_bins of
+ * hist_bin_us each, plus underflow and overflow counts) the exact count,
+ * sum, minimum and maximum are kept.
+ *
+ * TaiToIntr is negative when the interrupt handler ran before the CPU
+ * left idle (states entered with IRQs on, e.g. hlt) and positive when it
+ * ran after (IRQs off): its histograms are bipolar, as latency_hist's
+ * offset ones were, with half the bins below zero. The other metrics
+ * cannot be negative (wult_emit() drops such datapoints), so theirs start
+ * at 0 and a bipolar option for them would only waste half their bins.
  *
  * A CPU's histograms are allocated when the first wult datapoint event for
  * it is created (process context) and kept until the module is unloaded:
@@ -41,11 +49,17 @@ enum wult_hist_metric {
 	WULT_HM_WAKE,
 	WULT_HM_INTR,
 	WULT_HM_SILENT,
+	WULT_HM_TAI_INTR,
 	WULT_HM_MAX,
 };
 
 static const char *const wult_hm_names[WULT_HM_MAX] = {
-	"wake_latency", "intr_latency", "silent_time",
+	"wake_latency", "intr_latency", "silent_time", "tai_to_intr",
+};
+
+/* Metrics that can be negative: half their bins lie below zero. */
+static const bool wult_hm_bipolar[WULT_HM_MAX] = {
+	[WULT_HM_TAI_INTR] = true,
 };
 
 static unsigned int hist_bins = 10240;
@@ -58,12 +72,14 @@ MODULE_PARM_DESC(hist_bin_us, "latency histogram bin width, microseconds (defaul
 
 #define WULT_HIST_NAME_LEN	16	/* CPUIDLE_NAME_LEN */
 
+/* Bin i holds [i * bin - base, (i + 1) * bin - base), base = off * bin. */
 struct wult_hist {
 	u64 count;
-	u64 sum;		/* ns */
-	u64 min;		/* ns, valid if count */
-	u64 max;		/* ns */
-	u64 over;		/* samples >= hist_bins * hist_bin_us */
+	s64 sum;		/* ns */
+	s64 min;		/* ns, valid if count */
+	s64 max;		/* ns */
+	u64 under;		/* samples < -base */
+	u64 over;		/* samples >= hist_bins * bin - base */
 	u64 bins[];
 };
 
@@ -153,17 +169,35 @@ static inline void wult_inc(u64 *p)
 	WRITE_ONCE(*p, *p + 1);
 }
 
-static void wult_hist_put(struct wult_hist *h, u64 v)
+/* Bins of metric @m below zero. */
+static unsigned int wult_hist_off(int m)
 {
-	u64 bin = div_u64(v, wult_bin_ns);
+	return wult_hm_bipolar[m] ? hist_bins / 2 : 0;
+}
 
-	if (bin < hist_bins)
+/* The bin of @v (ns) for @off bins below zero: -1 below the first. */
+static s64 wult_hist_bin(s64 v, unsigned int off)
+{
+	s64 base = (s64)off * wult_bin_ns;
+
+	if (v < -base)
+		return -1;
+	return div_u64(v + base, wult_bin_ns);
+}
+
+static void wult_hist_put(struct wult_hist *h, s64 v, unsigned int off)
+{
+	s64 bin = wult_hist_bin(v, off);
+
+	if (bin < 0)
+		wult_inc(&h->under);
+	else if (bin < hist_bins)
 		wult_inc(&h->bins[bin]);
 	else
 		wult_inc(&h->over);
 	if (!h->count || v < h->min)
 		WRITE_ONCE(h->min, v);
-	if (v > h->max)
+	if (!h->count || v > h->max)
 		WRITE_ONCE(h->max, v);
 	WRITE_ONCE(h->sum, h->sum + v);
 	wult_inc(&h->count);
@@ -180,26 +214,30 @@ void wult_hist_add(const struct wult_dp *dp)
 		wult_inc(&hc->nohist);
 		return;
 	}
-	wult_hist_put(hc->h[WULT_HM_WAKE][s], dp->wake_latency);
-	wult_hist_put(hc->h[WULT_HM_INTR][s], dp->intr_latency);
-	wult_hist_put(hc->h[WULT_HM_SILENT][s], dp->ltime - dp->tbi);
+	/* wult_emit() made sure that these differences are not negative. */
+	wult_hist_put(hc->h[WULT_HM_WAKE][s], dp->wake_latency, 0);
+	wult_hist_put(hc->h[WULT_HM_INTR][s], dp->intr_latency, 0);
+	wult_hist_put(hc->h[WULT_HM_SILENT][s], dp->ltime - dp->tbi, 0);
+	wult_hist_put(hc->h[WULT_HM_TAI_INTR][s], (s64)(dp->tintr - dp->tai),
+		      wult_hist_off(WULT_HM_TAI_INTR));
 }
 
 /* Only the bins between min and max can be non-zero. */
-static void wult_hist_clear(struct wult_hist *h)
+static void wult_hist_clear(struct wult_hist *h, unsigned int off)
 {
-	u64 lo, hi;
+	s64 lo, hi;
 
 	if (h->count) {
-		lo = div_u64(h->min, wult_bin_ns);
-		hi = min_t(u64, div_u64(h->max, wult_bin_ns), hist_bins - 1);
-		if (lo < hist_bins)
+		lo = max_t(s64, wult_hist_bin(h->min, off), 0);
+		hi = min_t(s64, wult_hist_bin(h->max, off), hist_bins - 1);
+		if (lo <= hi)
 			memset(&h->bins[lo], 0, (hi - lo + 1) * sizeof(u64));
 	}
 	WRITE_ONCE(h->count, 0);
 	WRITE_ONCE(h->sum, 0);
 	WRITE_ONCE(h->min, 0);
 	WRITE_ONCE(h->max, 0);
+	WRITE_ONCE(h->under, 0);
 	WRITE_ONCE(h->over, 0);
 }
 
@@ -211,7 +249,7 @@ static void wult_hist_clear_cpu(void *arg)
 
 	for (m = 0; m < WULT_HM_MAX; m++)
 		for (s = 0; s < hc->nstates; s++)
-			wult_hist_clear(hc->h[m][s]);
+			wult_hist_clear(hc->h[m][s], wult_hist_off(m));
 	WRITE_ONCE(hc->nohist, 0);
 }
 
@@ -235,31 +273,37 @@ static void wult_hist_reset(void)
 	mutex_unlock(&wult_hist_lock);
 }
 
-/* One "#State:" section in the latency_hist layout. */
+/*
+ * One "#State:" section in the latency_hist layout; a bipolar one (@off
+ * bins below zero) has rows of negative microseconds, as its offset
+ * histograms had. Each row is its bin's lower bound.
+ */
 static void wult_hist_show_one(struct seq_file *m, const char *name,
-			       const struct wult_hist *h)
+			       const struct wult_hist *h, unsigned int off)
 {
-	u64 count = READ_ONCE(h->count), sum = READ_ONCE(h->sum);
-	u64 min = READ_ONCE(h->min), max = READ_ONCE(h->max);
-	u64 avg = count ? div64_u64(sum, count) : 0;
+	u64 count = READ_ONCE(h->count);
+	s64 sum = READ_ONCE(h->sum), min = READ_ONCE(h->min), max = READ_ONCE(h->max);
+	s64 avg = count ? div64_s64(sum, count) : 0;
+	s64 lo_us = -(s64)off * hist_bin_us;
 	unsigned int i;
 	u64 n;
 
 	seq_printf(m, "#State: %s\n", name);
-	seq_printf(m, "#Minimum latency: %llu microseconds\n", min / NSEC_PER_USEC);
-	seq_printf(m, "#Average latency: %llu microseconds\n", avg / NSEC_PER_USEC);
-	seq_printf(m, "#Maximum latency: %llu microseconds\n", max / NSEC_PER_USEC);
+	seq_printf(m, "#Minimum latency: %lld microseconds\n", div_s64(min, NSEC_PER_USEC));
+	seq_printf(m, "#Average latency: %lld microseconds\n", div_s64(avg, NSEC_PER_USEC));
+	seq_printf(m, "#Maximum latency: %lld microseconds\n", div_s64(max, NSEC_PER_USEC));
 	seq_printf(m, "#Total samples: %llu\n", count);
-	seq_puts(m, "#There are 0 samples lower than 0 microseconds.\n");
-	seq_printf(m, "#There are %llu samples greater or equal than %llu microseconds.\n",
-		   READ_ONCE(h->over), (u64)hist_bins * hist_bin_us);
-	seq_printf(m, "#Exact: count %llu sum %llu min %llu max %llu nanoseconds\n",
+	seq_printf(m, "#There are %llu samples lower than %lld microseconds.\n",
+		   READ_ONCE(h->under), lo_us);
+	seq_printf(m, "#There are %llu samples greater or equal than %lld microseconds.\n",
+		   READ_ONCE(h->over), lo_us + (s64)hist_bins * hist_bin_us);
+	seq_printf(m, "#Exact: count %llu sum %lld min %lld max %lld nanoseconds\n",
 		   count, sum, min, max);
 	seq_printf(m, "#usecs\t%16s\n", "samples");
 	for (i = 0; i < hist_bins; i++) {
 		n = READ_ONCE(h->bins[i]);
 		if (n)
-			seq_printf(m, "%5llu\t%16llu\n", (u64)i * hist_bin_us, n);
+			seq_printf(m, "%5lld\t%16llu\n", lo_us + (s64)i * hist_bin_us, n);
 	}
 }
 
@@ -279,7 +323,8 @@ static int hist_show(struct seq_file *m, void *unused)
 	seq_printf(m, "#Datapoints of other states: %llu\n",
 		   READ_ONCE(hc->nohist));
 	for (s = 0; s < hc->nstates; s++)
-		wult_hist_show_one(m, hc->names[s], hc->h[metric][s]);
+		wult_hist_show_one(m, hc->names[s], hc->h[metric][s],
+				   wult_hist_off(metric));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hist);

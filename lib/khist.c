@@ -3,7 +3,8 @@
  * libwult: parser of wult.ko's latency histogram files (wult/khist.h).
  * Line-oriented: '#' lines are headers, known ones are read and unknown
  * ones skipped (later module versions may add some); other non-empty
- * lines are bin rows "LOWER_US<ws>COUNT" of the current state.
+ * lines are bin rows "LOWER_US<ws>COUNT" of the current state, LOWER_US
+ * negative in a bipolar metric's bins below zero.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -22,11 +23,11 @@
 struct kh_state {
 	struct wult_khist_state pub;
 	char *name;
-	uint64_t *bin_us;
+	int64_t *bin_us;
 	uint64_t *bin_n;
 	size_t cap;
 	uint64_t binsum;
-	bool have_total, have_exact;
+	bool have_total, have_exact, have_over;
 };
 
 struct wult_khist {
@@ -55,6 +56,26 @@ static bool kh_u64(const char **p, uint64_t *v)
 	return true;
 }
 
+/* A signed decimal ("-" then digits, or kh_u64's), within int64_t. */
+static bool kh_s64(const char **p, int64_t *v)
+{
+	const char *s = *p;
+	bool neg;
+	uint64_t x;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	neg = *s == '-';
+	s += neg;
+	if (!isdigit((unsigned char)*s) || !kh_u64(&s, &x))
+		return false;
+	if (x > (uint64_t)INT64_MAX + neg)
+		return false;
+	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
+	*p = s;
+	return true;
+}
+
 /* Expects the literal @word at *p (after blanks). */
 static bool kh_word(const char **p, const char *word)
 {
@@ -69,9 +90,10 @@ static bool kh_word(const char **p, const char *word)
 	return true;
 }
 
-static int kh_add_bin(struct kh_state *st, uint64_t lo, uint64_t n)
+static int kh_add_bin(struct kh_state *st, int64_t lo, uint64_t n)
 {
-	uint64_t *a, *b;
+	int64_t *a;
+	uint64_t *b;
 	size_t cap;
 
 	if (st->pub.nbins && lo <= st->bin_us[st->pub.nbins - 1])
@@ -117,7 +139,8 @@ static int kh_state_new(struct wult_khist *h, const char *name)
 static int kh_header(struct wult_khist *h, struct kh_state *st, const char *l)
 {
 	const char *p = l;
-	uint64_t v, c, s, mn, mx;
+	uint64_t v, c;
+	int64_t s, mn, mx;
 
 	if (kh_word(&p, "#State:")) {
 		while (*p == ' ')
@@ -140,14 +163,19 @@ static int kh_header(struct wult_khist *h, struct kh_state *st, const char *l)
 		if (!kh_u64(&p, &v))
 			return -EINVAL;
 		if (kh_word(&p, "samples greater or equal than")) {
-			if (!kh_u64(&p, &st->pub.over_us))
+			if (!kh_s64(&p, &st->pub.over_us))
 				return -EINVAL;
 			st->pub.over = v;
+			st->have_over = true;
+		} else if (kh_word(&p, "samples lower than")) {
+			if (!kh_s64(&p, &st->pub.under_us))
+				return -EINVAL;
+			st->pub.under = v;
 		}
 	} else if (kh_word(&p, "#Exact: count")) {
-		if (!kh_u64(&p, &c) || !kh_word(&p, "sum") || !kh_u64(&p, &s) ||
-		    !kh_word(&p, "min") || !kh_u64(&p, &mn) ||
-		    !kh_word(&p, "max") || !kh_u64(&p, &mx) || (c && mn > mx))
+		if (!kh_u64(&p, &c) || !kh_word(&p, "sum") || !kh_s64(&p, &s) ||
+		    !kh_word(&p, "min") || !kh_s64(&p, &mn) ||
+		    !kh_word(&p, "max") || !kh_s64(&p, &mx) || (c && mn > mx))
 			return -EINVAL;
 		st->pub.sum_ns = s;
 		st->pub.min_ns = mn;
@@ -157,22 +185,37 @@ static int kh_header(struct wult_khist *h, struct kh_state *st, const char *l)
 	return 0;
 }
 
-/* Every section is whole: its bins and overflow add up to its total. */
+/*
+ * Every section is whole: its bins, underflow and overflow add up to its
+ * total, and its bins lie between the underflow and the overflow.
+ */
 static int kh_check(struct wult_khist *h, char *err, size_t errlen)
 {
+	const struct wult_khist_state *p;
 	struct kh_state *st;
+	uint64_t out;
 	size_t i;
 
 	for (i = 0; i < h->n; i++) {
 		st = &h->st[i];
+		p = &st->pub;
 		if (!st->have_total || !st->have_exact)
 			return wult_err_set(err, errlen, -EINVAL,
 					    "state %s: no #Total samples or #Exact line", st->name);
-		if (st->binsum + st->pub.over != st->pub.count ||
-		    st->binsum + st->pub.over < st->binsum)
+		out = p->under + p->over;
+		if (out < p->under || st->binsum + out < out || st->binsum + out != p->count)
 			return wult_err_set(err, errlen, -EINVAL,
-					    "state %s: bins and overflow (%" PRIu64 " + %" PRIu64 ") differ from the total %" PRIu64,
-					    st->name, st->binsum, st->pub.over, st->pub.count);
+					    "state %s: bins, underflow and overflow (%" PRIu64 " + %" PRIu64 " + %" PRIu64 ") differ from the total %" PRIu64,
+					    st->name, st->binsum, p->under, p->over, p->count);
+		if (st->have_over && p->over_us < p->under_us)
+			return wult_err_set(err, errlen, -EINVAL,
+					    "state %s: the overflow starts (%" PRId64 " us) below the underflow (%" PRId64 " us)",
+					    st->name, p->over_us, p->under_us);
+		if (p->nbins && (st->bin_us[0] < p->under_us ||
+				 (st->have_over && st->bin_us[p->nbins - 1] >= p->over_us)))
+			return wult_err_set(err, errlen, -EINVAL,
+					    "state %s: bin rows outside [%" PRId64 ", %" PRId64 ") us",
+					    st->name, p->under_us, p->over_us);
 		st->pub.name = st->name;
 		st->pub.bin_us = st->bin_us;
 		st->pub.bin_n = st->bin_n;
@@ -185,7 +228,8 @@ static int kh_line(struct wult_khist *h, const char *l)
 {
 	struct kh_state *st = h->n ? &h->st[h->n - 1] : NULL;
 	const char *p = l;
-	uint64_t lo, n;
+	uint64_t n;
+	int64_t lo;
 
 	if (*l == '#')
 		return kh_header(h, st, l);
@@ -193,7 +237,7 @@ static int kh_line(struct wult_khist *h, const char *l)
 		p++;
 	if (!*p)
 		return 0;
-	if (!st || !kh_u64(&p, &lo) || !kh_u64(&p, &n))
+	if (!st || !kh_s64(&p, &lo) || !kh_u64(&p, &n))
 		return -EINVAL;
 	while (*p == ' ' || *p == '\t')
 		p++;
@@ -273,9 +317,9 @@ const struct wult_khist_state *wult_khist_state(const struct wult_khist *h, size
 	return i < h->n ? &h->st[i].pub : NULL;
 }
 
-int wult_khist_percentile(const struct wult_khist_state *s, double pct, uint64_t *us)
+int wult_khist_percentile(const struct wult_khist_state *s, double pct, int64_t *us)
 {
-	uint64_t rank, k = 0;
+	uint64_t rank, k = s->under;
 	double r;
 	size_t i;
 
@@ -287,13 +331,17 @@ int wult_khist_percentile(const struct wult_khist_state *s, double pct, uint64_t
 		rank++;
 	if (!rank)
 		rank = 1;
+	if (k >= rank) {
+		*us = s->under_us;
+		return WULT_KHIST_UNDER;
+	}
 	for (i = 0; i < s->nbins; i++) {
 		k += s->bin_n[i];
 		if (k >= rank) {
 			*us = s->bin_us[i];
-			return 0;
+			return WULT_KHIST_IN_BINS;
 		}
 	}
 	*us = s->over_us;
-	return 1;
+	return WULT_KHIST_OVER;
 }

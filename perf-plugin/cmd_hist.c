@@ -3,8 +3,9 @@
  * wult hist: wult.ko's in-kernel latency histograms
  * (/sys/kernel/debug/wult/hist/), per CPU and requested idle state: a
  * table of exact count, min, avg and max with percentiles from the bins,
- * and a terminal histogram in power-of-two rows. No perf.data needed: the
- * kernel kept every datapoint's latency while any wult event measured.
+ * and a terminal histogram in power-of-two rows (mirrored below zero for
+ * tai_to_intr, whose bins are bipolar). No perf.data needed: the kernel
+ * kept every datapoint's latency while any wult event measured.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,9 @@
 #define HIST_MAX_FILE	(64 << 20)
 #define BAR_WIDTH	40
 
-static const char *const metrics[] = { "wake_latency", "intr_latency", "silent_time" };
+static const char *const metrics[] = {
+	"wake_latency", "intr_latency", "silent_time", "tai_to_intr",
+};
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
 
 static const double pcts[] = { 50, 90, 99, 99.9 };
@@ -54,7 +57,9 @@ static void hist_usage(FILE *f)
 		"Show wult.ko's in-kernel latency histograms: per CPU and requested\n"
 		"idle state, exact count/min/avg/max and percentiles from the bins.\n\n"
 		"  -C, --cpus LIST       CPUs to show, e.g. 0-3,6 (default: those with samples)\n"
-		"  -m, --metric M        wake_latency (default), intr_latency, silent_time or all\n"
+		"  -m, --metric M        wake_latency (default), intr_latency, silent_time,\n"
+		"                        tai_to_intr (TIntr - TAI, negative when the interrupt\n"
+		"                        ran before the CPU left idle) or all\n"
 		"      --reset           clear every histogram of every CPU first (alone: only that)\n"
 		"  -w, --watch SEC       show them again every SEC seconds\n"
 		"  -n, --count N         with --watch: stop after N rounds (default: never)\n"
@@ -65,7 +70,8 @@ static void hist_usage(FILE *f)
 		"      --dir DIR         histogram directory (default " HIST_DIR ")\n"
 		"  -h, --help            this text\n\n"
 		"Times are microseconds. A percentile is the lower bound of the bin that\n"
-		"holds it; \">=N\" means it lies in the overflow, from N us on.\n");
+		"holds it; \">=N\" means it lies in the overflow, from N us on, \"<N\" in\n"
+		"the underflow, below N us.\n");
 }
 
 /* "0-3,6" into @want[HIST_MAX_CPUS]; 0 or -EINVAL. */
@@ -159,7 +165,7 @@ static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *wan
 		case 'm':
 			o->metric = hist_metric(optarg);
 			if (o->metric < -1) {
-				fprintf(stderr, "wult hist: unknown --metric '%s': wake_latency, intr_latency, silent_time or all\n",
+				fprintf(stderr, "wult hist: unknown --metric '%s': wake_latency, intr_latency, silent_time, tai_to_intr or all\n",
 					optarg);
 				return -1;
 			}
@@ -266,16 +272,26 @@ static uint64_t hist_state_total(const struct wult_khist *h)
 	return n;
 }
 
-static void hist_print_pct(const struct wult_khist_state *s, double p)
+/* A percentile as the table and the CSV show it: "-" if none. */
+static void hist_fmt_pct(const struct wult_khist_state *s, double p, char *buf, size_t len)
 {
-	char buf[32];
-	uint64_t us;
+	static const char *const where[] = {
+		[WULT_KHIST_IN_BINS] = "", [WULT_KHIST_OVER] = ">=", [WULT_KHIST_UNDER] = "<",
+	};
+	int64_t us;
 	int r = wult_khist_percentile(s, p, &us);
 
 	if (r < 0)
-		snprintf(buf, sizeof(buf), "-");
+		snprintf(buf, len, "-");
 	else
-		snprintf(buf, sizeof(buf), "%s%" PRIu64, r ? ">=" : "", us);
+		snprintf(buf, len, "%s%" PRId64, where[r], us);
+}
+
+static void hist_print_pct(const struct wult_khist_state *s, double p)
+{
+	char buf[32];
+
+	hist_fmt_pct(s, p, buf, sizeof(buf));
 	printf(" %9s", buf);
 }
 
@@ -287,7 +303,7 @@ static void hist_print_table(const struct wult_khist *h)
 	printf("  %-16s %10s %11s %11s %11s", "State", "Count", "Min", "Avg", "Max");
 	for (j = 0; j < NPCTS; j++)
 		printf(" %8gth", pcts[j]);
-	printf(" %10s\n", "Overflow");
+	printf(" %10s %10s\n", "Underflow", "Overflow");
 	for (i = 0; i < wult_khist_nstates(h); i++) {
 		s = wult_khist_state(h, i);
 		printf("  %-16s %10" PRIu64, s->name, s->count);
@@ -299,17 +315,17 @@ static void hist_print_table(const struct wult_khist *h)
 		       (double)s->sum_ns / (double)s->count / 1e3, s->max_ns / 1e3);
 		for (j = 0; j < NPCTS; j++)
 			hist_print_pct(s, pcts[j]);
-		printf(" %10" PRIu64 "\n", s->over);
+		printf(" %10" PRIu64 " %10" PRIu64 "\n", s->under, s->over);
 	}
 }
 
-/* Row of a bin's lower bound: [0, 1) is row 0, [2^(k-1), 2^k) row k. */
-static unsigned int hist_row(uint64_t us)
+/* Bit length of @v: 0 for 0, k for [2^(k-1), 2^k). */
+static unsigned int hist_bits(uint64_t v)
 {
 	unsigned int k = 0;
 
-	while (us) {
-		us >>= 1;
+	while (v) {
+		v >>= 1;
 		k++;
 	}
 	return k;
@@ -323,44 +339,88 @@ static void hist_bar(const char *label, uint64_t n, uint64_t top)
 	printf("    %-18s %10" PRIu64 " %.*s\n", label, n, w, bar);
 }
 
+/*
+ * Power-of-two rows of bins' lower bounds (us), in both directions:
+ * row[0][k] holds [2^(k-1), 2^k) (k = 0: [0, 1)), row[1][k] its mirror
+ * [-2^k, -2^(k-1)) (k = 0: [-1, 0)).
+ */
+struct hist_rows {
+	uint64_t n[2][65];
+	unsigned int first[2], last[2];
+	bool any[2];
+	uint64_t top;
+};
+
+static void hist_rows_fill(const struct wult_khist_state *s, struct hist_rows *r)
+{
+	unsigned int neg, k;
+	int64_t lo;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->top = s->under > s->over ? s->under : s->over;
+	for (i = 0; i < s->nbins; i++) {
+		lo = s->bin_us[i];
+		neg = lo < 0;
+		/* -(lo + 1) stays in range for INT64_MIN. */
+		k = hist_bits(neg ? (uint64_t)-(lo + 1) : (uint64_t)lo);
+		r->n[neg][k] += s->bin_n[i];
+		if (!r->any[neg] || k < r->first[neg])
+			r->first[neg] = k;
+		if (!r->any[neg] || k > r->last[neg])
+			r->last[neg] = k;
+		r->any[neg] = true;
+		if (r->n[neg][k] > r->top)
+			r->top = r->n[neg][k];
+	}
+}
+
+/* Row @k's label; @neg: the mirrored row below zero. */
+static void hist_row_label(char *buf, size_t len, bool neg, unsigned int k)
+{
+	uint64_t a = k ? (uint64_t)1 << (k - 1) : 0, b = k ? (uint64_t)1 << k : 1;
+
+	if (neg)
+		snprintf(buf, len, "[-%" PRIu64 ", %s%" PRIu64 ")", b, a ? "-" : "", a);
+	else
+		snprintf(buf, len, "[%" PRIu64 ", %" PRIu64 ")", a, b);
+}
+
 /* The samples of one state in power-of-two rows of microseconds. */
 static void hist_print_bars(const struct wult_khist_state *s, unsigned int bin_us)
 {
-	uint64_t rows[65] = { 0 }, top = s->over;
-	unsigned int first = 64, last = 0, r;
+	struct hist_rows r;
 	char label[48];
-	size_t i;
+	unsigned int k;
 
 	if (!s->count)
 		return;
-	for (i = 0; i < s->nbins; i++) {
-		r = hist_row(s->bin_us[i]);
-		rows[r] += s->bin_n[i];
-		first = r < first ? r : first;
-		last = r > last ? r : last;
-		top = rows[r] > top ? rows[r] : top;
-	}
+	hist_rows_fill(s, &r);
 	printf("  %s (bins of %u us):\n", s->name, bin_us);
-	for (r = first; s->nbins && r <= last; r++) {
-		snprintf(label, sizeof(label), "[%" PRIu64 ", %" PRIu64 ")",
-			 r ? (uint64_t)1 << (r - 1) : 0, r ? (uint64_t)1 << r : 1);
-		hist_bar(label, rows[r], top);
+	if (s->under) {
+		snprintf(label, sizeof(label), "< %" PRId64, s->under_us);
+		hist_bar(label, s->under, r.top);
+	}
+	for (k = r.last[1] + 1; r.any[1] && k-- > r.first[1];) {
+		hist_row_label(label, sizeof(label), true, k);
+		hist_bar(label, r.n[1][k], r.top);
+	}
+	for (k = r.first[0]; r.any[0] && k <= r.last[0]; k++) {
+		hist_row_label(label, sizeof(label), false, k);
+		hist_bar(label, r.n[0][k], r.top);
 	}
 	if (s->over) {
-		snprintf(label, sizeof(label), ">= %" PRIu64, s->over_us);
-		hist_bar(label, s->over, top);
+		snprintf(label, sizeof(label), ">= %" PRId64, s->over_us);
+		hist_bar(label, s->over, r.top);
 	}
 }
 
 static void hist_csv_pct(FILE *f, const struct wult_khist_state *s, double p)
 {
-	uint64_t us;
-	int r = wult_khist_percentile(s, p, &us);
+	char buf[32];
 
-	if (r < 0)
-		fprintf(f, ",");
-	else
-		fprintf(f, ",%s%" PRIu64, r ? ">=" : "", us);
+	hist_fmt_pct(s, p, buf, sizeof(buf));
+	fprintf(f, ",%s", strcmp(buf, "-") ? buf : "");
 }
 
 /* The table's rows as CSV: one per state, empty cells where undefined. */
@@ -379,7 +439,8 @@ static void hist_csv_rows(FILE *f, int cpu, size_t m, const struct wult_khist *h
 			fprintf(f, ",,,");
 		for (j = 0; j < NPCTS; j++)
 			hist_csv_pct(f, s, pcts[j]);
-		fprintf(f, ",%" PRIu64 ",%u\n", s->over, wult_khist_bin_us(h));
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%u\n", s->under, s->over,
+			wult_khist_bin_us(h));
 	}
 }
 
@@ -473,7 +534,7 @@ static int hist_show_csv(struct hist_opts *o, const bool *want)
 	fprintf(o->csvf, "CPU,Metric,State,Count,Min,Avg,Max");
 	for (size_t j = 0; j < NPCTS; j++)
 		fprintf(o->csvf, ",P%g", pcts[j]);
-	fprintf(o->csvf, ",Overflow,BinWidth\n");
+	fprintf(o->csvf, ",Underflow,Overflow,BinWidth\n");
 	ret = hist_show_all(o, want);
 	err = ferror(o->csvf);
 	if (fclose(o->csvf) || err) {

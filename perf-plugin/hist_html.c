@@ -5,11 +5,14 @@
  * requested state is a group ("CPU1 C6", as wult report --per-cpu names
  * them), each metric a column; "all" adds every group up. The bins become
  * wult_stats (each bin's samples at its lower bound, the overflow at its
- * start), which give the page's histograms; count, min, avg and max are
+ * start, the underflow one bin below its end), which give the page's
+ * histograms; count, min, avg and max are
  * the kernel's exact ones and the percentiles follow wult hist's rule (the
  * lower bound of the bin holding the sample of that rank, the overflow's
- * start for one in it), on the added-up bins for "all" too, so the page's
- * numbers are the text table's. The kernel keeps no sum of squares: no
+ * start or the underflow's end for one in them), on the added-up bins for
+ * "all" too, so the page's numbers are the text table's. The library has
+ * no metric TIntr - TAI: tai_to_intr's column is carried by WULT_M_TINTR
+ * (a time in ns too) under the name TaiToIntr. The kernel keeps no sum of squares: no
  * stddev.
  */
 #include <errno.h>
@@ -22,7 +25,8 @@
 #include "report.h"
 
 struct exact {
-	uint64_t count, sum_ns, min_ns, max_ns;
+	uint64_t count;
+	int64_t sum_ns, min_ns, max_ns;
 };
 
 struct hist_html {
@@ -30,21 +34,25 @@ struct hist_html {
 	struct rpt_file f;
 	struct wult_stats *all[RPT_MAX_TIME];	/* every group's bins, per metric */
 	struct exact all_x[RPT_MAX_TIME];
-	uint64_t *all_n[RPT_MAX_TIME];		/* all_nb bins, then the overflow */
+	uint64_t *all_n[RPT_MAX_TIME];		/* underflow, all_nb bins, overflow */
 	size_t all_nb[RPT_MAX_TIME];
+	int64_t all_lo[RPT_MAX_TIME];		/* us, where the bins begin */
 	unsigned int all_bin[RPT_MAX_TIME];	/* us */
 	const char *dir;
 	unsigned int bin_us;
 };
 
+/* wult hist's metrics, in its order. */
 static const enum wult_metric metric_of[] = {
-	WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY, WULT_M_SILENT_TIME,
+	WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY, WULT_M_SILENT_TIME, WULT_M_TINTR,
 };
+static const char *const name_of[] = { NULL, NULL, NULL, "TaiToIntr" };
+#define NMETRICS (sizeof(metric_of) / sizeof(metric_of[0]))
 
 int hist_html_new(const char *out, const char *dir, int metric, struct hist_html **ret)
 {
 	struct hist_html *h = calloc(1, sizeof(*h));
-	unsigned int i, lo = metric < 0 ? 0 : metric, hi = metric < 0 ? 3 : lo + 1;
+	unsigned int i, lo = metric < 0 ? 0 : metric, hi = metric < 0 ? NMETRICS : lo + 1;
 
 	*ret = NULL;
 	if (!h)
@@ -54,6 +62,7 @@ int hist_html_new(const char *out, const char *dir, int metric, struct hist_html
 	h->o.unit = "us";
 	h->o.unit_ns = 1e3;
 	for (i = lo; i < hi; i++) {
+		h->o.time_name[h->o.ntime] = name_of[i];
 		h->o.time[h->o.ntime] = metric_of[i];
 		h->o.plot[h->o.nplot++] = metric_of[i];
 		h->all[h->o.ntime] = wult_stats_new();
@@ -118,24 +127,39 @@ static void summarize(const struct exact *x, const double *pv, struct wult_stats
 	s->p99_999 = pv[5];
 }
 
-/* Every group's bins added up, per metric, for the "all" percentiles. */
+/* Slot of a bin starting at @us among all_n[mi]'s (clamped to the flows). */
+static size_t all_slot(const struct hist_html *h, unsigned int mi, int64_t us)
+{
+	int64_t b;
+
+	if (us < h->all_lo[mi])
+		return 0;
+	b = (us - h->all_lo[mi]) / h->all_bin[mi];
+	return b < (int64_t)h->all_nb[mi] ? (size_t)b + 1 : h->all_nb[mi] + 1;
+}
+
+/*
+ * Every group's bins added up, per metric, for the "all" percentiles; the
+ * first state with samples sets the layout (one module wrote them all).
+ */
 static int all_add(struct hist_html *h, unsigned int mi, const struct wult_khist_state *s,
 		   unsigned int bin_us)
 {
-	size_t b, i;
+	size_t i;
 
 	if (!h->all_n[mi]) {
-		h->all_nb[mi] = s->over_us / bin_us;
+		h->all_lo[mi] = s->under_us;
 		h->all_bin[mi] = bin_us;
-		h->all_n[mi] = calloc(h->all_nb[mi] + 1, sizeof(uint64_t));
+		h->all_nb[mi] = s->over_us > s->under_us ?
+			(size_t)((s->over_us - s->under_us) / bin_us) : 0;
+		h->all_n[mi] = calloc(h->all_nb[mi] + 2, sizeof(uint64_t));
 		if (!h->all_n[mi])
 			return -ENOMEM;
 	}
-	for (i = 0; i < s->nbins; i++) {
-		b = s->bin_us[i] / h->all_bin[mi];
-		h->all_n[mi][b < h->all_nb[mi] ? b : h->all_nb[mi]] += s->bin_n[i];
-	}
-	h->all_n[mi][h->all_nb[mi]] += s->over;
+	for (i = 0; i < s->nbins; i++)
+		h->all_n[mi][all_slot(h, mi, s->bin_us[i])] += s->bin_n[i];
+	h->all_n[mi][0] += s->under;
+	h->all_n[mi][h->all_nb[mi] + 1] += s->over;
 	return 0;
 }
 
@@ -148,9 +172,12 @@ static double all_pct(const struct hist_html *h, unsigned int mi, double pct)
 	if (!h->all_x[mi].count || !h->all_n[mi])
 		return NAN;
 	rank = rank ? rank : 1;
-	for (b = 0; b < h->all_nb[mi] && seen + h->all_n[mi][b] < rank; b++)
-		seen += h->all_n[mi][b];
-	return (double)b * h->all_bin[mi] * 1e3;
+	if (h->all_n[mi][0] >= rank)
+		return (double)h->all_lo[mi] * 1e3;	/* the underflow's end */
+	seen = h->all_n[mi][0];
+	for (b = 0; b < h->all_nb[mi] && seen + h->all_n[mi][b + 1] < rank; b++)
+		seen += h->all_n[mi][b + 1];
+	return ((double)h->all_lo[mi] + (double)b * h->all_bin[mi]) * 1e3;
 }
 
 static struct rpt_group *group_of(struct hist_html *h, const char *name)
@@ -193,7 +220,7 @@ static int add_state(struct hist_html *h, int cpu, unsigned int mi,
 	struct exact x = { 0 };
 	double pv[NPCTS];
 	struct wult_stats *st;
-	uint64_t us;
+	int64_t us;
 	struct rpt_group *g;
 	char name[96];
 	size_t b;
@@ -207,7 +234,9 @@ static int add_state(struct hist_html *h, int cpu, unsigned int mi,
 		return -ENOMEM;
 	}
 	for (b = 0; b < s->nbins && !ret; b++)
-		ret = wult_stats_add_n(st, (int64_t)s->bin_us[b] * 1000, s->bin_n[b]);
+		ret = wult_stats_add_n(st, s->bin_us[b] * 1000, s->bin_n[b]);
+	if (!ret && s->under)
+		ret = wult_stats_add_n(st, (s->under_us - (int64_t)h->bin_us) * 1000, s->under);
 	if (!ret && s->over)
 		ret = wult_stats_add_n(st, (int64_t)s->over_us * 1000, s->over);
 	if (!ret)
@@ -220,7 +249,7 @@ static int add_state(struct hist_html *h, int cpu, unsigned int mi,
 		add_exact(&x, s);
 		add_exact(&h->all_x[mi], s);
 		for (b = 0; b < NPCTS; b++)
-			pv[b] = wult_khist_percentile(s, pcts[b], &us) < 0 ? NAN : us * 1e3;
+			pv[b] = wult_khist_percentile(s, pcts[b], &us) < 0 ? NAN : (double)us * 1e3;
 		summarize(&x, pv, &g->sum[mi]);
 		if (s->count > g->kept)
 			g->kept = s->count;

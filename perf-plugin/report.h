@@ -40,6 +40,7 @@
 
 struct rpt_opts {
 	enum wult_metric time[RPT_MAX_TIME];	/* metrics with full statistics */
+	const char *time_name[RPT_MAX_TIME];	/* NULL: the metric's name (wult hist's TaiToIntr) */
 	unsigned int ntime;
 	struct wult_filter *inc[RPT_MAX_FILTERS], *exc[RPT_MAX_FILTERS];
 	unsigned int ninc, nexc;

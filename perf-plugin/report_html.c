@@ -156,6 +156,17 @@ static void write_header(FILE *f, const struct rpt_opts *o, struct rpt_file *con
 
 /* ---- summary tables ---- */
 
+/* A time metric's name on the page: o->time_name's if it gives one. */
+static const char *time_name(const struct rpt_opts *o, enum wult_metric m)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->ntime; i++)
+		if (o->time[i] == m && o->time_name[i])
+			return o->time_name[i];
+	return wult_metric_desc(m)->name;
+}
+
 static void cell(FILE *f, const char *tag, const char *text)
 {
 	fprintf(f, "<%s>", tag);
@@ -175,7 +186,7 @@ static void table_one(FILE *f, const struct rpt_opts *o, const struct rpt_group 
 	cell(f, "th", o->unit);
 	for (i = 0; i < o->ntime; i++)
 		if (show[i])
-			cell(f, "th", wult_metric_desc(o->time[i])->name);
+			cell(f, "th", time_name(o, o->time[i]));
 	fputs("</tr>\n", f);
 	for (k = 0; k < RPT_S_NR; k++) {
 		fputs("<tr>", f);
@@ -256,8 +267,7 @@ static void table_diff(FILE *f, const struct rpt_opts *o, const struct rpt_group
 	int k, any = 0;
 
 	for (i = 0; i < o->ntime; i++) {
-		snprintf(title, sizeof(title), "%s (%s)", wult_metric_desc(o->time[i])->name,
-			 o->unit);
+		snprintf(title, sizeof(title), "%s (%s)", time_name(o, o->time[i]), o->unit);
 		diff_head(f, title, nfiles);
 		for (k = 0; k < RPT_S_NR; k++) {
 			for (j = 0; j < nfiles; j++)
@@ -330,7 +340,7 @@ static void put_metric(FILE *f, const struct rpt_opts *o, enum wult_metric m)
 	const struct wult_metric_desc *d = wult_metric_desc(m);
 
 	fputs("{\"name\":", f);
-	put_json_str(f, d->name);
+	put_json_str(f, time_name(o, m));
 	fputs(",\"unit\":", f);
 	put_json_str(f, d->is_time ? o->unit : d->csv_unit);
 	fprintf(f, ",\"time\":%d}", d->is_time);

@@ -30,7 +30,7 @@ static void t_good(void)
 	const struct wult_khist_state *s;
 	struct wult_khist *h;
 	char err[128] = "";
-	uint64_t us = 0;
+	int64_t us = 0;
 
 	WT_EQ(wult_khist_parse(good, strlen(good), &h, err, sizeof(err)), 0);
 	if (!h)
@@ -62,10 +62,65 @@ static void t_good(void)
 	WT_EQ(us, 100);
 	WT_EQ(wult_khist_percentile(s, 83.3, &us), 0);
 	WT_EQ(us, 100);
-	WT_EQ(wult_khist_percentile(s, 99, &us), 1);
+	WT_EQ(wult_khist_percentile(s, 99, &us), WULT_KHIST_OVER);
 	WT_EQ(us, 10240);
+	WT_EQ(s->under, 0);
+	WT_EQ(s->under_us, 0);
 	WT_EQ(wult_khist_percentile(s, 100.5, &us), -EINVAL);
 	WT_EQ(wult_khist_percentile(s, -1, &us), -EINVAL);
+	wult_khist_free(h);
+}
+
+/*
+ * tai_to_intr as the module prints it with hist_bins=8: bins [-4, 4) us,
+ * 7 samples: 1 below -4 us, rows -3 (2), -1 (1), 0 (1), 3 (1), 1 >= 4 us.
+ */
+static const char bipolar[] =
+	"#CPU: 1\n#Metric: tai_to_intr\n#Bin width: 1 microseconds\n"
+	"#State: C1\n#Minimum latency: -9 microseconds\n#Average latency: -1 microseconds\n"
+	"#Maximum latency: 5 microseconds\n#Total samples: 7\n"
+	"#There are 1 samples lower than -4 microseconds.\n"
+	"#There are 1 samples greater or equal than 4 microseconds.\n"
+	"#Exact: count 7 sum -9800 min -9500 max 5000 nanoseconds\n"
+	"#usecs\t         samples\n"
+	"   -3\t               2\n   -1\t               1\n    0\t               1\n"
+	"    3\t               1\n";
+
+static void t_bipolar(void)
+{
+	/* Ranks ceil(p * 7 / 100): 1 under, 2-3 -> -3, 4 -> -1, 5 -> 0, 6 -> 3, 7 over. */
+	static const struct { double p; int where; int64_t us; } want[] = {
+		{ 0, WULT_KHIST_UNDER, -4 }, { 14.2, WULT_KHIST_UNDER, -4 },
+		{ 14.3, WULT_KHIST_IN_BINS, -3 }, { 42.8, WULT_KHIST_IN_BINS, -3 },
+		{ 50, WULT_KHIST_IN_BINS, -1 }, { 71.4, WULT_KHIST_IN_BINS, 0 },
+		{ 85.7, WULT_KHIST_IN_BINS, 3 }, { 90, WULT_KHIST_OVER, 4 },
+	};
+	const struct wult_khist_state *s;
+	struct wult_khist *h;
+	char err[128] = "";
+	int64_t us = 0;
+	size_t i;
+
+	WT_EQ(wult_khist_parse(bipolar, strlen(bipolar), &h, err, sizeof(err)), 0);
+	if (!h)
+		return;
+	s = wult_khist_state(h, 0);
+	WT_EQ(s->count, 7);
+	WT_EQ(s->sum_ns, -9800);
+	WT_EQ(s->min_ns, -9500);
+	WT_EQ(s->max_ns, 5000);
+	WT_EQ(s->under, 1);
+	WT_EQ(s->under_us, -4);
+	WT_EQ(s->over, 1);
+	WT_EQ(s->over_us, 4);
+	WT_EQ(s->nbins, 4);
+	WT_EQ(s->bin_us[0], -3);
+	WT_EQ(s->bin_us[1], -1);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		WT_EQ(wult_khist_percentile(s, want[i].p, &us), want[i].where);
+		WT_CHECK(us == want[i].us, "p%g: %lld us, wanted %lld", want[i].p,
+			 (long long)us, (long long)want[i].us);
+	}
 	wult_khist_free(h);
 }
 
@@ -100,6 +155,26 @@ static void t_bad(void)
 	snprintf(buf, sizeof(buf), "%s#There are 1 samples greater or equal than 9 microseconds.\n"
 		 "1\t2\n", head);
 	refused(buf, "differ from the total 2");
+	/* Underflow counts too; bins stay between the flows; signs parse once. */
+	snprintf(buf, sizeof(buf), "%s#There are 1 samples lower than -4 microseconds.\n"
+		 "-3\t2\n", head);
+	refused(buf, "(2 + 1 + 0) differ from the total 2");
+	snprintf(buf, sizeof(buf), "%s#There are 0 samples lower than -4 microseconds.\n"
+		 "-5\t2\n", head);
+	refused(buf, "bin rows outside [-4, 0) us");
+	snprintf(buf, sizeof(buf), "%s#There are 0 samples greater or equal than 4 microseconds.\n"
+		 "4\t2\n", head);
+	refused(buf, "bin rows outside [0, 4) us");
+	refused("#State: C1\n#Total samples: 0\n#Exact: count 0 sum 0 min 0 max 0 nanoseconds\n"
+		"#There are 0 samples lower than 5 microseconds.\n"
+		"#There are 0 samples greater or equal than 4 microseconds.\n",
+		"the overflow starts (4 us) below the underflow (5 us)");
+	refused("#State: C1\n--3\t2\n", "line 2");
+	refused("#State: C1\n- 3\t2\n", "line 2");
+	refused("#State: C1\n3\t-2\n", "line 2");
+	refused("#State: C1\n-9223372036854775809\t2\n", "line 2");
+	refused("#State: C1\n#Exact: count 1 sum 1 min -9223372036854775809 max 1 nanoseconds\n",
+		"line 2");
 	memset(buf, 'x', sizeof(buf) - 1);
 	buf[0] = '#';
 	buf[sizeof(buf) - 1] = '\0';
@@ -128,6 +203,7 @@ static void t_empty(void)
 int main(void)
 {
 	t_good();
+	t_bipolar();
 	t_bad();
 	t_empty();
 	return wt_done();

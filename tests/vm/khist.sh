@@ -6,9 +6,12 @@
 # record sampled; percentiles read from the bins are within one bin of the
 # recorded samples' percentiles; reset clears them; the exact min/max/sum
 # match the samples; wult hist shows the same percentiles and resets; a
-# latency-band event counts the datapoints in its band; and a run with no
-# samples recorded does not grow kernel memory (20 s here: a 10-minute
-# soak does not fit make check).
+# latency-band event counts the datapoints in its band; the bipolar
+# tai_to_intr (TIntr - TAI) has the same totals, the samples' exact
+# figures, and the sign of the state kind (negative for the default idle's
+# hlt, whose interrupt runs before the CPU leaves idle); and a run with no
+# samples recorded does not grow kernel memory (20 s here: the 10-minute
+# soak is make soak's, tests/soak/khist.sh).
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
 H=/sys/kernel/debug/wult/hist
@@ -16,8 +19,8 @@ DEC=$WULT_SRC/scripts/perf/wult-decode.py
 
 t_check "insmod" insmod "$WULT_KO" || { t_done; exit 1; }
 t_check "hist/reset exists" test -f $H/reset
-t_check "three metrics, CPU1 files" test -f $H/wake_latency/CPU1 -a \
-	-f $H/intr_latency/CPU1 -a -f $H/silent_time/CPU1
+t_check "four metrics, CPU1 files" test -f $H/wake_latency/CPU1 -a \
+	-f $H/intr_latency/CPU1 -a -f $H/silent_time/CPU1 -a -f $H/tai_to_intr/CPU1
 t_eq "bin width 1 us by default" 1 "$(cat /sys/module/wult/parameters/hist_bin_us)"
 
 # total FILE: the samples of every #State section.
@@ -25,10 +28,10 @@ total() {
 	awk '/^#Total samples:/ { s += $3 } END { print s + 0 }' "$1"
 }
 
-# binsum FILE: the bin rows plus the overflow counts.
+# binsum FILE: the bin rows (negative ones too) plus under- and overflow.
 binsum() {
-	awk '/^#There are .* greater or equal/ { s += $3 }
-	     /^ *[0-9]+\t/ { s += $2 } END { print s + 0 }' "$1"
+	awk '/^#There are .* (greater or equal|lower) than/ { s += $3 }
+	     /^ *-?[0-9]+\t/ { s += $2 } END { print s + 0 }' "$1"
 }
 
 # ---- counts equal perf stat's ------------------------------------------------
@@ -37,10 +40,15 @@ n=$(awk -F, '/datapoints/ { print $1 }' stat.out)
 cat $H/wake_latency/CPU1 > wake1.txt
 cat $H/intr_latency/CPU1 > intr1.txt
 cat $H/silent_time/CPU1 > silent1.txt
+cat $H/tai_to_intr/CPU1 > tai1.txt
 t_check "perf stat counted datapoints ($n)" test "${n:-0}" -ge 20
 t_eq "WakeLatency histogram total = perf stat count" "$n" "$(total wake1.txt)"
 t_eq "IntrLatency histogram total = perf stat count" "$n" "$(total intr1.txt)"
 t_eq "SilentTime histogram total = perf stat count" "$n" "$(total silent1.txt)"
+t_eq "TaiToIntr histogram total = perf stat count" "$n" "$(total tai1.txt)"
+t_eq "TaiToIntr bins, underflow and overflow add up" "$n" "$(binsum tai1.txt)"
+t_check "TaiToIntr is bipolar: bins from -5120 us" \
+	grep -q '^#There are [0-9]* samples lower than -5120 microseconds' tai1.txt
 t_eq "WakeLatency bins add up" "$n" "$(binsum wake1.txt)"
 t_check "sections name the states" grep -q '^#State: default_idle' wake1.txt
 t_check "latency_hist header lines" sh -c "grep -q '^#Minimum latency: [0-9]* microseconds' wake1.txt &&
@@ -59,6 +67,7 @@ perf record -q -R -e wult/datapoints/ -C 1 -o rec.data -- sleep 3 2> rec.err
 perf script -i rec.data -s "$DEC" 2>/dev/null | awk '$1 == "raw"' > rec.txt
 cat $H/wake_latency/CPU1 > wake2.txt
 cat $H/intr_latency/CPU1 > intr2.txt
+cat $H/tai_to_intr/CPU1 > tai2.txt
 m=$(wc -l < rec.txt)
 t_check "perf record sampled datapoints ($m)" test "$m" -ge 20
 t_eq "histogram total = samples recorded" "$m" "$(total wake2.txt)"
@@ -106,6 +115,25 @@ exact=$(awk '/^#Exact:/ { c += $3; s += $5; if (!mn || ($7 && $7 < mn)) mn = $7;
 want=$(awk '{ v = $7 - $5; c++; s += v; if (!mn || v < mn) mn = v; if (v > mx) mx = v }
 	END { printf "%d %.0f %d %d\n", c, s, mn, mx }' rec.txt)
 t_eq "exact count, sum, min, max = samples'" "$want" "$exact"
+
+# TaiToIntr = TIntr - TAI ($8 - $7), signed: the exact line, the samples
+# below zero (underflow and negative rows) and the sign of the state kind:
+# every sample of the default idle (sti; hlt) ran its handler first.
+exact=$(awk '/^#Exact:/ && $3 { c += $3; s += $5; if (!n++ || $7 < mn) mn = $7; if (n == 1 || $9 > mx) mx = $9 }
+	END { print c, s, mn, mx }' tai2.txt)
+want=$(awk '{ v = $8 - $7; c++; s += v; if (c == 1 || v < mn) mn = v; if (c == 1 || v > mx) mx = v }
+	END { printf "%d %.0f %d %d\n", c, s, mn, mx }' rec.txt)
+t_eq "TaiToIntr exact count, sum, min, max = samples' TIntr - TAI" "$want" "$exact"
+neg=$(awk '/^#There are .* lower than/ { s += $3 } /^ *-[0-9]+\t/ { s += $2 } END { print s + 0 }' tai2.txt)
+t_eq "TaiToIntr below zero = samples with TIntr < TAI" "$(awk '$8 < $7' rec.txt | wc -l)" "$neg"
+t_eq "TaiToIntr below zero = samples with intr_off 0" "$(awk '$11 == 0' rec.txt | wc -l)" "$neg"
+t_eq "default idle (hlt, IRQs on): every TaiToIntr negative" "$m" "$neg"
+# wult hist: its p50 is the bin (floor, us) of the samples' rank-ceil(N/2) value.
+row=$(wult hist -C 1 -m tai_to_intr --no-bars | awk '$1 == "default_idle" { print $2, $3, $6 }')
+want=$(awk '{ v = ($8 - $7) / 1000; f = int(v); print (f > v ? f - 1 : f) }' rec.txt | sort -n |
+	awk '{ v[NR] = $1 } END { r = int((50 * NR + 99) / 100); if (r < 1) r = 1; print v[r] }')
+t_eq "wult hist -m tai_to_intr: count, exact min, p50 (us)" \
+	"$m $(awk '/^#Exact:/ && $3 { printf "%.3f", $7 / 1000 }' tai2.txt) $want" "$row"
 
 # ---- a latency band as a counting event ----------------------------------------
 # Datapoints with WakeLatencyRaw in [0, p50) and [p50, inf) split the total.
