@@ -52,7 +52,7 @@ KMODS   := $(foreach t,$(KTAGS),$(BUILD)/kernel/$(t)/wult.ko \
 	$(BUILD)/kernel/$(t)/wult_refidle.ko)
 KSRCS   := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile kernel/uapi/linux/*.h)
 
-.PHONY: all deps user modules fuzzers check run bench fuzz clean install-plugins \
+.PHONY: all deps user modules fuzzers check run bench fuzz soak clean install-plugins \
 	man install uninstall dkms-src dkms-install dkms-uninstall
 .SECONDARY:
 
@@ -200,6 +200,15 @@ run: deps
 bench: deps
 	$(MAKE) all
 	scripts/run-bench --build $(BUILD)
+
+# The in-kernel histograms' soak on 6.12-rt: SOAK_MINUTES (10) of perf
+# stat with nothing recorded, memory sampled each minute (tests/soak/khist.sh,
+# Documentation/kernel.md). About 12 minutes: not part of make check.
+SOAK_MINUTES ?= 10
+soak: deps
+	$(MAKE) all
+	scripts/vm-run --kernel 6.12-rt --timeout $$(( $(SOAK_MINUTES) * 60 + 600 )) \
+		--out $(BUILD)/soak tests/soak/khist.sh $(SOAK_MINUTES)
 
 # Long fuzzing runs: FUZZ_SECONDS (10 minutes) per target.
 FUZZ_SECONDS ?= 600

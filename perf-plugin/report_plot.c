@@ -304,8 +304,9 @@ static int hist_from(struct rpt_plot *p, const struct rpt_opts *o, unsigned int 
 	h->cnt = calloc(HIST_BUCKETS, sizeof(*h->cnt));
 	if (!h->edge || !h->cnt)
 		return -ENOMEM;
-	h->n = rpt_hist_edges(!wult_metric_desc(o->plot[i])->is_time, sum.min, sum.max,
-			      h->edge, HIST_BUCKETS);
+	/* Logarithmic buckets for times, unless some are negative (TaiToIntr). */
+	h->n = rpt_hist_edges(!wult_metric_desc(o->plot[i])->is_time || sum.min < 0,
+			      sum.min, sum.max, h->edge, HIST_BUCKETS);
 	hf.edge = h->edge;
 	hf.cnt = h->cnt;
 	hf.n = h->n;

@@ -136,6 +136,11 @@ t_eq "--html tai_to_intr: CPU1 C1" "10 -6000.000 -3.000 2.000 5120.000 5120.000 
 t_eq "--html tai_to_intr: all" "10 -6000.000 -3.000 2.000 5120.000 5120.000 6000.000 -500.000 -" \
 	"$(hrow all)"
 t_check "--html tai_to_intr: named TaiToIntr" grep -q '<th>us</th><th>TaiToIntr</th>' "$d/h.html"
+# Its plot: linear buckets (no logarithm below zero) from the underflow,
+# drawn one bin below -5120 us, to the overflow's start.
+edges=$(grep -o '"s":"CPU1 C1","m":0,"n":10,"e":\[[^]]*' "$d/h.html" | sed 's/.*"e":\[//')
+t_eq "--html tai_to_intr plot: first, second and last bucket edges (us)" \
+	"-5121.000 -5018.589 5120.001" "$(echo "$edges" | awk -F, '{ print $1, $2, $NF }')"
 check_html_err() {
 	local out rc
 	out=$("$wult" hist --dir "$h" --html "$d/nodir/h.html" 2>&1 > /dev/null)
