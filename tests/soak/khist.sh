@@ -54,7 +54,7 @@ done
 grow() { awk -v c="$1" '$1 ~ /^[0-9]+$/ { if (!n++) f = $c; l = $c } END { print l - f }' mem.txt; }
 peak() { awk -v c="$1" '$1 ~ /^[0-9]+$/ { if (!n++) f = m = $c; if ($c > m) m = $c } END { print m - f }' mem.txt; }
 drop=$((-$(grow 2)))
-echo "# over $n datapoints: MemAvailable -$drop kB, Slab +$(grow 3) kB (peak +$(peak 3)), Percpu +$(grow 4) kB, VmallocUsed +$(grow 5) kB (peak +$(peak 5)), wult +$(grow 6) kB"
+echo "# over $n datapoints: MemAvailable $(grow 2) kB, Slab +$(grow 3) kB (peak +$(peak 3)), Percpu +$(grow 4) kB, VmallocUsed +$(grow 5) kB (peak +$(peak 5)), wult +$(grow 6) kB"
 t_eq "the module's memory does not change while measuring (peak, last)" "0 0" "$(peak 6) $(grow 6)"
 t_check "Slab grows less than $MAX_SLAB kB (peak +$(peak 3))" test "$(peak 3)" -lt $MAX_SLAB
 t_check "VmallocUsed grows less than $MAX_VMALLOC kB (peak +$(peak 5))" test "$(peak 5)" -lt $MAX_VMALLOC
