@@ -19,6 +19,7 @@
 
 #define KH_MAX_STATES	64	/* the module has 10; a bound for bad input */
 #define KH_LINE_MAX	256
+#define KH_MAX_BINS	1000000U	/* the module's bound on hist_bins */
 
 struct kh_state {
 	struct wult_khist_state pub;
@@ -211,6 +212,11 @@ static int kh_check(struct wult_khist *h, char *err, size_t errlen)
 			return wult_err_set(err, errlen, -EINVAL,
 					    "state %s: the overflow starts (%" PRId64 " us) below the underflow (%" PRId64 " us)",
 					    st->name, p->over_us, p->under_us);
+		/* The module has at most 10^6 bins (hist_bins); unsigned: no overflow. */
+		if (((uint64_t)p->over_us - (uint64_t)p->under_us) / h->bin_us > KH_MAX_BINS)
+			return wult_err_set(err, errlen, -EINVAL,
+					    "state %s: [%" PRId64 ", %" PRId64 ") us is more than %u bins",
+					    st->name, p->under_us, p->over_us, KH_MAX_BINS);
 		if (p->nbins && (st->bin_us[0] < p->under_us ||
 				 (st->have_over && st->bin_us[p->nbins - 1] >= p->over_us)))
 			return wult_err_set(err, errlen, -EINVAL,

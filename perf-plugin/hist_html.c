@@ -130,12 +130,13 @@ static void summarize(const struct exact *x, const double *pv, struct wult_stats
 /* Slot of a bin starting at @us among all_n[mi]'s (clamped to the flows). */
 static size_t all_slot(const struct hist_html *h, unsigned int mi, int64_t us)
 {
-	int64_t b;
+	uint64_t b;
 
 	if (us < h->all_lo[mi])
 		return 0;
-	b = (us - h->all_lo[mi]) / h->all_bin[mi];
-	return b < (int64_t)h->all_nb[mi] ? (size_t)b + 1 : h->all_nb[mi] + 1;
+	/* Unsigned: us - all_lo may not fit in int64_t. */
+	b = ((uint64_t)us - (uint64_t)h->all_lo[mi]) / h->all_bin[mi];
+	return b < h->all_nb[mi] ? (size_t)b + 1 : h->all_nb[mi] + 1;
 }
 
 /*
@@ -150,8 +151,9 @@ static int all_add(struct hist_html *h, unsigned int mi, const struct wult_khist
 	if (!h->all_n[mi]) {
 		h->all_lo[mi] = s->under_us;
 		h->all_bin[mi] = bin_us;
+		/* At most 10^6 bins: wult_khist_parse() checked. */
 		h->all_nb[mi] = s->over_us > s->under_us ?
-			(size_t)((s->over_us - s->under_us) / bin_us) : 0;
+			((uint64_t)s->over_us - (uint64_t)s->under_us) / bin_us : 0;
 		h->all_n[mi] = calloc(h->all_nb[mi] + 2, sizeof(uint64_t));
 		if (!h->all_n[mi])
 			return -ENOMEM;

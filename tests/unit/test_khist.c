@@ -169,6 +169,13 @@ static void t_bad(void)
 		"#There are 0 samples lower than 5 microseconds.\n"
 		"#There are 0 samples greater or equal than 4 microseconds.\n",
 		"the overflow starts (4 us) below the underflow (5 us)");
+	refused("#Bin width: 2 microseconds\n#State: C1\n#Total samples: 0\n"
+		"#Exact: count 0 sum 0 min 0 max 0 nanoseconds\n"
+		"#There are 0 samples lower than -9223372036854775808 microseconds.\n"
+		"#There are 0 samples greater or equal than 9223372036854775807 microseconds.\n",
+		"is more than 1000000 bins");
+	refused("#State: C1\n#Total samples: 0\n#Exact: count 0 sum 0 min 0 max 0 nanoseconds\n"
+		"#There are 0 samples lower than -1000001 microseconds.\n", "is more than 1000000 bins");
 	refused("#State: C1\n--3\t2\n", "line 2");
 	refused("#State: C1\n- 3\t2\n", "line 2");
 	refused("#State: C1\n3\t-2\n", "line 2");
