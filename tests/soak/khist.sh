@@ -51,11 +51,13 @@ for m in wake_latency intr_latency silent_time tai_to_intr; do
 done
 
 # grow COLUMN: last in-run sample minus the first; peak: the largest minus the first.
-grow() { awk -v c="$1" '$1 ~ /^[0-9]+$/ { if (!n++) f = $c; l = $c } END { print l - f }' mem.txt; }
+grow() { awk -v c="$1" '$1 ~ /^[0-9]+$/ { if (!n++) f = $c; l = $c } END { printf "%+d\n", l - f }' mem.txt; }
 peak() { awk -v c="$1" '$1 ~ /^[0-9]+$/ { if (!n++) f = m = $c; if ($c > m) m = $c } END { print m - f }' mem.txt; }
-drop=$((-$(grow 2)))
-echo "# over $n datapoints: MemAvailable $(grow 2) kB, Slab +$(grow 3) kB (peak +$(peak 3)), Percpu +$(grow 4) kB, VmallocUsed +$(grow 5) kB (peak +$(peak 5)), wult +$(grow 6) kB"
-t_eq "the module's memory does not change while measuring (peak, last)" "0 0" "$(peak 6) $(grow 6)"
+drop=$((0 - $(grow 2)))
+echo "# over $n datapoints, from minute 0 to the last (and the peak): MemAvailable $(grow 2) kB," \
+	"Slab $(grow 3) kB (+$(peak 3)), Percpu $(grow 4) kB (+$(peak 4)), VmallocUsed $(grow 5) kB" \
+	"(+$(peak 5)), wult $(grow 6) kB (+$(peak 6))"
+t_eq "the module's memory does not change while measuring (peak, last)" "0 +0" "$(peak 6) $(grow 6)"
 t_check "Slab grows less than $MAX_SLAB kB (peak +$(peak 3))" test "$(peak 3)" -lt $MAX_SLAB
 t_check "VmallocUsed grows less than $MAX_VMALLOC kB (peak +$(peak 5))" test "$(peak 5)" -lt $MAX_VMALLOC
 t_check "Percpu grows less than $MAX_PERCPU kB (peak +$(peak 4))" test "$(peak 4)" -lt $MAX_PERCPU
