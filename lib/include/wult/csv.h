@@ -62,14 +62,16 @@ int wult_csv_write_info(FILE *f, const struct wult_csv_info *info);
  */
 int wult_csv_open(const char *dir, struct wult_csv_reader **out, char *err, size_t errlen);
 /*
- * Reads datapoints from @csv (the caller's, named @name in errors). Time
+ * Reads datapoints from @csv (the caller's, named @name in errors; a worker
+ * thread may read it until close, see wult_csv_set_threads()). Time
  * columns are in us when @times_in_us, else in ns (intel wult before raw
  * format 1.2).
  */
 int wult_csv_open_stream(FILE *csv, const char *name, int times_in_us,
 			 struct wult_csv_reader **out, char *err, size_t errlen);
-/* 1 and fills @pt, 0 at the end, or -EINVAL/-EIO (see wult_csv_error()).
- * Strings in @pt stay valid until the next call.
+/* 1 and fills @pt, 0 at the end, or -EINVAL (see wult_csv_error()): the
+ * rows before a bad line come first, and the end or the error stays (every
+ * later call returns it). Strings in @pt stay valid until the next call.
  */
 int wult_csv_next(struct wult_csv_reader *r, struct wult_point *pt);
 const char *wult_csv_error(const struct wult_csv_reader *r);
