@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* CSV: intel wult fixtures (good and bad), export/import round trip. */
+/* CSV: intel wult fixtures (good and bad), export/import round trip, and
+ * the worker threads (on and off give the same bytes, rows and errors). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <wult/csv.h>
+#include "csv_int.h"
 #include "wt.h"
 #include "wt_data.h"
 
@@ -544,6 +546,31 @@ static void reader_threads(void)
 	free(text);
 }
 
+/* Who decides on threads: wult_csv_set_threads(), else WULT_CSV_THREADS,
+ * else the number of CPUs. */
+static void threads_knob(void)
+{
+	const char *old = getenv("WULT_CSV_THREADS");
+	char *keep = old ? strdup(old) : NULL;
+
+	wult_csv_set_threads(-1);
+	setenv("WULT_CSV_THREADS", "0", 1);
+	WT_EQ(wult_csv_threads(), 0);
+	setenv("WULT_CSV_THREADS", "1", 1);
+	WT_EQ(wult_csv_threads(), 1);
+	wult_csv_set_threads(0);
+	WT_EQ(wult_csv_threads(), 0);
+	wult_csv_set_threads(1);
+	setenv("WULT_CSV_THREADS", "0", 1);
+	WT_EQ(wult_csv_threads(), 1);
+	wult_csv_set_threads(-1);
+	unsetenv("WULT_CSV_THREADS");
+	WT_EQ(wult_csv_threads(), sysconf(_SC_NPROCESSORS_ONLN) > 1);
+	if (keep)
+		setenv("WULT_CSV_THREADS", keep, 1);
+	free(keep);
+}
+
 int main(void)
 {
 	good();
@@ -564,6 +591,7 @@ int main(void)
 	stream_err("WakeLatency,CC0%\n1.5x,2\n", "t.csv:2: column 'WakeLatency': '1.5x' is not a number");
 	stream_err("WakeLatency,CC0%\nabc\n", "t.csv:2: 1 fields, but the header has 2");
 	nul_byte();
+	threads_knob();
 	writer_threads();
 	writer_full();
 	reader_threads();
