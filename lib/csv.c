@@ -25,7 +25,7 @@
 #define MAP_WINDOW	(4 << 20)	/* input mapped this much at a time */
 #define IN_BUF		(1 << 20)	/* input read this much at a time (pipes) */
 #define NRBATCH		3		/* batches of parsed rows in flight */
-#define BATCH_SLOTS	(64 << 10)	/* a batch's values at most: 1 MiB */
+#define BATCH_SLOTS	(64 << 10)	/* a batch's values at most: 512 KiB */
 #define BATCH_TEXT	(512 << 10)	/* a batch's lines at most, besides one of MAX_LINE */
 #define GROW_STEPS	6		/* batches start 2^6 times smaller */
 
@@ -34,7 +34,10 @@ _Static_assert(MAP_WINDOW > MAX_LINE + 8192 && IN_BUF > MAX_LINE + 1,
 
 /* Parsed rows and the text their strings point into. */
 struct rbatch {
-	struct wult_val *slots;	/* rows x the header's columns */
+	union slot {		/* by the column's kind: 8 bytes, not 16 */
+		double num;
+		const char *str;
+	} *slots;		/* rows x the header's columns */
 	char *text;		/* the rows' lines, cut into fields */
 	size_t rows, text_len;
 	size_t cap_rows, text_cap;
@@ -359,7 +362,7 @@ static int grow_batch(struct wult_csv_reader *r, struct rbatch *b)
 {
 	size_t rows = r->max_rows >> (GROW_STEPS - r->grow);
 	size_t text = MAX_LINE + 2 + (BATCH_TEXT >> (GROW_STEPS - r->grow));
-	struct wult_val *v;
+	union slot *v;
 	char *t;
 
 	rows += !rows;
@@ -653,7 +656,7 @@ static int parse_num(struct wult_csv_reader *r, int col, const char *s, int exp1
  * else is cut out first. *@pp and the return value as cut_field(); a bad
  * value sets *@bad (r->err says why).
  */
-static int row_field(struct wult_csv_reader *r, char **pp, int n, struct wult_val *slots,
+static int row_field(struct wult_csv_reader *r, char **pp, int n, union slot *slots,
 		     int *bad)
 {
 	int m = n < r->ncols ? r->col2metric[n] : -1;
@@ -684,7 +687,7 @@ static int row_field(struct wult_csv_reader *r, char **pp, int n, struct wult_va
 /* A line (not blank) into @slots: 0, or -1 with r->err set. The field
  * count is checked before a value's error is reported, so a short row
  * says so. */
-static int parse_row(struct wult_csv_reader *r, char *line, struct wult_val *slots)
+static int parse_row(struct wult_csv_reader *r, char *line, union slot *slots)
 {
 	int n = 0, bad = 0;
 	char *p;
@@ -785,7 +788,7 @@ static struct rbatch *next_batch(struct wult_csv_reader *r)
 
 int wult_csv_next(struct wult_csv_reader *r, struct wult_point *pt)
 {
-	const struct wult_val *slot;
+	const union slot *slot;
 	struct rbatch *b = r->cur;
 	int i, m;
 
