@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * intel wult CSV export (wult/csv.h). The caller's thread only copies each
- * row's cells into a batch; batches are formatted and written in order by
- * one worker thread (or by the caller when threads are off, see
- * wult_csv_threads()), so a busy caller (wult report's statistics) and the
- * formatting share two CPUs. The bytes written are the same either way:
- * the same code formats the same batches in the same order.
+ * row's cells into a batch; with threads on (wult_csv_threads()) two
+ * workers take batches in turn, format each into their own buffer side by
+ * side, and write them in the batches' order, so that a busy caller
+ * (wult report's statistics) and the formatting share two CPUs. The bytes
+ * written are the same either way: the same code formats the same batches,
+ * written in the same order.
  *
  * Memory: NBATCH batches of at most BATCH_CELLS cells (8 bytes each) and
  * TEXT_CAP bytes of strings (more only for a row whose strings alone are
- * longer), and one OUT_BUF output buffer: 2.5 MiB at most whatever the
- * number of rows (4 x (512 + 64) KiB + 256 KiB), 64 times less for the
- * first batches.
+ * longer), and an OUT_BUF buffer per formatter: 4.25 MiB at most whatever
+ * the number of rows (4 x (512 + 64) KiB + 2 x 1 MiB), batches 64 times
+ * smaller at first.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,11 +25,12 @@
 #include "csv_int.h"
 #include "csvnum.h"
 
-#define OUT_BUF		(256 << 10)	/* formatted rows reach the FILE in blocks */
+#define OUT_BUF		(1 << 20)	/* a formatter's buffer: a full batch's rows */
 #define BATCH_CELLS	(64 << 10)	/* a batch's cells at most: 512 KiB */
 #define TEXT_CAP	(64 << 10)	/* a batch's strings at most */
 #define GROW_STEPS	6		/* batches start 2^6 times smaller */
 #define NBATCH		4		/* batches in flight */
+#define NWORKER		2		/* formatters when threads are on */
 #define WRITER_MAX_COLS	128		/* a row's numbers fit OUT_BUF */
 
 _Static_assert(WRITER_MAX_COLS * (WULT_CSVNUM_MAX + 1) + 1 < OUT_BUF,
@@ -74,17 +76,24 @@ struct wult_csv_writer {
 	int ready;		/* start() succeeded */
 	int started;		/* the header is out: columns are fixed */
 	int holes;
-	/* Formatting side: the worker's while it runs. */
-	char *buf;		/* OUT_BUF bytes, @len of them filled */
-	size_t len;
 	size_t row_room;	/* a row's numbers and commas need at most this */
 	int failed;		/* set by the formatting side, read atomically */
-	/* Batches: the caller fills batch[put % NBATCH]; the worker formats
-	 * batch[done % NBATCH] while done < put. */
+	/* Formatters: fmt[0] is the caller's without threads; with them each
+	 * worker has one, formats the batches it takes into its buffer and
+	 * writes it when every batch before has been written. */
+	struct fmt {
+		struct wult_csv_writer *w;
+		char *buf;		/* OUT_BUF bytes, @len of them filled */
+		size_t len;
+		unsigned long batch;	/* the batch being formatted */
+		int turn;		/* all batches before it are written */
+		pthread_t tid;
+	} fmt[NWORKER];
+	/* Batches: the caller fills batch[put % NBATCH] once batch put - NBATCH
+	 * is written; workers take batch[taken % NBATCH] while taken < put. */
 	struct batch batch[NBATCH];
-	unsigned long put, done;
-	int threaded, stop;
-	pthread_t tid;
+	unsigned long put, taken, written;
+	int threaded, stop, nworker;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
@@ -104,55 +113,74 @@ static enum cell_kind cell_kind(const struct wult_metric_desc *d)
 
 /* ---- formatting (the worker's side) ---- */
 
-/* Hands the built bytes to the FILE; -1 on a write error (remembered). */
-static int out_flush(struct wult_csv_writer *w)
+/* With workers: waits until every batch before @o's is written. */
+static void wait_turn(struct wult_csv_writer *w, struct fmt *o)
 {
-	if (w->len && fwrite(w->buf, 1, w->len, w->f) != w->len)
-		__atomic_store_n(&w->failed, 1, __ATOMIC_RELAXED);
-	w->len = 0;
-	return w->failed ? -1 : 0;
+	if (!w->threaded || o->turn)
+		return;
+	pthread_mutex_lock(&w->mu);
+	while (w->written != o->batch)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	o->turn = 1;
+}
+
+/* Hands the built bytes to the FILE, in the batches' order; -1 on a write
+ * error (remembered). */
+static int out_flush(struct fmt *o)
+{
+	struct wult_csv_writer *w = o->w;
+
+	if (o->len) {
+		wait_turn(w, o);
+		if (fwrite(o->buf, 1, o->len, w->f) != o->len)
+			__atomic_store_n(&w->failed, 1, __ATOMIC_RELAXED);
+	}
+	o->len = 0;
+	return __atomic_load_n(&w->failed, __ATOMIC_RELAXED) ? -1 : 0;
 }
 
 /* Room for @n more bytes in the buffer (@n <= OUT_BUF). */
-static char *out_room(struct wult_csv_writer *w, size_t n)
+static char *out_room(struct fmt *o, size_t n)
 {
-	if (OUT_BUF - w->len < n)
-		out_flush(w);
-	return w->buf + w->len;
+	if (OUT_BUF - o->len < n)
+		out_flush(o);
+	return o->buf + o->len;
 }
 
-static void out_mem(struct wult_csv_writer *w, const char *s, size_t n)
+static void out_mem(struct fmt *o, const char *s, size_t n)
 {
 	if (n > OUT_BUF) {
-		out_flush(w);
-		if (fwrite(s, 1, n, w->f) != n)
-			__atomic_store_n(&w->failed, 1, __ATOMIC_RELAXED);
+		out_flush(o);
+		wait_turn(o->w, o);
+		if (fwrite(s, 1, n, o->w->f) != n)
+			__atomic_store_n(&o->w->failed, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	memcpy(out_room(w, n), s, n);
-	w->len += n;
+	memcpy(out_room(o, n), s, n);
+	o->len += n;
 }
 
-static void out_char(struct wult_csv_writer *w, char c)
+static void out_char(struct fmt *o, char c)
 {
-	*out_room(w, 1) = c;
-	w->len++;
+	*out_room(o, 1) = c;
+	o->len++;
 }
 
-static void put_str(struct wult_csv_writer *w, const char *s)
+static void put_str(struct fmt *o, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {
-		out_mem(w, s, strlen(s));
+		out_mem(o, s, strlen(s));
 		return;
 	}
 	/* RFC 4180 quoting, as pandas expects. */
-	out_char(w, '"');
+	out_char(o, '"');
 	for (; *s; s++) {
 		if (*s == '"')
-			out_char(w, '"');
-		out_char(w, *s);
+			out_char(o, '"');
+		out_char(o, *s);
 	}
-	out_char(w, '"');
+	out_char(o, '"');
 }
 
 /*
@@ -162,21 +190,22 @@ static void put_str(struct wult_csv_writer *w, const char *s)
  * which may flush, and the room is reserved again after it. Each cell is
  * followed by a comma, the last one becomes the newline.
  */
-static void format_batch(struct wult_csv_writer *w, const struct batch *b)
+static void format_batch(struct fmt *o, const struct batch *b)
 {
+	const struct wult_csv_writer *w = o->w;
 	const union cell *c = b->cells;
 	size_t row, i;
 	char *p;
 
 	for (row = 0; row < b->rows; row++) {
-		p = out_room(w, w->row_room);
+		p = out_room(o, w->row_room);
 		for (i = 0; i < w->nout; i++, c++) {
 			switch (w->oc[i].kind) {
 			case K_STR:
 				if (c->str) {
-					w->len = p - w->buf;
-					put_str(w, c->str);
-					p = out_room(w, w->row_room);
+					o->len = p - o->buf;
+					put_str(o, c->str);
+					p = out_room(o, w->row_room);
 				}
 				break;
 			case K_NS_US:
@@ -194,26 +223,34 @@ static void format_batch(struct wult_csv_writer *w, const struct batch *b)
 			p[-1] = '\n';
 		else
 			*p++ = '\n';
-		w->len = p - w->buf;
+		o->len = p - o->buf;
 	}
 }
 
+/*
+ * A worker: takes the next batch, formats it into its own buffer (while
+ * the other worker formats the next one), writes it in its turn. The
+ * caller may reuse a batch once it is written.
+ */
 static void *worker(void *arg)
 {
-	struct wult_csv_writer *w = arg;
-	unsigned long n;
+	struct fmt *o = arg;
+	struct wult_csv_writer *w = o->w;
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (w->done == w->put && !w->stop)
+		while (w->taken == w->put && !w->stop)
 			pthread_cond_wait(&w->cv, &w->mu);
-		if (w->done == w->put)
+		if (w->taken == w->put)
 			break;
-		n = w->done;
+		o->batch = w->taken++;
+		o->turn = 0;
 		pthread_mutex_unlock(&w->mu);
-		format_batch(w, &w->batch[n % NBATCH]);
+		format_batch(o, &w->batch[o->batch % NBATCH]);
+		out_flush(o);
+		wait_turn(w, o);	/* also when there was nothing to write */
 		pthread_mutex_lock(&w->mu);
-		w->done++;
+		w->written = o->batch + 1;
 		pthread_cond_broadcast(&w->cv);
 	}
 	pthread_mutex_unlock(&w->mu);
@@ -237,7 +274,8 @@ static void writer_free(struct wult_csv_writer *w)
 	free(w->oc);
 	free(w->numc);
 	free(w->strc);
-	free(w->buf);
+	for (i = 0; i < NWORKER; i++)
+		free(w->fmt[i].buf);
 	free(w);
 }
 
@@ -263,9 +301,11 @@ int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 	w->oc = calloc(ncols + 1, sizeof(w->oc[0]));
 	w->numc = calloc(ncols + 1, sizeof(w->numc[0]));
 	w->strc = calloc(ncols + 1, sizeof(w->strc[0]));
-	w->buf = malloc(OUT_BUF);
+	w->fmt[0].buf = malloc(OUT_BUF);
+	for (i = 0; i < NWORKER; i++)
+		w->fmt[i].w = w;
 	if (!w->cols || !w->on || !w->hole || !w->kind || !w->oc || !w->numc || !w->strc ||
-	    !w->buf) {
+	    !w->fmt[0].buf) {
 		writer_free(w);
 		return -ENOMEM;
 	}
@@ -318,7 +358,34 @@ static int grow_batch(struct wult_csv_writer *w, struct batch *b, size_t text)
 	return b->cap_rows && b->text_cap >= text ? 0 : -ENOMEM;
 }
 
-/* Batch buffers, and the worker when threads are on; -ENOMEM. */
+/* The workers: as many as can be had, up to NWORKER (none: the caller
+ * formats, with the same result). */
+static void start_workers(struct wult_csv_writer *w)
+{
+	int i;
+
+	for (i = 1; i < NWORKER; i++)
+		if (!w->fmt[i].buf && !(w->fmt[i].buf = malloc(OUT_BUF)))
+			return;
+	if (pthread_mutex_init(&w->mu, NULL))
+		return;
+	if (pthread_cond_init(&w->cv, NULL)) {
+		pthread_mutex_destroy(&w->mu);
+		return;
+	}
+	w->threaded = 1;	/* before the workers read it */
+	for (i = 0; i < NWORKER; i++)
+		if (pthread_create(&w->fmt[i].tid, NULL, worker, &w->fmt[i]))
+			break;
+	w->nworker = i;
+	if (!i) {
+		w->threaded = 0;
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+	}
+}
+
+/* Batch buffers, and the workers when threads are on; -ENOMEM. */
 static int start(struct wult_csv_writer *w)
 {
 	size_t i;
@@ -328,21 +395,8 @@ static int start(struct wult_csv_writer *w)
 		if (grow_batch(w, &w->batch[i], 0))
 			return -ENOMEM;
 	w->ready = 1;
-	if (!wult_csv_threads())
-		return 0;
-	if (pthread_mutex_init(&w->mu, NULL))
-		return 0;
-	if (pthread_cond_init(&w->cv, NULL)) {
-		pthread_mutex_destroy(&w->mu);
-		return 0;
-	}
-	/* No thread (EAGAIN...): the caller formats, with the same result. */
-	if (pthread_create(&w->tid, NULL, worker, w)) {
-		pthread_cond_destroy(&w->cv);
-		pthread_mutex_destroy(&w->mu);
-		return 0;
-	}
-	w->threaded = 1;
+	if (wult_csv_threads())
+		start_workers(w);
 	return 0;
 }
 
@@ -350,7 +404,7 @@ static int start(struct wult_csv_writer *w)
  * The header names the columns @pt fills (all of them when @pt is NULL:
  * no rows). intel wult refuses a CSV with any empty cell, so a counter the
  * machine lacks is left out rather than written empty. Written before any
- * batch, so before the worker touches the buffer.
+ * batch and any worker.
  */
 static int write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 {
@@ -362,9 +416,9 @@ static int write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 		if (!w->on[i])
 			continue;
 		if (w->nout)
-			out_char(w, ',');
+			out_char(&w->fmt[0], ',');
 		name = wult_metric_desc(w->cols[i])->name;
-		out_mem(w, name, strlen(name));
+		out_mem(&w->fmt[0], name, strlen(name));
 		w->oc[w->nout].m = w->cols[i];
 		w->oc[w->nout].kind = w->kind[i];
 		w->oc[w->nout++].col = i;
@@ -374,27 +428,29 @@ static int write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 			w->numc[w->nnum++] = (struct cap){ w->cols[i], w->nout - 1 };
 		w->row_room += WULT_CSVNUM_MAX + 1;
 	}
-	out_char(w, '\n');
+	out_char(&w->fmt[0], '\n');
 	w->row_room++;
 	w->started = 1;
+	out_flush(&w->fmt[0]);	/* no worker yet: out first */
 	return start(w);
 }
 
 /* Hands the filled batch over (formats it when there is no worker) and
- * waits for the next one to be free. The write errors so far: -EIO. */
+ * waits for the next one to be free (written). The write errors so far:
+ * -EIO. */
 static int submit(struct wult_csv_writer *w)
 {
 	int failed;
 
 	if (!w->threaded) {
-		format_batch(w, &w->batch[w->put % NBATCH]);
-		w->put++;
-		w->done++;
+		w->fmt[0].batch = w->put;
+		format_batch(&w->fmt[0], &w->batch[w->put % NBATCH]);
+		w->taken = w->written = ++w->put;
 	} else {
 		pthread_mutex_lock(&w->mu);
 		w->put++;
 		pthread_cond_broadcast(&w->cv);
-		while (w->put - w->done >= NBATCH)
+		while (w->put - w->written >= NBATCH)
 			pthread_cond_wait(&w->cv, &w->mu);
 		pthread_mutex_unlock(&w->mu);
 	}
@@ -514,7 +570,7 @@ static int drop_holes(struct wult_csv_writer *w)
 
 	for (i = 0; i < w->nout; i++)
 		drop[i] = w->hole[w->oc[i].col];
-	if (out_flush(w) || fflush(w->f) == EOF || fseek(w->f, 0, SEEK_SET))
+	if (out_flush(&w->fmt[0]) || fflush(w->f) == EOF || fseek(w->f, 0, SEEK_SET))
 		return -ESPIPE;	/* not a regular file opened for reading too */
 	tmp = tmpfile();
 	if (!tmp)
@@ -532,10 +588,10 @@ static int drop_holes(struct wult_csv_writer *w)
 	return ret ? -EIO : 0;
 }
 
-/* The last batch out, the worker gone: the buffer is the caller's again. */
+/* The last batch out, the workers gone: fmt[0] is the caller's again. */
 static int finish(struct wult_csv_writer *w)
 {
-	int ret = 0;
+	int i, ret = 0;
 
 	if (!w->ready)
 		ret = -ENOMEM;
@@ -546,7 +602,8 @@ static int finish(struct wult_csv_writer *w)
 		w->stop = 1;
 		pthread_cond_broadcast(&w->cv);
 		pthread_mutex_unlock(&w->mu);
-		pthread_join(w->tid, NULL);
+		for (i = 0; i < w->nworker; i++)
+			pthread_join(w->fmt[i].tid, NULL);
 		pthread_cond_destroy(&w->cv);
 		pthread_mutex_destroy(&w->mu);
 		w->threaded = 0;
@@ -562,7 +619,7 @@ int wult_csv_writer_close(struct wult_csv_writer *w)
 		return 0;
 	failed = !w->started && write_header(w, NULL);
 	failed |= finish(w) != 0;
-	failed |= out_flush(w) || (w->holes && drop_holes(w)) || fflush(w->f) == EOF ||
+	failed |= out_flush(&w->fmt[0]) || (w->holes && drop_holes(w)) || fflush(w->f) == EOF ||
 		  ferror(w->f);
 	writer_free(w);
 	return failed ? -EIO : 0;

@@ -15,8 +15,9 @@ struct wult_csv_writer;
 struct wult_csv_reader;
 
 /*
- * Whether the CSV writer and reader use a worker thread each (formatting
- * and writing rows; reading and parsing them ahead of wult_csv_next()):
+ * Whether the CSV writer and reader use worker threads (the writer two,
+ * formatting batches of rows side by side and writing them in order; the
+ * reader one, reading and parsing rows ahead of wult_csv_next()):
  * 1 on, 0 off, -1 (the default) the environment's WULT_CSV_THREADS (0 or
  * 1), else on when the machine has more than one CPU. Taken when a reader
  * is opened and when a writer gets its first row. The bytes written, the
@@ -27,7 +28,7 @@ void wult_csv_set_threads(int on);
 /*
  * A writer of columns @cols (at most 128) to @f (which stays the caller's,
  * and which nobody else may use until close), or -EINVAL. Rows are copied
- * into batches, formatted and written to @f in blocks (by a worker thread,
+ * into batches, formatted and written to @f in blocks (by worker threads,
  * see wult_csv_set_threads()). The header,
  * written with the first row, names only the columns that row fills; a
  * later row that lacks one of them makes close rewrite @f without it, so
