@@ -527,22 +527,40 @@ static inline void set_khz(struct wult_dpdec *dp, double khz)
 	}
 }
 
-/* CC0%, SMICnt, NMICnt where the payload's flags say they are valid. */
-static inline void decode_flagged(struct wult_val *v, uint32_t fl, double tsc, uint64_t mperf,
-				  uint64_t smi, uint64_t nmi)
+/* CC0%, SMICnt, NMICnt where the payload's flags say they are valid, else
+ * NaN. */
+static inline void flagged(uint32_t fl, double tsc, uint64_t mperf, uint64_t smi, uint64_t nmi,
+			   double out[3])
 {
 	double cc0;
 
+	out[0] = out[1] = out[2] = NAN;
 	if ((fl & WULT_DPF_MPERF) && tsc > 0) {
 		/* fmin(100, cc0) without a call: cc0 is a number here. */
 		cc0 = (double)mperf / tsc * 100;
-		v[WULT_M_CC0].num = cc0 > 100.0 ? 100.0 : cc0;
+		out[0] = cc0 > 100.0 ? 100.0 : cc0;
 	}
 	if (fl & WULT_DPF_SMI)
-		v[WULT_M_SMI_CNT].num = smi;
+		out[1] = smi;
 	if (fl & WULT_DPF_NMI)
-		v[WULT_M_NMI_CNT].num = nmi;
+		out[2] = nmi;
 }
+
+static inline void store_flagged(struct wult_val *v, const double fl[3])
+{
+	v[WULT_M_CC0].num = fl[0];
+	v[WULT_M_SMI_CNT].num = fl[1];
+	v[WULT_M_NMI_CNT].num = fl[2];
+}
+
+/* What a v1 payload decodes to, before it is stored anywhere. */
+struct v1 {
+	struct wult_dp d;
+	int64_t wake_raw, intr_raw;
+	double wake, intr, src;
+	double fl[3];		/* CC0%, SMICnt, NMICnt (flagged()) */
+	const char *state;
+};
 
 /*
  * The fast path of a payload laid out as struct wult_dp v1 (every field at
@@ -550,52 +568,107 @@ static inline void decode_flagged(struct wult_val *v, uint32_t fl, double tsc, u
  * from the struct; of the two overheads only the one IntrOff applies is
  * converted.
  */
-static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct wult_val *v)
+static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct v1 *c)
 {
-	struct wult_dp d;
-	int64_t wake, intr;
-	double khz, ovh;
+	const struct wult_dp *d = &c->d;
+	double khz, ovh = 0;
+	uint32_t src;
 
 	/*
 	 * The format was checked to lay out struct wult_dp v1's fields; v1
 	 * records end before the fields later versions append, so only up to
 	 * the table's last field (min_size stops there too).
 	 */
-	memcpy(&d, raw + WULT_DP_HDR_SIZE, V1_END);
-	wake = (int64_t)(d.tai - d.ltime);
-	intr = (int64_t)(d.tintr - d.ltime);
-	khz = d.tsc_khz;
+	memcpy(&c->d, raw + WULT_DP_HDR_SIZE, V1_END);
+	c->wake_raw = (int64_t)(d->tai - d->ltime);
+	c->intr_raw = (int64_t)(d->tintr - d->ltime);
+	khz = d->tsc_khz;
 	set_khz(dp, khz);
-	v[WULT_M_WAKE_LATENCY_RAW].num = wake;
-	v[WULT_M_INTR_LATENCY_RAW].num = intr;
 	/* IntrOff is 0 or 1 at random: selected, not branched on. */
-	ovh = 0;
-	if (khz > 0 && d.intr_off <= 1)
-		ovh = cyc2ns(d.intr_off ? d.ai_ts2 - d.ai_ts1 : d.intr_ts2 - d.intr_ts1, khz,
+	if (khz > 0 && d->intr_off <= 1)
+		ovh = cyc2ns(d->intr_off ? d->ai_ts2 - d->ai_ts1 : d->intr_ts2 - d->intr_ts1, khz,
 			     dp->inv_khz);
-	v[WULT_M_WAKE_LATENCY].num = wake - (d.intr_off == 0 ? ovh : 0);
-	v[WULT_M_INTR_LATENCY].num = intr - (d.intr_off == 1 ? ovh : 0);
-	v[WULT_M_SILENT_TIME].num = (int64_t)(d.ltime - d.tbi);
-	v[WULT_M_LDIST].num = d.ldist;
-	v[WULT_M_INTR_OFF].num = d.intr_off;
-	v[WULT_M_CPU].num = d.cpu;
-	v[WULT_M_LTIME].num = d.ltime;
-	v[WULT_M_TBI].num = d.tbi;
-	v[WULT_M_TAI].num = d.tai;
-	v[WULT_M_TINTR].num = d.tintr;
-	v[WULT_M_SOURCE].num = 0;	/* v1 records: hrt */
+	c->wake = c->wake_raw - (d->intr_off == 0 ? ovh : 0);
+	c->intr = c->intr_raw - (d->intr_off == 1 ? ovh : 0);
+	c->src = 0;	/* v1 records: hrt */
 	if (dp->src_off >= 0 && (size_t)dp->src_off + 4 <= size) {
-		uint32_t src;
-
 		memcpy(&src, raw + dp->src_off, 4);
-		v[WULT_M_SOURCE].num = src;
+		c->src = src;
 	}
-	v[WULT_M_REQ_CSTATE].num = d.req_cstate;
-	if (d.req_cstate >= 0 && d.req_cstate < MAX_CSTATES)
-		v[WULT_M_REQ_CSTATE].str = dp->cstates[d.req_cstate] ?
-					   dp->cstates[d.req_cstate] :
-					   dp->fallback[d.req_cstate];
-	decode_flagged(v, d.flags, d.tsc_delta, d.mperf_delta, d.smi_cnt, d.nmi_cnt);
+	flagged(d->flags, d->tsc_delta, d->mperf_delta, d->smi_cnt, d->nmi_cnt, c->fl);
+	c->state = NULL;
+	if (d->req_cstate >= 0 && d->req_cstate < MAX_CSTATES)
+		c->state = dp->cstates[d->req_cstate] ? dp->cstates[d->req_cstate] :
+			   dp->fallback[d->req_cstate];
+}
+
+static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct wult_val *v)
+{
+	struct v1 c;
+
+	v1_compute(dp, raw, size, &c);
+	v[WULT_M_WAKE_LATENCY_RAW].num = c.wake_raw;
+	v[WULT_M_INTR_LATENCY_RAW].num = c.intr_raw;
+	v[WULT_M_WAKE_LATENCY].num = c.wake;
+	v[WULT_M_INTR_LATENCY].num = c.intr;
+	v[WULT_M_SILENT_TIME].num = (int64_t)(c.d.ltime - c.d.tbi);
+	v[WULT_M_LDIST].num = c.d.ldist;
+	v[WULT_M_INTR_OFF].num = c.d.intr_off;
+	v[WULT_M_CPU].num = c.d.cpu;
+	v[WULT_M_LTIME].num = c.d.ltime;
+	v[WULT_M_TBI].num = c.d.tbi;
+	v[WULT_M_TAI].num = c.d.tai;
+	v[WULT_M_TINTR].num = c.d.tintr;
+	v[WULT_M_SOURCE].num = c.src;
+	v[WULT_M_REQ_CSTATE].num = c.d.req_cstate;
+	v[WULT_M_REQ_CSTATE].str = c.state;
+	store_flagged(v, c.fl);
+}
+
+/* Metric @m of a decoded v1 payload, as decode_v1() stores it (no counters). */
+static double v1_value(const struct v1 *c, enum wult_metric m)
+{
+	const struct wult_dp *d = &c->d;
+
+	switch (m) {
+	case WULT_M_WAKE_LATENCY:	return c->wake;
+	case WULT_M_WAKE_LATENCY_RAW:	return c->wake_raw;
+	case WULT_M_INTR_LATENCY:	return c->intr;
+	case WULT_M_INTR_LATENCY_RAW:	return c->intr_raw;
+	case WULT_M_SILENT_TIME:	return (int64_t)(d->ltime - d->tbi);
+	case WULT_M_LDIST:		return d->ldist;
+	case WULT_M_REQ_CSTATE:		return d->req_cstate;
+	case WULT_M_INTR_OFF:		return d->intr_off;
+	case WULT_M_CPU:		return d->cpu;
+	case WULT_M_LTIME:		return d->ltime;
+	case WULT_M_TBI:		return d->tbi;
+	case WULT_M_TAI:		return d->tai;
+	case WULT_M_TINTR:		return d->tintr;
+	case WULT_M_SOURCE:		return c->src;
+	case WULT_M_CC0:		return c->fl[0];
+	case WULT_M_SMI_CNT:		return c->fl[1];
+	case WULT_M_NMI_CNT:		return c->fl[2];
+	default:
+		return NAN;
+	}
+}
+
+int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s,
+			   const enum wult_metric *m, unsigned int n, double *out,
+			   const char **state)
+{
+	unsigned int i;
+	struct v1 c;
+
+	if (!dp->v1 || dp->nctrs)
+		return -EAGAIN;
+	if (!dp->ev || !s->raw || s->raw_size < dp->min_size)
+		return -EINVAL;
+	v1_compute(dp, s->raw, s->raw_size, &c);
+	for (i = 0; i < n; i++)
+		out[i] = v1_value(&c, m[i]);
+	*state = c.state;
+	return 0;
 }
 
 #define HAVE(i)	(dp->f[i].off >= 0)
@@ -672,11 +745,15 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 			v[WULT_M_REQ_CSTATE].str = dp->cstates[cs] ? dp->cstates[cs] :
 						   dp->fallback[cs];
 	}
-	if (HAVE(F_FLAGS))
-		decode_flagged(v, f[F_FLAGS] & ~((HAVE(F_MPERF_DELTA) ? 0 : WULT_DPF_MPERF) |
-						 (HAVE(F_SMI_CNT) ? 0 : WULT_DPF_SMI) |
-						 (HAVE(F_NMI_CNT) ? 0 : WULT_DPF_NMI)),
-			       OPT(F_TSC_DELTA), f[F_MPERF_DELTA], f[F_SMI_CNT], f[F_NMI_CNT]);
+	if (HAVE(F_FLAGS)) {
+		double fl[3];
+
+		flagged(f[F_FLAGS] & ~((HAVE(F_MPERF_DELTA) ? 0 : WULT_DPF_MPERF) |
+				       (HAVE(F_SMI_CNT) ? 0 : WULT_DPF_SMI) |
+				       (HAVE(F_NMI_CNT) ? 0 : WULT_DPF_NMI)),
+			OPT(F_TSC_DELTA), f[F_MPERF_DELTA], f[F_SMI_CNT], f[F_NMI_CNT], fl);
+		store_flagged(v, fl);
+	}
 	return 0;
 }
 

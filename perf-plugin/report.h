@@ -124,6 +124,11 @@ int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **ou
 /* 1 and fills @pt, 0 at the end, or -errno with the reason in rpt_src_error(). */
 int rpt_src_next(struct rpt_src *s, struct wult_point *pt);
 const char *rpt_src_error(const struct rpt_src *s);
+/* Like rpt_src_next() for a perf.data input (rpt_src_stable_names()), but
+ * only metrics @m[0..@n-1] into @out and ReqCState's name into *@state:
+ * decoding the others is skipped where it can be. */
+int rpt_src_next_some(struct rpt_src *s, const enum wult_metric *m, unsigned int n,
+		      double *out, const char **state);
 /* The metrics the input's datapoints can carry (WULT_METRIC_BIT() set), known
  * once rpt_src_next() returned one; the others are NaN on every datapoint. */
 uint64_t rpt_src_metrics(const struct rpt_src *s);

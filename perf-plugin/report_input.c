@@ -514,7 +514,44 @@ struct rpt_resid *rpt_src_take_resid(struct rpt_src *s)
 	return r;
 }
 
-static int next_pd(struct rpt_src *s, struct wult_point *pt)
+/* What rpt_src_next_some() asks for: metrics m[] into out[], the name. */
+struct some {
+	const enum wult_metric *m;
+	unsigned int n;
+	double *out;
+	const char **state;
+};
+
+/*
+ * A wult sample into @pt, or with @w into w->out only, where the decoder's
+ * short path applies: not for the first datapoint (its CPU is kept) nor
+ * once branch contexts came (they attach by CPU and LTime).
+ */
+static int decode_one(struct rpt_src *s, const struct wult_pd_sample *smp, struct wult_point *pt,
+		      const struct some *w)
+{
+	unsigned int i;
+	int ret;
+
+	if (w && !s->nbr && s->cpu >= 0) {
+		ret = wult_dpdec_decode_some(s->dp, smp, w->m, w->n, w->out, w->state);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	ret = wult_dpdec_decode(s->dp, smp, pt);
+	if (ret)
+		return ret;
+	if (s->cpu < 0 && pt->v[WULT_M_CPU].num >= 0)
+		s->cpu = (int)pt->v[WULT_M_CPU].num;
+	attach_branches(s, pt);
+	for (i = 0; w && i < w->n; i++)
+		w->out[i] = pt->v[w->m[i]].num;
+	if (w)
+		*w->state = pt->v[WULT_M_REQ_CSTATE].str;
+	return 0;
+}
+
+static int next_pd(struct rpt_src *s, struct wult_point *pt, const struct some *w)
 {
 	struct wult_pd_event ev;
 	int ret, is;
@@ -550,7 +587,7 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt)
 		}
 		/* Decided by the payload: checked already. */
 		if ((s->c_wult > 0 && !wult_dpdec_is_wult(s->dp, &ev.sample)) ||
-		    wult_dpdec_decode(s->dp, &ev.sample, pt)) {
+		    decode_one(s, &ev.sample, pt, w)) {
 			s->undecodable++;
 			continue;
 		}
@@ -558,9 +595,6 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt)
 			src_err(s, "out of memory");
 			return -ENOMEM;
 		}
-		if (s->cpu < 0 && pt->v[WULT_M_CPU].num >= 0)
-			s->cpu = (int)pt->v[WULT_M_CPU].num;
-		attach_branches(s, pt);
 		s->read++;
 		return 1;
 	}
@@ -574,7 +608,7 @@ int rpt_src_next(struct rpt_src *s, struct wult_point *pt)
 	int ret;
 
 	if (s->pd)
-		return next_pd(s, pt);
+		return next_pd(s, pt, NULL);
 	ret = wult_csv_next(s->csv, pt);
 	if (ret < 0) {
 		src_err(s, "%s", wult_csv_error(s->csv));
@@ -586,6 +620,15 @@ int rpt_src_next(struct rpt_src *s, struct wult_point *pt)
 		s->read++;
 	}
 	return ret;
+}
+
+int rpt_src_next_some(struct rpt_src *s, const enum wult_metric *m, unsigned int n,
+		      double *out, const char **state)
+{
+	struct some w = { m, n, out, state };
+	struct wult_point pt;
+
+	return next_pd(s, &pt, &w);
 }
 
 uint64_t rpt_src_metrics(const struct rpt_src *s)

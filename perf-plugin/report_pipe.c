@@ -93,10 +93,19 @@ static void *reader(void *arg)
 	double *v;
 
 	for (i = 0; ret > 0 && (b = wait_free(p, i)); i++) {
-		for (b->n = 0; b->n < PIPE_BATCH && (ret = rpt_src_next(p->src, &pt)) > 0; b->n++) {
-			if (!p->known)
-				carry_known(p);
+		for (b->n = 0; b->n < PIPE_BATCH; b->n++) {
 			v = b->val + (size_t)b->n * p->nm;
+			if (p->known) {
+				ret = rpt_src_next_some(p->src, p->m, p->nm, v, &b->str[b->n]);
+				if (ret <= 0)
+					break;
+				continue;
+			}
+			/* The first: what the input has is known after it. */
+			ret = rpt_src_next(p->src, &pt);
+			if (ret <= 0)
+				break;
+			carry_known(p);
 			for (k = 0; k < p->nm; k++)
 				v[k] = pt.v[p->m[k]].num;
 			b->str[b->n] = pt.v[WULT_M_REQ_CSTATE].str;

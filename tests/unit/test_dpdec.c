@@ -73,6 +73,18 @@ static void metrics(void)
 	WT_CHECK(!strcmp(wult_dpdec_cstate_name(dp, 9), "state9"), "name of 9");
 	WT_CHECK(!wult_dpdec_cstate_name(dp, 70), "no name of 70");
 	WT_EQ(wult_dpdec_decode_raw(dp, raw, 127, &pt), -EINVAL);
+	{
+		struct wult_pd_attr a = { .attr.sample_type = PERF_SAMPLE_RAW };
+		struct wult_pd_sample smp = { .attr = &a, .raw = raw, .raw_size = 127 };
+		enum wult_metric m = WULT_M_WAKE_LATENCY;
+		const char *st;
+		double out;
+
+		WT_EQ(wult_dpdec_decode_some(dp, &smp, &m, 1, &out, &st), -EINVAL);
+		smp.raw_size = 132;
+		WT_EQ(wult_dpdec_decode_some(dp, &smp, &m, 1, &out, &st), 0);
+		WT_EQ(out, pt.v[WULT_M_WAKE_LATENCY].num);
+	}
 	wult_dpdec_free(dp);
 }
 
@@ -102,6 +114,25 @@ static void bad_formats(void)
 	wult_dpdec_free(dp);
 }
 
+/* wult_dpdec_decode_some() gives what wult_dpdec_decode() gave @pt, for
+ * every metric (NaN where it is NaN). 0 or the number of differences. */
+static int some_differs(struct wult_dpdec *dp, const struct wult_pd_sample *s,
+			const struct wult_point *pt)
+{
+	enum wult_metric m[WULT_M_NR];
+	double out[WULT_M_NR];
+	const char *state = "unset";
+	int i, bad = 0;
+
+	for (i = 0; i < WULT_M_NR; i++)
+		m[i] = WULT_M_NR - 1 - i;	/* any order */
+	if (wult_dpdec_decode_some(dp, s, m, WULT_M_NR, out, &state))
+		return 1;
+	for (i = 0; i < WULT_M_NR; i++)
+		bad += isnan(out[i]) ? !isnan(pt->v[m[i]].num) : out[i] != pt->v[m[i]].num;
+	return bad + (state != pt->v[WULT_M_REQ_CSTATE].str);
+}
+
 /* The generator's file, read back, gives the generator's values. */
 static void synth_roundtrip(void)
 {
@@ -113,7 +144,7 @@ static void synth_roundtrip(void)
 	struct wult_point pt;
 	struct wult_dp d;
 	char path[] = "/tmp/wult-test-dp-XXXXXX", err[256];
-	int fd = mkstemp(path), n = 0, ret, bad = 0;
+	int fd = mkstemp(path), n = 0, ret, bad = 0, some_bad = 0;
 
 	close(fd);
 	wult_synth_defaults(&o);
@@ -133,11 +164,13 @@ static void synth_roundtrip(void)
 		    pt.v[WULT_M_LDIST].num != d.ldist || pt.v[WULT_M_CPU].num != d.cpu ||
 		    pt.v[WULT_M_SILENT_TIME].num != (double)(d.ltime - d.tbi))
 			bad++;
+		some_bad += some_differs(dp, &ev.sample, &pt);
 		n++;
 	}
 	WT_EQ(ret, 0);
 	WT_EQ(n, 5000);
 	WT_EQ(bad, 0);
+	WT_CHECK(!some_bad, "decode_some: %d values differ from decode's", some_bad);
 	wult_synth_free(g);
 	wult_dpdec_free(dp);
 	wult_pd_close(pd);
@@ -164,6 +197,13 @@ static void counters(void)
 	WT_EQ(wult_dpdec_add_counter(dp, 13, "msr/mperf/"), 0);
 	WT_EQ(wult_dpdec_add_counter(dp, 14, "cstate_core/c6-residency/"), 0);
 	WT_EQ(wult_dpdec_add_counter(dp, 15, "cycles"), -ENOENT);
+	{
+		enum wult_metric m = WULT_M_WAKE_LATENCY;
+		const char *st;
+		double out;
+
+		WT_EQ(wult_dpdec_decode_some(dp, &s, &m, 1, &out, &st), -EAGAIN);
+	}
 	attr.attr.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_READ;
 	attr.attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
 				PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;

@@ -83,6 +83,16 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *raw, size_t size,
 /* Same for a sample, adding counter metrics from its group read. */
 int wult_dpdec_decode(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct wult_point *pt);
 /*
+ * A reader that wants a few metrics of each datapoint: @out[i] gets metric
+ * @m[i] of @s as wult_dpdec_decode() would give it, *@state ReqCState's
+ * name; nothing else is computed or stored. -EAGAIN where this path does
+ * not apply (a format other than payload v1, or counters registered): use
+ * wult_dpdec_decode(); -EINVAL as it.
+ */
+int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s,
+			   const enum wult_metric *m, unsigned int n, double *out,
+			   const char **state);
+/*
  * The metrics (WULT_METRIC_BIT() set) the decoder fills: those of the
  * loaded format's fields, plus, @with_counters (decoding samples with
  * wult_dpdec_decode()), those of the registered counters. Others stay NaN
