@@ -553,53 +553,61 @@ static inline void store_flagged(struct wult_val *v, const double fl[3])
 	v[WULT_M_NMI_CNT].num = fl[2];
 }
 
-/* What a v1 payload decodes to, before it is stored anywhere. */
+/* What a v1 payload decodes to, before it is stored anywhere; its other
+ * fields are read where they are (V1()). */
 struct v1 {
-	struct wult_dp d;
+	const uint8_t *p;	/* struct wult_dp, unaligned */
 	int64_t wake_raw, intr_raw;
 	double wake, intr, src;
 	double fl[3];		/* CC0%, SMICnt, NMICnt (flagged()) */
 	const char *state;
 };
 
+/* Member @m of the payload at @c->p: one load, no copy of the struct. */
+#define V1(c, m) ({							\
+	__typeof__(((struct wult_dp *)0)->m) v1_;			\
+	memcpy(&v1_, (c)->p + offsetof(struct wult_dp, m), sizeof(v1_));	\
+	v1_; })
+
 /*
  * The fast path of a payload laid out as struct wult_dp v1 (every field at
  * its place): the same values as the general path below, computed straight
- * from the struct; of the two overheads only the one IntrOff applies is
- * converted.
+ * from the payload; of the two overheads only the one IntrOff applies is
+ * converted. The format was checked to lay out struct wult_dp v1's fields
+ * (later versions append, min_size stops at v1's end).
  */
 static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct v1 *c)
 {
-	const struct wult_dp *d = &c->d;
+	uint64_t ltime, ts1, ts2;
+	uint32_t src, intr_off;
+	int32_t cs;
 	double khz, ovh = 0;
-	uint32_t src;
 
-	/*
-	 * The format was checked to lay out struct wult_dp v1's fields; v1
-	 * records end before the fields later versions append, so only up to
-	 * the table's last field (min_size stops there too).
-	 */
-	memcpy(&c->d, raw + WULT_DP_HDR_SIZE, V1_END);
-	c->wake_raw = (int64_t)(d->tai - d->ltime);
-	c->intr_raw = (int64_t)(d->tintr - d->ltime);
-	khz = d->tsc_khz;
+	c->p = raw + WULT_DP_HDR_SIZE;
+	intr_off = V1(c, intr_off);
+	ltime = V1(c, ltime);
+	c->wake_raw = (int64_t)(V1(c, tai) - ltime);
+	c->intr_raw = (int64_t)(V1(c, tintr) - ltime);
+	khz = V1(c, tsc_khz);
 	set_khz(dp, khz);
 	/* IntrOff is 0 or 1 at random: selected, not branched on. */
-	if (khz > 0 && d->intr_off <= 1)
-		ovh = cyc2ns(d->intr_off ? d->ai_ts2 - d->ai_ts1 : d->intr_ts2 - d->intr_ts1, khz,
-			     dp->inv_khz);
-	c->wake = c->wake_raw - (d->intr_off == 0 ? ovh : 0);
-	c->intr = c->intr_raw - (d->intr_off == 1 ? ovh : 0);
+	ts1 = intr_off ? V1(c, ai_ts1) : V1(c, intr_ts1);
+	ts2 = intr_off ? V1(c, ai_ts2) : V1(c, intr_ts2);
+	if (khz > 0 && intr_off <= 1)
+		ovh = cyc2ns(ts2 - ts1, khz, dp->inv_khz);
+	c->wake = c->wake_raw - (intr_off == 0 ? ovh : 0);
+	c->intr = c->intr_raw - (intr_off == 1 ? ovh : 0);
 	c->src = 0;	/* v1 records: hrt */
 	if (dp->src_off >= 0 && (size_t)dp->src_off + 4 <= size) {
 		memcpy(&src, raw + dp->src_off, 4);
 		c->src = src;
 	}
-	flagged(d->flags, d->tsc_delta, d->mperf_delta, d->smi_cnt, d->nmi_cnt, c->fl);
+	flagged(V1(c, flags), V1(c, tsc_delta), V1(c, mperf_delta), V1(c, smi_cnt),
+		V1(c, nmi_cnt), c->fl);
+	cs = V1(c, req_cstate);
 	c->state = NULL;
-	if (d->req_cstate >= 0 && d->req_cstate < MAX_CSTATES)
-		c->state = dp->cstates[d->req_cstate] ? dp->cstates[d->req_cstate] :
-			   dp->fallback[d->req_cstate];
+	if (cs >= 0 && cs < MAX_CSTATES)
+		c->state = dp->cstates[cs] ? dp->cstates[cs] : dp->fallback[cs];
 }
 
 static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct wult_val *v)
@@ -611,16 +619,16 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 	v[WULT_M_INTR_LATENCY_RAW].num = c.intr_raw;
 	v[WULT_M_WAKE_LATENCY].num = c.wake;
 	v[WULT_M_INTR_LATENCY].num = c.intr;
-	v[WULT_M_SILENT_TIME].num = (int64_t)(c.d.ltime - c.d.tbi);
-	v[WULT_M_LDIST].num = c.d.ldist;
-	v[WULT_M_INTR_OFF].num = c.d.intr_off;
-	v[WULT_M_CPU].num = c.d.cpu;
-	v[WULT_M_LTIME].num = c.d.ltime;
-	v[WULT_M_TBI].num = c.d.tbi;
-	v[WULT_M_TAI].num = c.d.tai;
-	v[WULT_M_TINTR].num = c.d.tintr;
+	v[WULT_M_SILENT_TIME].num = (int64_t)(V1(&c, ltime) - V1(&c, tbi));
+	v[WULT_M_LDIST].num = V1(&c, ldist);
+	v[WULT_M_INTR_OFF].num = V1(&c, intr_off);
+	v[WULT_M_CPU].num = V1(&c, cpu);
+	v[WULT_M_LTIME].num = V1(&c, ltime);
+	v[WULT_M_TBI].num = V1(&c, tbi);
+	v[WULT_M_TAI].num = V1(&c, tai);
+	v[WULT_M_TINTR].num = V1(&c, tintr);
 	v[WULT_M_SOURCE].num = c.src;
-	v[WULT_M_REQ_CSTATE].num = c.d.req_cstate;
+	v[WULT_M_REQ_CSTATE].num = V1(&c, req_cstate);
 	v[WULT_M_REQ_CSTATE].str = c.state;
 	store_flagged(v, c.fl);
 }
@@ -628,28 +636,25 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 /* Metric @m of a decoded v1 payload, as decode_v1() stores it (no counters). */
 static double v1_value(const struct v1 *c, enum wult_metric m)
 {
-	const struct wult_dp *d = &c->d;
-
 	switch (m) {
 	case WULT_M_WAKE_LATENCY:	return c->wake;
 	case WULT_M_WAKE_LATENCY_RAW:	return c->wake_raw;
 	case WULT_M_INTR_LATENCY:	return c->intr;
 	case WULT_M_INTR_LATENCY_RAW:	return c->intr_raw;
-	case WULT_M_SILENT_TIME:	return (int64_t)(d->ltime - d->tbi);
-	case WULT_M_LDIST:		return d->ldist;
-	case WULT_M_REQ_CSTATE:		return d->req_cstate;
-	case WULT_M_INTR_OFF:		return d->intr_off;
-	case WULT_M_CPU:		return d->cpu;
-	case WULT_M_LTIME:		return d->ltime;
-	case WULT_M_TBI:		return d->tbi;
-	case WULT_M_TAI:		return d->tai;
-	case WULT_M_TINTR:		return d->tintr;
+	case WULT_M_SILENT_TIME:	return (int64_t)(V1(c, ltime) - V1(c, tbi));
+	case WULT_M_LDIST:		return V1(c, ldist);
+	case WULT_M_REQ_CSTATE:		return V1(c, req_cstate);
+	case WULT_M_INTR_OFF:		return V1(c, intr_off);
+	case WULT_M_CPU:		return V1(c, cpu);
+	case WULT_M_LTIME:		return V1(c, ltime);
+	case WULT_M_TBI:		return V1(c, tbi);
+	case WULT_M_TAI:		return V1(c, tai);
+	case WULT_M_TINTR:		return V1(c, tintr);
 	case WULT_M_SOURCE:		return c->src;
 	case WULT_M_CC0:		return c->fl[0];
 	case WULT_M_SMI_CNT:		return c->fl[1];
 	case WULT_M_NMI_CNT:		return c->fl[2];
-	default:
-		return NAN;
+	default:			return NAN;
 	}
 }
 

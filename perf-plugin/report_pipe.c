@@ -19,6 +19,7 @@
 
 #define PIPE_BATCH	4096		/* datapoints per handoff */
 #define PIPE_NBATCH	4		/* batches in flight */
+#define PIPE_SPIN	4096		/* pauses before sleeping: ~10-40 us */
 
 /*
  * Each thread writes only its own cache lines while a batch is in flight
@@ -42,6 +43,7 @@ struct rpt_pipe {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stop;			/* the counting thread gave up */
+	int sleepers;			/* threads in pthread_cond_wait() */
 	int ret;			/* the source's last return */
 	enum wult_metric m[WULT_M_NR];	/* the metrics carried */
 	unsigned int nm;
@@ -52,26 +54,62 @@ struct rpt_pipe {
 	unsigned int cur, pos, cn;	/* cn: cb's datapoints */
 };
 
+/*
+ * Whether @b->full is @want after a short spin: a thread put to sleep and
+ * woken costs tens of microseconds on a VM, more than a batch's slack.
+ */
+static int spin_for(const struct pipe_batch *b, int want)
+{
+	unsigned int i;
+
+	for (i = 0; i < PIPE_SPIN; i++) {
+		if (__atomic_load_n(&b->full, __ATOMIC_ACQUIRE) == want)
+			return 1;
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
+	return 0;
+}
+
+/* Sets @b->full to @v; wakes the other thread only if it sleeps. */
+static void set_full(struct rpt_pipe *p, struct pipe_batch *b, int v)
+{
+	pthread_mutex_lock(&p->lock);
+	__atomic_store_n(&b->full, v, __ATOMIC_RELEASE);
+	if (p->sleepers)
+		pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Sleeps until @b->full is @want or the pass stops. 0, or 1 when stopped. */
+static int sleep_for(struct rpt_pipe *p, struct pipe_batch *b, int want)
+{
+	int stop;
+
+	pthread_mutex_lock(&p->lock);
+	p->sleepers++;
+	while (__atomic_load_n(&b->full, __ATOMIC_ACQUIRE) != want && !p->stop)
+		pthread_cond_wait(&p->cond, &p->lock);
+	p->sleepers--;
+	stop = p->stop;
+	pthread_mutex_unlock(&p->lock);
+	return stop;
+}
+
 /* Reader side: the next free batch (in order), or NULL when told to stop. */
 static struct pipe_batch *wait_free(struct rpt_pipe *p, unsigned int i)
 {
 	struct pipe_batch *b = &p->b[i % PIPE_NBATCH];
-	int stop;
 
-	pthread_mutex_lock(&p->lock);
-	while (b->full && !p->stop)
-		pthread_cond_wait(&p->cond, &p->lock);
-	stop = p->stop;
-	pthread_mutex_unlock(&p->lock);
-	return stop ? NULL : b;
+	if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+		return NULL;
+	return spin_for(b, 0) || !sleep_for(p, b, 0) ? b : NULL;
 }
 
 static void publish(struct rpt_pipe *p, struct pipe_batch *b)
 {
-	pthread_mutex_lock(&p->lock);
-	b->full = 1;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
+	set_full(p, b, 1);
 }
 
 /*
@@ -169,10 +207,8 @@ static struct pipe_batch *wait_full(struct rpt_pipe *p)
 {
 	struct pipe_batch *b = &p->b[p->cur % PIPE_NBATCH];
 
-	pthread_mutex_lock(&p->lock);
-	while (!b->full)
-		pthread_cond_wait(&p->cond, &p->lock);
-	pthread_mutex_unlock(&p->lock);
+	if (!spin_for(b, 1))
+		sleep_for(p, b, 1);	/* the reader stops only when told */
 	return b;
 }
 
@@ -189,10 +225,7 @@ int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt)
 	while (p->pos == p->cn) {
 		if (b->end)
 			return p->ret;
-		pthread_mutex_lock(&p->lock);
-		b->full = 0;
-		pthread_cond_broadcast(&p->cond);
-		pthread_mutex_unlock(&p->lock);
+		set_full(p, b, 0);
 		p->cur++;
 		p->pos = 0;
 		b = p->cb = wait_full(p);
@@ -212,7 +245,7 @@ void rpt_pipe_stop(struct rpt_pipe *p)
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->lock);
-	p->stop = 1;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->thread, NULL);
