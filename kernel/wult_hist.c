@@ -64,7 +64,7 @@ static const bool wult_hm_bipolar[WULT_HM_MAX] = {
 
 static unsigned int hist_bins = 10240;
 module_param(hist_bins, uint, 0444);
-MODULE_PARM_DESC(hist_bins, "latency histogram bins (default 10240; 0: no histograms)");
+MODULE_PARM_DESC(hist_bins, "latency histogram bins (default 10240; 0: no histograms; tai_to_intr puts half below zero)");
 
 static unsigned int hist_bin_us = 1;
 module_param(hist_bin_us, uint, 0444);
