@@ -15,6 +15,8 @@
 
 #include "perfdata_int.h"
 
+#define PIPE_WANT	(1 << 20)	/* bytes of pipe buffer asked for */
+
 /* Fills @ev from the record in pd->rec. */
 static int decode(struct wult_pd *pd, const uint8_t *rec, struct wult_pd_event *ev)
 {
@@ -308,6 +310,13 @@ int wult_pd_open_fd(int fd, unsigned int flags, struct wult_pd **out, char *err,
 		goto out;
 	memcpy(&h.size, pd->in + 8, 8);
 	if (h.size == PERF_PIPE_HDR_SIZE) {
+		/*
+		 * A pipe of 64 KiB (the default) wakes reader and writer for
+		 * every 64 KiB: ask for 1 MiB (pipe-max-size's default), or
+		 * whatever the system allows; failing is harmless.
+		 */
+		if (S_ISFIFO(st.st_mode) && fcntl(fd, F_SETPIPE_SZ, PIPE_WANT) < 0)
+			fcntl(fd, F_SETPIPE_SZ, PIPE_WANT / 4);
 		pd->pipe = 1;
 		pd->in_pos = PERF_PIPE_HDR_SIZE;
 		pd->in_off = PERF_PIPE_HDR_SIZE;

@@ -19,7 +19,15 @@
 
 #define PIPE_BATCH	4096		/* datapoints per handoff */
 #define PIPE_NBATCH	4		/* batches in flight */
-#define PIPE_SPIN	4096		/* pauses before sleeping: ~10-40 us */
+/*
+ * Pauses before sleeping. The reader is the slower side: when it waits, a
+ * batch is about to be freed, and spinning spares it a wake-up (tens of
+ * microseconds on a VM). The counting thread waits most batches: a long
+ * spin there would only take CPU from the reader (or from `cat` feeding a
+ * pipe), and its wake-up delay is absorbed by the batches in flight.
+ */
+#define PIPE_SPIN_READER	4096	/* ~100 us */
+#define PIPE_SPIN_COUNTER	256
 
 /*
  * Each thread writes only its own cache lines while a batch is in flight
@@ -58,11 +66,11 @@ struct rpt_pipe {
  * Whether @b->full is @want after a short spin: a thread put to sleep and
  * woken costs tens of microseconds on a VM, more than a batch's slack.
  */
-static int spin_for(const struct pipe_batch *b, int want)
+static int spin_for(const struct pipe_batch *b, int want, unsigned int spins)
 {
 	unsigned int i;
 
-	for (i = 0; i < PIPE_SPIN; i++) {
+	for (i = 0; i < spins; i++) {
 		if (__atomic_load_n(&b->full, __ATOMIC_ACQUIRE) == want)
 			return 1;
 #if defined(__x86_64__) || defined(__i386__)
@@ -104,7 +112,7 @@ static struct pipe_batch *wait_free(struct rpt_pipe *p, unsigned int i)
 
 	if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
 		return NULL;
-	return spin_for(b, 0) || !sleep_for(p, b, 0) ? b : NULL;
+	return spin_for(b, 0, PIPE_SPIN_READER) || !sleep_for(p, b, 0) ? b : NULL;
 }
 
 static void publish(struct rpt_pipe *p, struct pipe_batch *b)
@@ -207,7 +215,7 @@ static struct pipe_batch *wait_full(struct rpt_pipe *p)
 {
 	struct pipe_batch *b = &p->b[p->cur % PIPE_NBATCH];
 
-	if (!spin_for(b, 1))
+	if (!spin_for(b, 1, PIPE_SPIN_COUNTER))
 		sleep_for(p, b, 1);	/* the reader stops only when told */
 	return b;
 }
