@@ -89,21 +89,27 @@ struct wult_csv_reader {
 
 static int threads_mode = -1;	/* wult_csv_set_threads(); -1: not said */
 
-void wult_csv_set_threads(int on)
+void wult_csv_set_threads(int n)
 {
-	__atomic_store_n(&threads_mode, on < 0 ? -1 : !!on, __ATOMIC_RELAXED);
+	__atomic_store_n(&threads_mode, n < 0 ? -1 : n > WULT_CSV_MAX_THREADS ?
+			 WULT_CSV_MAX_THREADS : n, __ATOMIC_RELAXED);
 }
 
 int wult_csv_threads(void)
 {
-	int on = __atomic_load_n(&threads_mode, __ATOMIC_RELAXED);
+	int n = __atomic_load_n(&threads_mode, __ATOMIC_RELAXED);
 	const char *env;
+	char *end;
+	long v;
 
-	if (on >= 0)
-		return on;
+	if (n >= 0)
+		return n;
 	env = getenv("WULT_CSV_THREADS");
-	if (env && *env)
-		return strcmp(env, "0") != 0;
+	if (env && *env) {
+		v = strtol(env, &end, 10);
+		if (!*end && v >= 0)
+			return v > WULT_CSV_MAX_THREADS ? WULT_CSV_MAX_THREADS : (int)v;
+	}
 	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 

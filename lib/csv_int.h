@@ -3,8 +3,8 @@
 #ifndef WULT_LIB_CSV_INT_H
 #define WULT_LIB_CSV_INT_H
 
-/* 1 when the CSV reader and writer may use a worker thread: see
- * wult_csv_set_threads() in wult/csv.h. */
+/* Worker threads the CSV reader (0 or more: one) and writer (that many
+ * formatters) use: see wult_csv_set_threads() in wult/csv.h. */
 int wult_csv_threads(void);
 
 #endif

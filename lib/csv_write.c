@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * intel wult CSV export (wult/csv.h). The caller's thread only copies each
- * row's cells into a batch; with threads on (wult_csv_threads()) two
- * workers take batches in turn, format each into their own buffer side by
- * side, and write them in the batches' order, so that a busy caller
- * (wult report's statistics) and the formatting share two CPUs. The bytes
- * written are the same either way: the same code formats the same batches,
- * written in the same order.
+ * row's cells into a batch; with threads on (wult_csv_threads()) workers
+ * (one by default) take batches in turn, format each into their own buffer, and
+ * write them in the batches' order, so that a busy caller (wult report's
+ * statistics) and the formatting share two CPUs. The bytes written are the
+ * same either way: the same code formats the same batches, written in the
+ * same order.
  *
  * Memory: NBATCH batches of at most BATCH_CELLS cells (8 bytes each) and
  * TEXT_CAP bytes of strings (more only for a row whose strings alone are
- * longer), and an OUT_BUF buffer per formatter: 4.25 MiB at most whatever
- * the number of rows (4 x (512 + 64) KiB + 2 x 1 MiB), batches 64 times
+ * longer), and an OUT_BUF buffer per formatter: 3.25 MiB at most whatever
+ * the number of rows (4 x (512 + 64) KiB + 1 MiB), batches 64 times
  * smaller at first.
  */
 #include <errno.h>
@@ -30,7 +30,10 @@
 #define TEXT_CAP	(64 << 10)	/* a batch's strings at most */
 #define GROW_STEPS	6		/* batches start 2^6 times smaller */
 #define NBATCH		4		/* batches in flight */
-#define NWORKER		2		/* formatters when threads are on */
+/* Formatters at most (wult_csv_threads() says how many: by default one;
+ * on two CPUs with wult report's statistics in the caller's thread, two
+ * measured no faster than one). */
+#define NWORKER		WULT_CSV_MAX_THREADS
 #define WRITER_MAX_COLS	128		/* a row's numbers fit OUT_BUF */
 
 _Static_assert(WRITER_MAX_COLS * (WULT_CSVNUM_MAX + 1) + 1 < OUT_BUF,
@@ -358,13 +361,14 @@ static int grow_batch(struct wult_csv_writer *w, struct batch *b, size_t text)
 	return b->cap_rows && b->text_cap >= text ? 0 : -ENOMEM;
 }
 
-/* The workers: as many as can be had, up to NWORKER (none: the caller
- * formats, with the same result). */
+/* The workers wult_csv_threads() asks for, as many as can be had (none:
+ * the caller formats, with the same result). */
 static void start_workers(struct wult_csv_writer *w)
 {
-	int i;
+	int i, n = wult_csv_threads();
 
-	for (i = 1; i < NWORKER; i++)
+	n = n < NWORKER ? n : NWORKER;
+	for (i = 1; i < n; i++)
 		if (!w->fmt[i].buf && !(w->fmt[i].buf = malloc(OUT_BUF)))
 			return;
 	if (pthread_mutex_init(&w->mu, NULL))
@@ -374,7 +378,7 @@ static void start_workers(struct wult_csv_writer *w)
 		return;
 	}
 	w->threaded = 1;	/* before the workers read it */
-	for (i = 0; i < NWORKER; i++)
+	for (i = 0; i < n; i++)
 		if (pthread_create(&w->fmt[i].tid, NULL, worker, &w->fmt[i]))
 			break;
 	w->nworker = i;

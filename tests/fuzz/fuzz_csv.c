@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: intel wult datapoints.csv import, then export, through
  * either input path (data[0] bit 1: a mapped memfd, else a stdio stream),
- * once with the CSV worker threads and once without: the rows, the error
+ * once with the CSV worker threads (one or two formatters, data[0] bit 2)
+ * and once without: the rows, the error
  * and the bytes written must be the same (a difference aborts); and the
  * fast number paths against strtod/printf (a difference aborts).
  */
@@ -127,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	numbers(data, size);
 	import_export(data, size, 0, &a);
-	import_export(data, size, 1, &b);
+	import_export(data, size, data[0] & 4 ? 2 : 1, &b);	/* 2: two formatters */
 	wult_csv_set_threads(-1);
 	if (a.ret != b.ret || a.wret != b.wret || strcmp(a.err, b.err) || a.len != b.len ||
 	    (a.len && memcmp(a.csv, b.csv, a.len)))

@@ -390,10 +390,10 @@ static char *slurp(FILE *f, size_t *len)
  */
 static void writer_threads(void)
 {
-	char *longstr = malloc(60001), *huge = malloc(200001), *out[2];
+	char *longstr = malloc(60001), *huge = malloc(200001), *out[3];
 	struct wult_csv_writer *w;
 	struct wult_point pt;
-	size_t len[2];
+	size_t len[3];
 	int t, i, fails = 0;
 	FILE *f;
 
@@ -401,7 +401,7 @@ static void writer_threads(void)
 	longstr[60000] = '\0';
 	memset(huge, 'h', 200000);
 	huge[200000] = '\0';
-	for (t = 0; t < 2; t++) {
+	for (t = 0; t < 3; t++) {	/* no worker, one, two formatters */
 		wult_csv_set_threads(t);
 		f = tmpfile();
 		WT_CHECK(!wult_csv_writer_new(f, edge_cols, NEDGE, &w), "writer");
@@ -421,11 +421,14 @@ static void writer_threads(void)
 	WT_EQ(fails, 0);
 	WT_CHECK(len[0] == len[1] && !memcmp(out[0], out[1], len[0]),
 		 "threads change the output: %zu and %zu bytes", len[0], len[1]);
+	WT_CHECK(len[0] == len[2] && !memcmp(out[0], out[2], len[0]),
+		 "two formatters change the output: %zu and %zu bytes", len[0], len[2]);
 	WT_CHECK(!strncmp(out[1], "WakeLatency,LTime,SMICnt,CC0%,ReqCState\n", 40),
 		 "CPUFreq dropped: %.60s", out[1]);
 	WT_CHECK(strstr(out[1], huge) != NULL, "the 200,000-byte string is whole");
 	free(out[0]);
 	free(out[1]);
+	free(out[2]);
 	free(longstr);
 	free(huge);
 }
@@ -439,7 +442,7 @@ static void writer_full(void)
 	int t, i, add_err, close_err;
 	FILE *f;
 
-	for (t = 0; t < 2; t++) {
+	for (t = 0; t < 3; t++) {
 		f = fopen("/dev/full", "w");
 		if (!f) {
 			WT_SKIP("no /dev/full");
@@ -563,7 +566,13 @@ static void threads_knob(void)
 	wult_csv_set_threads(1);
 	setenv("WULT_CSV_THREADS", "0", 1);
 	WT_EQ(wult_csv_threads(), 1);
+	wult_csv_set_threads(99);
+	WT_EQ(wult_csv_threads(), WULT_CSV_MAX_THREADS);
 	wult_csv_set_threads(-1);
+	setenv("WULT_CSV_THREADS", "2", 1);
+	WT_EQ(wult_csv_threads(), 2);
+	setenv("WULT_CSV_THREADS", "x", 1);	/* not a number: the default */
+	WT_EQ(wult_csv_threads(), sysconf(_SC_NPROCESSORS_ONLN) > 1);
 	unsetenv("WULT_CSV_THREADS");
 	WT_EQ(wult_csv_threads(), sysconf(_SC_NPROCESSORS_ONLN) > 1);
 	if (keep)

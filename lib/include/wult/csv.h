@@ -15,15 +15,17 @@ struct wult_csv_writer;
 struct wult_csv_reader;
 
 /*
- * Whether the CSV writer and reader use worker threads (the writer two,
- * formatting batches of rows side by side and writing them in order; the
- * reader one, reading and parsing rows ahead of wult_csv_next()):
- * 1 on, 0 off, -1 (the default) the environment's WULT_CSV_THREADS (0 or
- * 1), else on when the machine has more than one CPU. Taken when a reader
- * is opened and when a writer gets its first row. The bytes written, the
- * values read and the errors are the same either way.
+ * Whether the CSV writer and reader use worker threads (formatting and
+ * writing batches of rows in order; reading and parsing rows ahead of
+ * wult_csv_next()): @n 0 none, 1 one each, more (at most
+ * WULT_CSV_MAX_THREADS) that many formatters for the writer, the reader
+ * one; -1 (the default) the environment's WULT_CSV_THREADS (the same
+ * numbers), else 1 when the machine has more than one CPU. Taken when a
+ * reader is opened and when a writer gets its first row. The bytes
+ * written, the values read and the errors are the same either way.
  */
-void wult_csv_set_threads(int on);
+#define WULT_CSV_MAX_THREADS	4
+void wult_csv_set_threads(int n);
 
 /*
  * A writer of columns @cols (at most 128) to @f (which stays the caller's,
