@@ -44,6 +44,7 @@ struct rpt_src {
 	const struct wult_pd_attr *c_attr;	/* attr classification cache */
 	unsigned int c_nattrs;
 	int c_wult;
+	int c_checked;			/* the attr passed wult_dpdec_is_wult() */
 	uint64_t samples, undecodable, other, lost, lost_records;
 	/* Branch contexts waiting for their datapoint, by CPU. */
 	struct pending_br *br;
@@ -477,9 +478,9 @@ const struct wult_branches *rpt_src_branches(const struct rpt_src *s)
  * its group), learnt again whenever a pipe brings attrs; the states named
  * as the datapoints are. 0 or -ENOMEM.
  */
-static int resid_learn(struct rpt_src *s)
+static int resid_learn(struct rpt_src *s, unsigned int n)
 {
-	unsigned int i, j, k, state, n = wult_pd_nr_attrs(s->pd);
+	unsigned int i, j, k, state;
 	const struct wult_pd_attr *a;
 	int kind;
 
@@ -554,6 +555,7 @@ static int decode_one(struct rpt_src *s, const struct wult_pd_sample *smp, struc
 static int next_pd(struct rpt_src *s, struct wult_point *pt, const struct some *w)
 {
 	struct wult_pd_event ev;
+	unsigned int nattrs;
 	int ret, is;
 
 	while ((ret = wult_pd_next(s->pd, &ev)) > 0) {
@@ -572,10 +574,12 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt, const struct some *
 			warn_missing_fields(s);
 		}
 		/* Attrs only move when a pipe brings a new one: cache by both. */
-		if (ev.sample.attr != s->c_attr || wult_pd_nr_attrs(s->pd) != s->c_nattrs) {
+		nattrs = wult_pd_nr_attrs(s->pd);
+		if (ev.sample.attr != s->c_attr || nattrs != s->c_nattrs) {
 			s->c_attr = ev.sample.attr;
-			s->c_nattrs = wult_pd_nr_attrs(s->pd);
+			s->c_nattrs = nattrs;
 			s->c_wult = classify_attr(s, ev.sample.attr);
+			s->c_checked = 0;
 		}
 		is = s->c_wult < 0 ? wult_dpdec_is_wult(s->dp, &ev.sample) : s->c_wult;
 		if (!is) {
@@ -585,13 +589,24 @@ static int next_pd(struct rpt_src *s, struct wult_point *pt, const struct some *
 				return -ENOMEM;
 			continue;
 		}
-		/* Decided by the payload: checked already. */
-		if ((s->c_wult > 0 && !wult_dpdec_is_wult(s->dp, &ev.sample)) ||
-		    decode_one(s, &ev.sample, pt, w)) {
+		/*
+		 * Decided by the payload: checked already. Once a sample of the
+		 * attr passed, the attr's part of the check holds; decoding
+		 * checks the rest (the payload's size).
+		 */
+		if (s->c_wult > 0 && !s->c_checked) {
+			if (!wult_dpdec_is_wult(s->dp, &ev.sample)) {
+				s->undecodable++;
+				continue;
+			}
+			s->c_checked = 1;
+		}
+		if (decode_one(s, &ev.sample, pt, w)) {
 			s->undecodable++;
 			continue;
 		}
-		if (resid_learn(s) || (s->resid && rpt_resid_sample(s->resid, &ev.sample))) {
+		if (resid_learn(s, nattrs) ||
+		    (s->resid && rpt_resid_sample(s->resid, &ev.sample))) {
 			src_err(s, "out of memory");
 			return -ENOMEM;
 		}
