@@ -667,9 +667,10 @@ static int tally_add(const struct rpt_opts *o, struct wult_br_tally **t,
 static int count_branches(const struct rpt_opts *o, struct rpt_file *f, struct rpt_group *g,
 			  const struct rpt_src *src)
 {
-	const struct wult_branches *br = rpt_src_branches(src);
+	/* Asked only with --branches: then the pass has one thread. */
+	const struct wult_branches *br = o->branches ? rpt_src_branches(src) : NULL;
 
-	if (!o->branches || !br)
+	if (!br)
 		return 0;
 	if (tally_add(o, &g->br, br) || tally_add(o, &f->all.br, br))
 		return -ENOMEM;
