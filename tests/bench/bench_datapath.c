@@ -144,7 +144,11 @@ static double python_rate(const char *dir, uint64_t n)
 	char path[512], cmd[2048], err[256];
 	double t;
 
-	if (!n || access(script, R_OK) || system("perf --version >/dev/null 2>&1")) {
+	if (!n) {
+		printf("  python baseline   SKIP: WULT_BENCH_PY_N=0\n");
+		return -1;
+	}
+	if (access(script, R_OK) || system("perf --version >/dev/null 2>&1")) {
 		printf("  python baseline   SKIP: needs perf and %s (run from the top)\n", script);
 		return -1;
 	}
@@ -178,7 +182,11 @@ static double pandas_rate(const char *dir, uint64_t n)
 	double t = -1;
 	FILE *f;
 
-	if (!n || system("/usr/bin/python3 -c 'import pandas' 2>/dev/null")) {
+	if (!n) {
+		printf("  pandas baseline   SKIP: WULT_BENCH_PD_N=0\n");
+		return -1;
+	}
+	if (system("/usr/bin/python3 -c 'import pandas' 2>/dev/null")) {
 		printf("  pandas baseline   SKIP: no python3-pandas (scripts/deps installs it)\n");
 		return -1;
 	}
@@ -204,15 +212,36 @@ static double pandas_rate(const char *dir, uint64_t n)
 	return n / t;
 }
 
+/* The goal lines and the comparison with the previous run: the exit status. */
+static int judge(double rate, double rss_max, double pipe_x, const double *val,
+		 const char *prev)
+{
+	static const char *const key[NKEYS] = { "report_vs_cat", "report_vs_reader",
+						"pipe_vs_file", "report_vs_python",
+						"report_vs_pandas" };
+
+	bench_goal("wult report datapoints/s", rate / 1e6, "M/s", GOAL_RATE / 1e6, 1);
+	bench_goal("peak RSS, 4 metrics, 50 ms", rss_max, "MB", GOAL_RSS_MB, 0);
+	bench_goal("pipe mode / file mode time", pipe_x, "x", GOAL_PIPE, 0);
+	if (val[3] > 0)
+		bench_goal("speed vs python decoder", val[3], "x", GOAL_PY_RATIO, 1);
+	if (val[4] > 0)
+		bench_goal("speed vs pandas", val[4], "x", GOAL_PD_RATIO, 1);
+	mkdir("build/bench", 0755);
+	if (bench_regressions(key, val, NKEYS, prev)) {
+		printf("bench_datapath: REGRESSION\n");
+		return 1;
+	}
+	printf("bench_datapath: %s\n", bench_missed ? "GOAL MISSED" : "all goals met");
+	return 0;
+}
+
 int main(void)
 {
 	uint64_t n = bench_env_u64("WULT_BENCH_N", 10000000);
 	const char *dir = getenv("WULT_BENCH_DIR") ? getenv("WULT_BENCH_DIR") : "/tmp";
 	const char *prev = getenv("WULT_BENCH_PREV") ? getenv("WULT_BENCH_PREV") :
 			   "build/bench/datapath.prev";
-	static const char *const key[NKEYS] = { "report_vs_cat", "report_vs_reader",
-						"pipe_vs_file", "report_vs_python",
-						"report_vs_pandas" };
 	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
 	double tcat, tread, trep, cpurep, tone, cpuone, tpipe, tmax, rss, rss_max, rate;
 	double pyrate, pdrate;
@@ -240,7 +269,6 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "WULT_REPORT_THREADS=0 %s report %s", wult, path);
 	tone = bench_best(cmd, NULL);
 	cpuone = bench_last_cpu;
-	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
 	snprintf(pipe, sizeof(pipe), "%s.pipe", path);
 	if (to_pipe(path, pipe)) {
 		printf("bench_datapath: %s: cannot write the pipe-mode copy\n", pipe);
@@ -276,18 +304,5 @@ int main(void)
 	val[2] = trep / tpipe;
 	val[3] = pyrate > 0 ? rate / pyrate : 0;
 	val[4] = pdrate > 0 ? rate / pdrate : 0;
-	bench_goal("wult report datapoints/s", rate / 1e6, "M/s", GOAL_RATE / 1e6, 1);
-	bench_goal("peak RSS, 4 metrics, 50 ms", rss_max, "MB", GOAL_RSS_MB, 0);
-	bench_goal("pipe mode / file mode time", tpipe / trep, "x", GOAL_PIPE, 0);
-	if (pyrate > 0)
-		bench_goal("speed vs python decoder", val[3], "x", GOAL_PY_RATIO, 1);
-	if (pdrate > 0)
-		bench_goal("speed vs pandas", val[4], "x", GOAL_PD_RATIO, 1);
-	mkdir("build/bench", 0755);
-	if (bench_regressions(key, val, NKEYS, prev)) {
-		printf("bench_datapath: REGRESSION\n");
-		return 1;
-	}
-	printf("bench_datapath: %s\n", bench_missed ? "GOAL MISSED" : "all goals met");
-	return 0;
+	return judge(rate, rss_max, tpipe / trep, val, prev);
 }
