@@ -101,12 +101,13 @@ struct wult_stats {
 	unsigned int nlbatch;
 };
 
-struct wult_stats *wult_stats_new(void)
+int wult_stats_new(struct wult_stats **out)
 {
 	struct wult_stats *st = calloc(1, sizeof(*st));
 
+	*out = NULL;
 	if (!st)
-		return NULL;
+		return -ENOMEM;
 	st->c8 = mmap(NULL, EXACT_N, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (st->c8 == MAP_FAILED)
@@ -123,12 +124,13 @@ struct wult_stats *wult_stats_new(void)
 	if (!st->c8 || !st->wide || !st->lsum || !st->pos || !st->neg || !st->batch ||
 	    !st->tmp || !st->lbatch) {
 		wult_stats_free(st);
-		return NULL;
+		return -ENOMEM;
 	}
 	st->bmin = UINT32_MAX;
 	st->mem = sizeof(*st) + NLEAVES * (sizeof(*st->wide) + sizeof(*st->lsum)) +
 		  2 * BATCH * sizeof(*st->batch) + LBATCH * sizeof(*st->lbatch);
-	return st;
+	*out = st;
+	return 0;
 }
 
 void wult_stats_free(struct wult_stats *st)
@@ -761,9 +763,18 @@ uint64_t wult_stats_count(const struct wult_stats *st)
 	return st->n;
 }
 
-int wult_stats_error(const struct wult_stats *st)
+const char *wult_stats_error(const struct wult_stats *st)
 {
-	return st->err;
+	switch (st->err) {
+	case 0:
+		return "";
+	case -ENOMEM:
+		return "out of memory: values were left out of the statistics";
+	case -EOVERFLOW:
+		return "more values than the statistics count (2^62)";
+	default:
+		return "statistics failed";
+	}
 }
 
 size_t wult_stats_mem(const struct wult_stats *st)

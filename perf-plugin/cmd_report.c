@@ -272,8 +272,7 @@ static struct rpt_group *group_of(struct rpt_file *f, const struct rpt_opts *o,
 	if (!g || !(g->name = strdup(name)))
 		goto nomem;
 	for (i = 0; i < o->ntime; i++) {
-		g->st[i] = wult_stats_new();
-		if (!g->st[i])
+		if (wult_stats_new(&g->st[i]))
 			goto nomem;
 	}
 	if (o->html_out && rpt_plot_new(o, 1, &g->plot))
@@ -386,9 +385,9 @@ static int finish_plots(const struct rpt_opts *o, struct rpt_file *f)
  */
 static int finish_metric(const struct rpt_opts *o, struct rpt_file *f, unsigned int i)
 {
-	struct wult_stats *all = wult_stats_new();
+	struct wult_stats *all;
 	unsigned int k;
-	int ret = all ? 0 : -ENOMEM;
+	int ret = wult_stats_new(&all);
 
 	for (k = 0; !ret && k < f->ngroups; k++) {
 		struct rpt_group *g = f->groups[k];

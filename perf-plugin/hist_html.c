@@ -65,8 +65,7 @@ int hist_html_new(const char *out, const char *dir, int metric, struct hist_html
 		h->o.time_name[h->o.ntime] = name_of[i];
 		h->o.time[h->o.ntime] = metric_of[i];
 		h->o.plot[h->o.nplot++] = metric_of[i];
-		h->all[h->o.ntime] = wult_stats_new();
-		if (!h->all[h->o.ntime++])
+		if (wult_stats_new(&h->all[h->o.ntime++]))
 			goto nomem;
 	}
 	h->dir = h->f.path = dir;
@@ -230,8 +229,7 @@ static int add_state(struct hist_html *h, int cpu, unsigned int mi,
 
 	snprintf(name, sizeof(name), "CPU%d %s", cpu, s->name);
 	g = group_of(h, name);
-	st = wult_stats_new();
-	if (!g || !st) {
+	if (wult_stats_new(&st) || !g) {
 		wult_stats_free(st);
 		return -ENOMEM;
 	}

@@ -72,8 +72,7 @@ int rpt_plot_new(const struct rpt_opts *o, int scatter, struct rpt_plot **out)
 		/* A metric of the tables has statistics already (rpt_plot_hist_from). */
 		for (k = 0; k < o->ntime && o->time[k] != o->plot[i]; k++)
 			;
-		p->st[i] = k < o->ntime ? NULL : wult_stats_new();
-		if (k == o->ntime && !p->st[i])
+		if (k == o->ntime && wult_stats_new(&p->st[i]))
 			goto nomem;
 		for (k = 0; scatter && k < o->nplot_x; k++) {
 			struct series *s;

@@ -3,12 +3,21 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <wult/stats.h>
 #include "wt.h"
+
+/* A new statistics object, NULL when out of memory (the tests check). */
+static struct wult_stats *stats_new(void)
+{
+	struct wult_stats *st;
+
+	return wult_stats_new(&st) ? NULL : st;
+}
 
 static int cmp64(const void *a, const void *b)
 {
@@ -58,7 +67,7 @@ static int bucket_close(double a, double b)
 static void check_dist(const char *name, int64_t (*gen)(void), size_t n)
 {
 	static const double ps[] = { 0, 50, 90, 99, 99.9, 99.99, 99.999, 100, 33.3 };
-	struct wult_stats *st = wult_stats_new();
+	struct wult_stats *st = stats_new();
 	struct wult_stats_summary s;
 	int64_t *v = malloc(n * sizeof(*v));
 	long double sum = 0, sq = 0, mean;
@@ -123,7 +132,7 @@ static int count_cb(int64_t val, uint64_t cnt, void *ctx)
 /* Queries between adds (partial batches, a batch that grows) stay exact. */
 static void interleaved(void)
 {
-	struct wult_stats *st = wult_stats_new();
+	struct wult_stats *st = stats_new();
 	struct wult_stats_summary s;
 	static int64_t v[200000];
 	size_t i, n = 0;
@@ -168,7 +177,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 /* Counts past 2^32 of one value, and of the whole, stay exact. */
 static void big_counts(void)
 {
-	struct wult_stats *st = wult_stats_new(), *st2 = wult_stats_new();
+	struct wult_stats *st = stats_new(), *st2 = stats_new();
 	struct wult_stats_summary s;
 	uint64_t c = 0;
 	int i;
@@ -197,7 +206,7 @@ static void big_counts(void)
 	wult_stats_free(st);
 	wult_stats_free(st2);
 	/* One more single add wraps a count's low word. */
-	st = wult_stats_new();
+	st = stats_new();
 	WT_EQ(wult_stats_add_n(st, 3, 0xffffffffULL), 0);
 	wult_stats_add(st, 3);
 	wult_stats_add(st, 4);
@@ -212,13 +221,14 @@ static void big_counts(void)
 /* An allocation failure shows in every query, never as a short result. */
 static void alloc_failure(void)
 {
-	struct wult_stats *st = wult_stats_new(), *st2 = wult_stats_new();
+	struct wult_stats *st = stats_new(), *st2 = stats_new(), *none;
 	struct wult_stats_summary s;
 	uint64_t c = 0;
 	int i, ret = 0;
 
+	WT_CHECK(!*wult_stats_error(st), "no failure kept yet");
 	fail_mmap = 1;
-	WT_CHECK(!wult_stats_new(), "new fails without its mapping");
+	WT_CHECK(wult_stats_new(&none) == -ENOMEM && !none, "new fails without its mapping");
 	fail_mmap = 0;
 	for (i = 0; i < 1000; i++)
 		wult_stats_add(st, i);
@@ -230,7 +240,7 @@ static void alloc_failure(void)
 	ret = ret ?: wult_stats_summary(st, &s);
 	fail_mmap = 0;
 	WT_EQ(ret, -ENOMEM);
-	WT_EQ(wult_stats_error(st), -ENOMEM);
+	WT_CHECK(strstr(wult_stats_error(st), "out of memory"), "kept: %s", wult_stats_error(st));
 	WT_EQ(wult_stats_summary(st, &s), -ENOMEM);
 	WT_CHECK(isnan(s.median) && isnan(s.mean), "median %f mean %f", s.median, s.mean);
 	WT_EQ(s.min, 0);
@@ -242,28 +252,28 @@ static void alloc_failure(void)
 	wult_stats_free(st);
 	wult_stats_free(st2);
 	/* The kept values beyond grow in mappings: a failed one too. */
-	st = wult_stats_new();
-	st2 = wult_stats_new();
+	st = stats_new();
+	st2 = stats_new();
 	fail_mmap = 1;
 	WT_EQ(wult_stats_add(st, WULT_STATS_EXACT), -ENOMEM);
 	fail_mmap = 0;
 	WT_EQ(wult_stats_summary(st, &s), -ENOMEM);
 	WT_CHECK(isnan(s.median) && isnan(wult_stats_percentile(st, 99)), "NaN after a failure");
 	wult_stats_free(st);
-	st = wult_stats_new();
+	st = stats_new();
 	for (i = 0; i < 1024; i++)	/* the first mapping's worth (4 KiB) */
 		WT_EQ(wult_stats_add(st2, WULT_STATS_EXACT + i), 0);
 	fail_mmap = 1;
 	WT_EQ(wult_stats_add_n(st2, -WULT_STATS_EXACT - 1, 1), -ENOMEM);
 	WT_EQ(wult_stats_add(st, 2 * WULT_STATS_EXACT), -ENOMEM);
 	fail_mmap = 0;
-	WT_EQ(wult_stats_error(st2), -ENOMEM);
+	WT_CHECK(strstr(wult_stats_error(st2), "out of memory"), "kept: %s", wult_stats_error(st2));
 	WT_EQ(wult_stats_merge(st, st2), -ENOMEM);
 	wult_stats_free(st);
 	wult_stats_free(st2);
 	/* A merge that must grow the kept values fails as such. */
-	st = wult_stats_new();
-	st2 = wult_stats_new();
+	st = stats_new();
+	st2 = stats_new();
 	for (i = 0; i < 600; i++) {	/* 1200 > the first mapping's 1024 */
 		wult_stats_add(st, WULT_STATS_EXACT + i);
 		wult_stats_add(st2, -WULT_STATS_EXACT - i);
@@ -285,7 +295,7 @@ static void alloc_failure(void)
  */
 static void wide_range(void)
 {
-	struct wult_stats *st = wult_stats_new(), *a = wult_stats_new(), *b = wult_stats_new();
+	struct wult_stats *st = stats_new(), *a = stats_new(), *b = stats_new();
 	struct wult_stats_summary s, sa;
 	int64_t v;
 	int i;
@@ -313,7 +323,7 @@ static void wide_range(void)
 	wult_stats_free(a);
 	wult_stats_free(b);
 	/* Values on both sides of the limit are exact while few beyond. */
-	st = wult_stats_new();
+	st = stats_new();
 	wult_stats_add(st, WULT_STATS_EXACT - 1);
 	wult_stats_add(st, WULT_STATS_EXACT - 1);
 	wult_stats_add(st, 3 * WULT_STATS_EXACT + 12345);
@@ -399,7 +409,7 @@ static void kept_beyond(void)
 {
 	size_t n = 100000, i, nbeyond = 0;
 	int64_t *v = malloc(2 * n * sizeof(*v));
-	struct wult_stats *a = wult_stats_new(), *b = wult_stats_new();
+	struct wult_stats *a = stats_new(), *b = stats_new();
 	struct wult_stats_summary s;
 	struct walked w = { v, 0, 0 };
 
@@ -426,7 +436,7 @@ static void kept_beyond(void)
 	WT_EQ(w.bad, 0);
 	wult_stats_free(b);
 	/* Two kept sets over the budget together: bucketed, and said so. */
-	b = wult_stats_new();
+	b = stats_new();
 	WT_EQ(wult_stats_add_n(b, 2 * WULT_STATS_EXACT, WULT_STATS_KEEP - nbeyond + 1), 0);
 	WT_EQ(wult_stats_summary(b, &s), 0);
 	WT_EQ(s.approx, 0);
@@ -446,7 +456,7 @@ static void keep_budget(void)
 {
 	size_t n = WULT_STATS_KEEP + 1000, i;
 	int64_t *v = malloc((n + 1) * sizeof(*v));
-	struct wult_stats *st = wult_stats_new();
+	struct wult_stats *st = stats_new();
 	struct wult_stats_summary s;
 	size_t mem;
 
@@ -466,7 +476,7 @@ static void keep_budget(void)
 	WT_EQ(against_sort(st, v, n + 1, 0), 0);
 	wult_stats_free(st);
 	/* add_n past the budget at once, then a merge of a bucketed object. */
-	st = wult_stats_new();
+	st = stats_new();
 	WT_EQ(wult_stats_add_n(st, 5 * WULT_STATS_EXACT, 3), 0);
 	WT_EQ(wult_stats_summary(st, &s), 0);
 	WT_EQ(s.approx, 0);
@@ -475,7 +485,7 @@ static void keep_budget(void)
 	WT_EQ(wult_stats_summary(st, &s), 0);
 	WT_EQ(s.approx, WULT_STATS_KEEP + 3);
 	{
-		struct wult_stats *d = wult_stats_new();
+		struct wult_stats *d = stats_new();
 
 		wult_stats_add(d, 2 * WULT_STATS_EXACT);
 		WT_EQ(wult_stats_merge(d, st), 0);
@@ -485,7 +495,7 @@ static void keep_budget(void)
 	}
 	wult_stats_free(st);
 	/* One value past 32 bits (2.1 s): no latency, bucketed at once. */
-	st = wult_stats_new();
+	st = stats_new();
 	v[0] = 5000;
 	v[1] = -WULT_STATS_EXACT - 7;
 	v[2] = (int64_t)INT32_MAX + 1000;
@@ -519,7 +529,7 @@ int main(void)
 	keep_budget();
 
 	/* Empty. */
-	st = wult_stats_new();
+	st = stats_new();
 	wult_stats_summary(st, &s);
 	WT_EQ(s.count, 0);
 	WT_CHECK(isnan(s.median), "empty median is NaN");
@@ -533,7 +543,7 @@ int main(void)
 	WT_CHECK(wult_stats_percentile(st, 100) == (double)(INT64_MAX / 4), "max exact");
 
 	/* Merge keeps counts and exact extremes. */
-	st2 = wult_stats_new();
+	st2 = stats_new();
 	for (i = 0; i < 1000; i++)
 		wult_stats_add(st2, i);
 	WT_CHECK(!wult_stats_merge(st2, st), "merge");
@@ -547,7 +557,7 @@ int main(void)
 	wult_stats_free(st2);
 
 	/* Memory follows the range, not the count: 2M values over 4 ms. */
-	st = wult_stats_new();
+	st = stats_new();
 	for (i = 0; i < 2000000; i++)
 		wult_stats_add(st, g_uniform());
 	WT_CHECK(wult_stats_mem(st) < 22u << 20, "mem %zu", wult_stats_mem(st));

@@ -56,8 +56,10 @@ struct wult_stats_summary {
  * Errors: an allocation failure (-ENOMEM) leaves values out of the
  * histogram; it is kept, and every later call that returns an int returns
  * it (percentiles are then NaN), so a result is never silently short.
+ * wult_stats_error() says what it was.
  */
-struct wult_stats *wult_stats_new(void);
+/* 0, or -ENOMEM (*@out NULL). */
+int wult_stats_new(struct wult_stats **out);
 void wult_stats_free(struct wult_stats *st);
 /* Returns 0 or -ENOMEM (values may be batched: the failure may show at a
  * later add or at the first query).
@@ -67,8 +69,8 @@ int wult_stats_add(struct wult_stats *st, int64_t val);
 int wult_stats_add_n(struct wult_stats *st, int64_t val, uint64_t cnt);
 /* Adds every value of @src to @dst; 0, -ENOMEM (of either) or -EOVERFLOW. */
 int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src);
-/* 0, or the kept allocation failure. */
-int wult_stats_error(const struct wult_stats *st);
+/* The kept failure, said in words; "" when there is none. */
+const char *wult_stats_error(const struct wult_stats *st);
 uint64_t wult_stats_count(const struct wult_stats *st);
 /* @pct in [0, 100]; NaN when empty or after an error. */
 double wult_stats_percentile(const struct wult_stats *st, double pct);
