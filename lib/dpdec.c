@@ -4,11 +4,11 @@
  * path then reads each field at the offset and size the format gives (no
  * tep call per field), which keeps decoding far above 10M datapoints/s.
  *
- * Overhead compensation follows intel wult: when the after-idle probe ran
- * before the timer interrupt (IntrOff = 1), the probe delayed the interrupt
- * by (ai_ts2 - ai_ts1) cycles, which IntrLatency sheds; otherwise the
- * interrupt handler delayed TAI by (intr_ts2 - intr_ts1) cycles, which
- * WakeLatency sheds. The *Raw metrics keep the measured values.
+ * Overhead compensation and fallback state names are wult/comp.h's, which
+ * the libtraceevent plugin shares; payloads laid out as struct wult_dp v1
+ * take a fast path (v1_compute()) whose cycles-to-ns conversion avoids
+ * the division, checked equal to wult_comp_cyc2ns() by test_dpdec. The
+ * *Raw metrics keep the measured values.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
+#include <wult/comp.h>
 #include <wult/dpdec.h>
 #include <linux/wult.h>
 #include "err.h"
@@ -120,15 +121,9 @@ int wult_dpdec_new(struct wult_dpdec **out)
 	*out = NULL;
 	if (!dp)
 		return -ENOMEM;
-	/*
-	 * Without names, the kernel's default idle (no cpuidle driver) is the
-	 * likely source: index 0 polls (idle=poll), 1 is the architecture's
-	 * default idle, HLT = C1 on x86. As the plugin and python scripts.
-	 */
+	/* Without names: wult's fallback, as the plugin's (wult/comp.h). */
 	for (i = 0; i < MAX_CSTATES; i++)
-		snprintf(dp->fallback[i], sizeof(dp->fallback[i]), "state%d", i);
-	snprintf(dp->fallback[0], sizeof(dp->fallback[0]), "POLL");
-	snprintf(dp->fallback[1], sizeof(dp->fallback[1]), "C1");
+		wult_comp_state_fallback(i, dp->fallback[i], sizeof(dp->fallback[i]));
 	*out = dp;
 	return 0;
 }
@@ -684,7 +679,7 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 {
 	uint64_t ltime, tai, tintr, tbi;
 	int64_t wake, intr;
-	double khz, ai_ovh = NAN, intr_ovh = NAN, intr_off;
+	double khz, intr_off;
 	struct wult_val *v = pt->v;
 	uint64_t f[F_NR];
 	int64_t cs;
@@ -713,20 +708,17 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 	intr = (int64_t)(tintr - ltime);
 	khz = OPT(F_TSC_KHZ);
 	set_khz(dp, khz);
-	if (khz > 0) {
-		if (HAVE(F_AI_TS1) && HAVE(F_AI_TS2))
-			ai_ovh = cyc2ns(f[F_AI_TS2] - f[F_AI_TS1], khz, dp->inv_khz);
-		if (HAVE(F_INTR_TS1) && HAVE(F_INTR_TS2))
-			intr_ovh = cyc2ns(f[F_INTR_TS2] - f[F_INTR_TS1], khz, dp->inv_khz);
-	}
 	intr_off = OPT(F_INTR_OFF);
 	v[WULT_M_WAKE_LATENCY_RAW].num = wake;
 	v[WULT_M_INTR_LATENCY_RAW].num = intr;
-	/* Compensated values are whole ns, so the statistics stay exact. */
-	v[WULT_M_WAKE_LATENCY].num = intr_off == 0 && !isnan(intr_ovh) ?
-				     wake - intr_ovh : wake;
-	v[WULT_M_INTR_LATENCY].num = intr_off == 1 && !isnan(ai_ovh) ?
-				     intr - ai_ovh : intr;
+	/* Compensated when the stamps IntrOff selects are in the format. */
+	if (khz > 0 && ((intr_off == 1 && HAVE(F_AI_TS1) && HAVE(F_AI_TS2)) ||
+			(intr_off == 0 && HAVE(F_INTR_TS1) && HAVE(F_INTR_TS2))))
+		wult_comp_latencies(intr_off, wult_comp_overhead(intr_off, f[F_AI_TS1],
+				    f[F_AI_TS2], f[F_INTR_TS1], f[F_INTR_TS2], khz),
+				    &wake, &intr);
+	v[WULT_M_WAKE_LATENCY].num = wake;
+	v[WULT_M_INTR_LATENCY].num = intr;
 	v[WULT_M_SILENT_TIME].num = (int64_t)(ltime - tbi);
 	v[WULT_M_LDIST].num = OPT(F_LDIST);
 	v[WULT_M_INTR_OFF].num = intr_off;

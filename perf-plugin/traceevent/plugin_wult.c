@@ -19,14 +19,14 @@
 #include <traceevent/trace-seq.h>
 
 #include <linux/wult.h>
+#include <wult/comp.h>
 
 int TEP_PLUGIN_LOADER(struct tep_handle *tep);
 void TEP_PLUGIN_UNLOADER(struct tep_handle *tep);
 
 /*
  * The requested state's name: cpuidle sysfs of the machine printing the
- * record, else the kernel's default idle indices (0: polling, 1: the
- * architecture's default idle, HLT = C1 on x86), else the number.
+ * record, else wult's fallback (wult/comp.h).
  */
 static void state_name(unsigned int cpu, int idx, char *buf, size_t len)
 {
@@ -44,12 +44,7 @@ static void state_name(unsigned int cpu, int idx, char *buf, size_t len)
 		}
 		fclose(f);
 	}
-	if (idx == 0)
-		snprintf(buf, len, "POLL");
-	else if (idx == 1)
-		snprintf(buf, len, "C1");
-	else
-		snprintf(buf, len, "state%d", idx);
+	wult_comp_state_fallback(idx, buf, len);
 }
 
 /* Reads one field; 0 when the field is missing (older payloads). */
@@ -75,11 +70,6 @@ static void print_us(struct trace_seq *s, const char *name, int64_t ns)
 			 (unsigned long long)(a % 1000));
 }
 
-static int64_t cyc2ns(uint64_t cycles, uint64_t khz)
-{
-	return khz ? (int64_t)(cycles * 1000000 / khz) : 0;
-}
-
 static int wult_datapoint_handler(struct trace_seq *s, struct tep_record *record,
 				  struct tep_event *event, void *context)
 {
@@ -98,13 +88,12 @@ static int wult_datapoint_handler(struct trace_seq *s, struct tep_record *record
 	char name[32];
 
 	(void)context;
-	/* The stamp taken second includes the first probe's cost. */
-	if (intr_off)
-		intr -= cyc2ns(field(event, record, "ai_ts2") -
-			       field(event, record, "ai_ts1"), khz);
-	else
-		wake -= cyc2ns(field(event, record, "intr_ts2") -
-			       field(event, record, "intr_ts1"), khz);
+	wult_comp_latencies(intr_off,
+			    wult_comp_overhead(intr_off, field(event, record, "ai_ts1"),
+					       field(event, record, "ai_ts2"),
+					       field(event, record, "intr_ts1"),
+					       field(event, record, "intr_ts2"), khz),
+			    &wake, &intr);
 
 	state_name(cpu, req, name, sizeof(name));
 	trace_seq_printf(s, "cpu=%u seq=%llu ReqCState=%s", cpu,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <wult/comp.h>
 #include <wult/dpdec.h>
 #include <wult/pdwrite.h>
 #include <wult/synth.h>
@@ -482,8 +483,87 @@ static void state_names(void)
 	unlink(path);
 }
 
+/* xorshift64: the same stamps every run. */
+static uint64_t comp_rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t comp_next(void)
+{
+	comp_rng ^= comp_rng << 13;
+	comp_rng ^= comp_rng >> 7;
+	comp_rng ^= comp_rng << 17;
+	return comp_rng;
+}
+
+/* A format the fast path does not take (no ldist field), for the generic one. */
+static int load_generic(struct wult_dpdec *dp)
+{
+	const char *full = wult_dpdec_builtin_format(), *ld = strstr(full, "\tfield:u64 ldist;");
+	const char *nl = ld ? strchr(ld, '\n') : NULL;
+	char fmt[8192], err[256];
+
+	if (!nl)
+		return -1;
+	snprintf(fmt, sizeof(fmt), "%.*s%s", (int)(ld - full), full, nl + 1);
+	return wult_dpdec_load_format(dp, fmt, strlen(fmt), err, sizeof(err));
+}
+
+/*
+ * Both decoding paths compensate as wult/comp.h says, to the ns: 200,000
+ * random datapoints (IntrOff 0 or 1, overheads up to 2^24 cycles and a few
+ * negative ones, tsc_khz from 100 MHz to 5 GHz), and comp.h's rounding
+ * against a plain floor.
+ */
+static void comp_rules(void)
+{
+	struct wult_dpdec *fast, *gen;
+	struct wult_point pf, pg;
+	int64_t wake, intr, ovh;
+	unsigned int i, bad_f = 0, bad_g = 0;
+	uint8_t raw[256];
+	struct wult_dp d;
+
+	WT_EQ(wult_comp_cyc2ns(3000, 2000000), 1500);
+	WT_EQ(wult_comp_cyc2ns(2999, 2000000), 1499);
+	WT_EQ(wult_comp_cyc2ns(-1, 2000000), -1);	/* floored, as python's // */
+	WT_EQ(wult_comp_cyc2ns(-3000, 2000000), -1500);
+	WT_EQ(wult_comp_cyc2ns(12345, 0), 0);
+	WT_CHECK(!wult_dpdec_new(&fast) && !wult_dpdec_new(&gen), "new");
+	WT_EQ(wult_dpdec_load_format(fast, wult_dpdec_builtin_format(),
+				     strlen(wult_dpdec_builtin_format()), NULL, 0), 0);
+	WT_EQ(load_generic(gen), 0);
+	for (i = 0; i < 200000; i++) {
+		memset(&d, 0, sizeof(d));
+		d.ltime = 1000000000 + comp_next() % 1000000;
+		d.tai = d.ltime + comp_next() % 500000;
+		d.tintr = d.ltime + comp_next() % 500000;
+		d.intr_off = comp_next() & 1;
+		d.tsc_khz = 100000 + comp_next() % 4900000;
+		d.ai_ts1 = comp_next() >> 8;
+		d.ai_ts2 = d.ai_ts1 + (comp_next() % (1U << 24)) - (i % 97 == 0 ? 1U << 20 : 0);
+		d.intr_ts1 = comp_next() >> 8;
+		d.intr_ts2 = d.intr_ts1 + (comp_next() % (1U << 24));
+		payload(&d, raw);
+		wake = (int64_t)(d.tai - d.ltime);
+		intr = (int64_t)(d.tintr - d.ltime);
+		ovh = wult_comp_overhead(d.intr_off, d.ai_ts1, d.ai_ts2, d.intr_ts1, d.intr_ts2,
+					 d.tsc_khz);
+		wult_comp_latencies(d.intr_off, ovh, &wake, &intr);
+		if (wult_dpdec_decode_raw(fast, raw, sizeof(d) + WULT_DP_HDR_SIZE, &pf) ||
+		    pf.v[WULT_M_WAKE_LATENCY].num != wake || pf.v[WULT_M_INTR_LATENCY].num != intr)
+			bad_f++;
+		if (wult_dpdec_decode_raw(gen, raw, sizeof(d) + WULT_DP_HDR_SIZE, &pg) ||
+		    pg.v[WULT_M_WAKE_LATENCY].num != wake || pg.v[WULT_M_INTR_LATENCY].num != intr)
+			bad_g++;
+	}
+	WT_EQ(bad_f, 0);
+	WT_EQ(bad_g, 0);
+	wult_dpdec_free(fast);
+	wult_dpdec_free(gen);
+}
+
 int main(void)
 {
+	comp_rules();
 	metrics();
 	bad_formats();
 	synth_roundtrip();
