@@ -112,10 +112,11 @@ i1=$(cnt noidle.out "wult/idle_irqs,state=1/")
 # "sti; hlt" ends only by an interrupt, taken inside the idle period: one
 # per entry, give or take the periods at the window's edges, plus those
 # that land after hlt returns and before interrupts are masked again for
-# the exit (a burst under TCG): up to a quarter more.
+# the exit (bursts under TCG: up to 20% more seen with three guests on
+# two CPUs): at most half again, where counting each twice would double.
 echo "# default idle: ${i1} interrupts in ${e1} entries, ${it1} ns of ${t1} ns in them"
-between "idle_irqs,state=1 ~ idle_entries (one wake interrupt per hlt, up to 25% more)" \
-	"${i1:-0}" "${e1:-0}" $((${e1:-0} * 5 / 4)) 0 2
+between "idle_irqs,state=1 ~ idle_entries (one wake interrupt per hlt, up to half again)" \
+	"${i1:-0}" "${e1:-0}" $((${e1:-0} * 3 / 2)) 0 2
 t_check "idle_irq_time,state=1 > 0 and < idle_time" test "${it1:-0}" -gt 0 -a "${it1:-0}" -lt "${t1:-0}"
 t_check "idle_irq_time per interrupt 1-500 us under TCG" \
 	test $((${it1:-0} / (${i1:-0} + 1))) -ge 1000 -a $((${it1:-0} / (${i1:-0} + 1))) -le 500000

@@ -130,15 +130,15 @@ irqs_on_attempt() {
 	g3=$(quant "$W/s3.txt" 3 '$14 - $15')
 	echo "# attempt $1: WakeLatency - IntrLatency, lower quartile (ns): C1 $g1, C2 $g2, C3 $g3"
 	d2=$((g2 - g1)) d3=$((g3 - g1))
-	[ $d2 -ge 15000 ] && [ $d2 -le 25000 ] && [ $d3 -ge 70000 ] && [ $d3 -le 90000 ]
+	[ $d2 -ge 13000 ] && [ $d2 -le 27000 ] && [ $d3 -ge 68000 ] && [ $d3 -le 92000 ]
 }
 for a in 1 2 3; do irqs_on_attempt $a && break; done
 for s in 1 2 3; do
 	n=$(wc -l < "$W/s$s.txt") k=$(awk -v s=$s '$10 == s' "$W/s$s.txt" | wc -l)
 	t_check "only C$s enabled: its datapoints ($k of $n)" test "$k" -ge $((n * 9 / 10)) -a "$n" -gt 0
 done
-within "WakeLatency carries C2's latency: C2 - C1 = 20 us +- 5" $d2 15000 25000
-within "WakeLatency carries C3's latency: C3 - C1 = 80 us +- 10" $d3 70000 90000
+within "WakeLatency carries C2's latency: C2 - C1 = 20 us +- 7" $d2 13000 27000
+within "WakeLatency carries C3's latency: C3 - C1 = 80 us +- 12" $d3 68000 92000
 t_eq "IRQs-on states: every datapoint IntrOff=0" 0 \
 	"$(cat "$W"/s[123].txt "$W"/long.txt | awk '$11 != 0' | wc -l)"
 # Compensation, IntrOff=0: the handler's overhead comes off WakeLatency only.
@@ -165,14 +165,14 @@ irqs_off_attempt() {
 	c3w=$(quant "$W/off3.txt" 3 '$11 == 1 ? $14 : 1e12') c3i=$(quant "$W/off3.txt" 3 '$11 == 1 ? $15 : 1e12')
 	echo "# attempt $1: lower quartiles (ns): C1 wake $c1w intr $c1i, C3 (IRQs off) wake $c3w intr $c3i"
 	dw=$((c3w - c1w)) di=$((c3i - c1i))
-	[ $dw -ge 70000 ] && [ $dw -le 90000 ] && [ $di -ge 70000 ] && [ $di -le 90000 ]
+	[ $dw -ge 65000 ] && [ $dw -le 95000 ] && [ $di -ge 65000 ] && [ $di -le 95000 ]
 }
 for a in 1 2 3; do irqs_off_attempt $a && break; done
 n3=$(awk '$10 == 3' "$W/off3.txt" | wc -l)
 o3=$(awk '$10 == 3 && $11 == 1' "$W/off3.txt" | wc -l)
 t_check "C3 datapoints have IntrOff=1 ($o3 of $n3)" test "$n3" -gt 0 -a $((o3 * 100)) -ge $((n3 * 95))
-within "IRQs-off C3: WakeLatency - C1's = 80 us +- 10" $dw 70000 90000
-within "IRQs-off C3: IntrLatency - C1's = 80 us +- 10" $di 70000 90000
+within "IRQs-off C3: WakeLatency - C1's = 80 us +- 15" $dw 65000 95000
+within "IRQs-off C3: IntrLatency - C1's = 80 us +- 15" $di 65000 95000
 # Compensation, IntrOff=1: the exit probe's overhead comes off IntrLatency.
 bad=$(awk '$11 == 1 && !($15 < $13 && $14 == $12)' "$W/off3.txt" | wc -l)
 t_eq "IntrOff=1: IntrLatency < IntrLatencyRaw, WakeLatency = raw" 0 "$bad"
