@@ -922,11 +922,194 @@ static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 	return 0;
 }
 
+enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
+       O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE, O_HTML, O_PLOTS,
+       O_PLOT_X, O_INCLUDE, O_PER_CPU };
+
+/* The inputs named on the command line, and --raw until it is applied. */
+struct report_args {
+	const char *inputs[RPT_MAX_FILES];
+	unsigned int ninputs;
+	int raw;
+};
+
+/* --unit U. 0 or -EINVAL (said why). */
+static int parse_unit(struct rpt_opts *o, const char *arg)
+{
+	if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms")) {
+		fprintf(stderr, "wult report: --unit: '%s' is not ns, us or ms\n", arg);
+		return -EINVAL;
+	}
+	o->unit = arg;
+	o->unit_ns = arg[0] == 'n' ? 1 : arg[0] == 'u' ? 1e3 : 1e6;
+	return 0;
+}
+
+/* A count in 1..@max for option @name. 0 or -EINVAL (said why). */
+static int parse_count(const char *name, const char *arg, unsigned int max, unsigned int *v)
+{
+	int ret = parse_uint(arg, 1, max, v);
+
+	if (ret)
+		fprintf(stderr, "wult report: --%s: '%s' is not a number in 1..%u\n", name, arg,
+			max);
+	return ret;
+}
+
+/* Appends @arg to @list of at most @max (named @what). 0 or -EINVAL. */
+static int add_arg(const char **list, unsigned int *n, unsigned int max, const char *what,
+		   const char *arg)
+{
+	if (*n == max) {
+		fprintf(stderr, "wult report: more than %u %s\n", max, what);
+		return -EINVAL;
+	}
+	list[(*n)++] = arg;
+	return 0;
+}
+
+/* The options that set a path or a flag. 0, or -ENOENT when @c is not one. */
+static int report_flag(int c, char *arg, struct rpt_opts *o, struct report_args *a)
+{
+	switch (c) {
+	case O_PER_CPU:
+		o->per_cpu = 1;
+		return 0;
+	case O_CSV:
+		o->csv_out = arg;
+		return 0;
+	case O_HIST_LIN:
+		o->hist_linear = 1;
+		return 0;
+	case O_RAW:
+		a->raw = 1;
+		return 0;
+	case O_FORMAT:
+		o->format_path = arg;
+		return 0;
+	case O_CSTATES:
+		o->cstate_names = arg;
+		return 0;
+	case O_KALLSYMS:
+		o->kallsyms = arg;
+		return 0;
+	case O_VMLINUX:
+		o->vmlinux = arg;
+		return 0;
+	case O_HTML:
+		o->html_out = arg;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* One option. 0, or -EINVAL (said why, or getopt did). */
+static int report_opt(int c, char *arg, struct rpt_opts *o, struct report_args *a, int argc,
+		      char **argv)
+{
+	int ret = report_flag(c, arg, o, a);
+
+	if (ret != -ENOENT)
+		return ret;
+	switch (c) {
+	case 'i':
+		return add_arg(a->inputs, &a->ninputs, RPT_MAX_FILES, "inputs", arg);
+	case O_INCLUDE:
+		return add_filter(o->inc, &o->ninc, "--include", arg);
+	case 'x':
+		return add_filter(o->exc, &o->nexc, "--exclude", arg);
+	case O_HIST:
+		return hist_arg(o, arg, argc, argv);
+	case O_HIST_BUCKETS:
+		return parse_count("hist-buckets", arg, 1000, &o->hist_buckets);
+	case 'm':
+		return parse_metrics(o, arg);
+	case 'u':
+		return parse_unit(o, arg);
+	case O_BRANCHES:
+		o->branches = DEF_BRANCHES;
+		return arg ? parse_count("branches", arg, 1000, &o->branches) : 0;
+	case O_BR_DEPTH:
+		return parse_count("branch-depth", arg, WULT_BR_MAX, &o->br_depth);
+	case O_MODULE:
+		return add_arg(o->modules, &o->nmodules, RPT_MAX_MODULES, "--module", arg);
+	case O_PLOTS:
+		return parse_plot_list("--plots", arg, o->plot, &o->nplot, RPT_MAX_PLOT);
+	case O_PLOT_X:
+		return parse_plot_list("--plot-x", arg, o->plot_x, &o->nplot_x, RPT_MAX_PLOT_X);
+	default:
+		return -EINVAL;	/* getopt said why */
+	}
+}
+
+/*
+ * The inputs: -i and FILE operands, else ./wult.data or ./perf.data.
+ * Their number, or an exit status (negated) with the cause said.
+ */
+static int report_inputs(const struct rpt_opts *o, struct report_args *a, int argc,
+			 char **argv)
+{
+	int i, nfiles = (int)a->ninputs + argc - optind;
+
+	for (i = optind; i < argc && a->ninputs < RPT_MAX_FILES; i++)
+		a->inputs[a->ninputs++] = argv[i];
+	if (!nfiles) {
+		a->inputs[0] = !access(DEF_INPUT, F_OK) ? DEF_INPUT :
+			       !access(DEF_INPUT_PERF, F_OK) ? DEF_INPUT_PERF : NULL;
+		if (!a->inputs[0]) {
+			fprintf(stderr, "wult report: no input: neither ./" DEF_INPUT " nor ./"
+				DEF_INPUT_PERF " exists; give FILE or -i FILE\n");
+			return -RPT_EXIT_DATA;
+		}
+		return 1;
+	}
+	if (nfiles > RPT_MAX_FILES || ((o->csv_out || o->branches) && nfiles > 1)) {
+		if (nfiles > RPT_MAX_FILES)
+			fprintf(stderr, "wult report: %d FILEs, a diff takes at most %d\n",
+				nfiles, RPT_MAX_FILES);
+		else
+			fprintf(stderr, "wult report: --%s takes one FILE, %d given\n",
+				o->csv_out ? "csv" : "branches", nfiles);
+		fprintf(stderr, "see 'wult report --help'\n");
+		return -RPT_EXIT_USAGE;
+	}
+	return nfiles;
+}
+
+/* Reads every input and prints (and writes) the report. An exit status. */
+static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
+{
+	struct rpt_file **files = calloc(nfiles, sizeof(*files));
+	int i, status = 0;
+
+	if (!files)
+		return RPT_EXIT_DATA;
+	o->width = out_width();
+	for (i = 0; i < nfiles && !status; i++)
+		status = run_file(o, inputs[i], &files[i]);
+	if (!status) {
+		if (nfiles == 1) {
+			rpt_print_one(stdout, o, files[0]);
+			if (o->branches)
+				rpt_print_branches(stdout, o, files[0]);
+		} else
+			rpt_print_diff(stdout, o, files, nfiles);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "wult report: write error on stdout\n");
+			status = RPT_EXIT_DATA;
+		}
+		if (!status && o->html_out && rpt_html_write(o, files, nfiles))
+			status = RPT_EXIT_DATA;
+	}
+	for (i = 0; i < nfiles; i++)
+		free_file(files[i]);
+	free(files);
+	return status;
+}
+
 int wult_cmd_report(int argc, char **argv)
 {
-	enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
-	       O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE, O_HTML, O_PLOTS,
-	       O_PLOT_X, O_INCLUDE, O_PER_CPU };
 	static const struct option lopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "include", required_argument, NULL, O_INCLUDE },
@@ -960,179 +1143,36 @@ int wult_cmd_report(int argc, char **argv)
 		.plot = { WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY }, .nplot = 2,
 		.plot_x = { WULT_M_SILENT_TIME }, .nplot_x = 1,
 	};
-	struct rpt_file **files = NULL;
-	const char *inputs[RPT_MAX_FILES];
-	int c, ret = 0, raw = 0, status = 0, nfiles, i, ninputs = 0;
+	struct report_args a = { .ninputs = 0 };
+	int c, status, nfiles;
 
 	optind = 1;
 	opterr = 1;
 	argv[0] = (char *)"wult report";	/* how getopt's messages name us */
 	while ((c = getopt_long(argc, argv, "i:x:m:u:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (ninputs == RPT_MAX_FILES) {
-				fprintf(stderr, "wult report: more than %d inputs\n",
-					RPT_MAX_FILES);
-				ret = -EINVAL;
-				break;
-			}
-			inputs[ninputs++] = optarg;
-			break;
-		case O_INCLUDE:
-			ret = add_filter(o.inc, &o.ninc, "--include", optarg);
-			break;
-		case O_PER_CPU:
-			o.per_cpu = 1;
-			break;
-		case 'x':
-			ret = add_filter(o.exc, &o.nexc, "--exclude", optarg);
-			break;
-		case O_CSV:
-			o.csv_out = optarg;
-			break;
-		case O_HIST:
-			ret = hist_arg(&o, optarg, argc, argv);
-			break;
-		case O_HIST_LIN:
-			o.hist_linear = 1;
-			break;
-		case O_HIST_BUCKETS:
-			ret = parse_uint(optarg, 1, 1000, &o.hist_buckets);
-			if (ret)
-				fprintf(stderr, "wult report: --hist-buckets: '%s' is not a "
-					"number in 1..1000\n", optarg);
-			break;
-		case O_RAW:
-			raw = 1;
-			break;
-		case 'm':
-			ret = parse_metrics(&o, optarg);
-			break;
-		case 'u':
-			if (!strcmp(optarg, "ns") || !strcmp(optarg, "us") ||
-			    !strcmp(optarg, "ms")) {
-				o.unit = optarg;
-				o.unit_ns = optarg[0] == 'n' ? 1 : optarg[0] == 'u' ? 1e3 : 1e6;
-			} else {
-				fprintf(stderr, "wult report: --unit: '%s' is not ns, us or ms\n",
-					optarg);
-				ret = -EINVAL;
-			}
-			break;
-		case O_FORMAT:
-			o.format_path = optarg;
-			break;
-		case O_CSTATES:
-			o.cstate_names = optarg;
-			break;
-		case O_BRANCHES:
-			o.branches = DEF_BRANCHES;
-			ret = optarg ? parse_uint(optarg, 1, 1000, &o.branches) : 0;
-			if (ret)
-				fprintf(stderr, "wult report: --branches: '%s' is not a number "
-					"in 1..1000\n", optarg);
-			break;
-		case O_BR_DEPTH:
-			ret = parse_uint(optarg, 1, WULT_BR_MAX, &o.br_depth);
-			if (ret)
-				fprintf(stderr, "wult report: --branch-depth: '%s' is not a "
-					"number in 1..%d\n", optarg, WULT_BR_MAX);
-			break;
-		case O_KALLSYMS:
-			o.kallsyms = optarg;
-			break;
-		case O_VMLINUX:
-			o.vmlinux = optarg;
-			break;
-		case O_MODULE:
-			if (o.nmodules == RPT_MAX_MODULES) {
-				fprintf(stderr, "wult report: more than %d --module\n",
-					RPT_MAX_MODULES);
-				ret = -EINVAL;
-				break;
-			}
-			o.modules[o.nmodules++] = optarg;
-			break;
-		case O_HTML:
-			o.html_out = optarg;
-			break;
-		case O_PLOTS:
-			ret = parse_plot_list("--plots", optarg, o.plot, &o.nplot, RPT_MAX_PLOT);
-			break;
-		case O_PLOT_X:
-			ret = parse_plot_list("--plot-x", optarg, o.plot_x, &o.nplot_x,
-					      RPT_MAX_PLOT_X);
-			break;
-		case 'h':
+		if (c == 'h') {
 			report_usage(stdout);
 			free_opts(&o);
 			return 0;
-		default:
-			ret = -EINVAL;	/* getopt said why */
-			break;
 		}
-		if (ret) {
+		if (report_opt(c, optarg, &o, &a, argc, argv)) {
 			fprintf(stderr, "see 'wult report --help'\n");
 			free_opts(&o);
 			return RPT_EXIT_USAGE;
 		}
 	}
-	nfiles = ninputs + argc - optind;
-	for (i = optind; i < argc && ninputs < RPT_MAX_FILES; i++)
-		inputs[ninputs++] = argv[i];
-	if (!nfiles) {
-		inputs[0] = !access(DEF_INPUT, F_OK) ? DEF_INPUT :
-			    !access(DEF_INPUT_PERF, F_OK) ? DEF_INPUT_PERF : NULL;
-		if (!inputs[0]) {
-			fprintf(stderr, "wult report: no input: neither ./" DEF_INPUT " nor ./"
-				DEF_INPUT_PERF " exists; give FILE or -i FILE\n");
-			free_opts(&o);
-			return RPT_EXIT_DATA;
-		}
-		nfiles = 1;
-	}
-	if (nfiles > RPT_MAX_FILES || ((o.csv_out || o.branches) && nfiles > 1)) {
-		if (nfiles > RPT_MAX_FILES)
-			fprintf(stderr, "wult report: %d FILEs, a diff takes at most %d\n",
-				nfiles, RPT_MAX_FILES);
-		else
-			fprintf(stderr, "wult report: --%s takes one FILE, %d given\n",
-				o.csv_out ? "csv" : "branches", nfiles);
-		fprintf(stderr, "see 'wult report --help'\n");
+	nfiles = report_inputs(&o, &a, argc, argv);
+	if (nfiles < 0) {
 		free_opts(&o);
-		return RPT_EXIT_USAGE;
+		return -nfiles;
 	}
-	if (raw) {
+	if (a.raw) {
 		add_time(&o, WULT_M_WAKE_LATENCY_RAW);
 		add_time(&o, WULT_M_INTR_LATENCY_RAW);
 	}
 	if (o.hist)
 		add_time(&o, o.hist_metric);
-	o.width = out_width();
-	files = calloc(nfiles, sizeof(*files));
-	if (!files) {
-		free_opts(&o);
-		return RPT_EXIT_DATA;
-	}
-	for (i = 0; i < nfiles && !status; i++)
-		status = run_file(&o, inputs[i], &files[i]);
-	if (!status) {
-		if (nfiles == 1) {
-			rpt_print_one(stdout, &o, files[0]);
-			if (o.branches)
-				rpt_print_branches(stdout, &o, files[0]);
-		} else
-			rpt_print_diff(stdout, &o, files, nfiles);
-		if (fflush(stdout) || ferror(stdout)) {
-			fprintf(stderr, "wult report: write error on stdout\n");
-			status = RPT_EXIT_DATA;
-		}
-		if (!status && o.html_out && rpt_html_write(&o, files, nfiles))
-			status = RPT_EXIT_DATA;
-	}
-	for (i = 0; i < nfiles; i++)
-		free_file(files[i]);
-	free(files);
+	status = report_run(&o, a.inputs, nfiles);
 	free_opts(&o);
 	return status;
 }
