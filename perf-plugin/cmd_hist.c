@@ -131,6 +131,27 @@ static int hist_metric(const char *s)
 }
 
 /* 0, 1 for --help, -1 on a bad option (said on stderr). */
+/* --cpus and --metric. 0 or -1 (said why). */
+static int hist_opt_value(int c, char *arg, struct hist_opts *o, bool *want)
+{
+	if (c == 'C') {
+		if (hist_parse_cpus(arg, want)) {
+			fprintf(stderr, "wult hist: bad --cpus '%s': want a list like 0-3,6 (CPUs below %d)\n",
+				arg, HIST_MAX_CPUS);
+			return -1;
+		}
+		o->cpus = arg;
+		return 0;
+	}
+	o->metric = hist_metric(arg);
+	if (o->metric < -1) {
+		fprintf(stderr, "wult hist: unknown --metric '%s': wake_latency, intr_latency, silent_time, tai_to_intr or all\n",
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
 static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *want)
 {
 	static const struct option lopts[] = {
@@ -155,20 +176,9 @@ static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *wan
 	while ((c = getopt_long(argc, argv, "C:m:w:n:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
-			if (hist_parse_cpus(optarg, want)) {
-				fprintf(stderr, "wult hist: bad --cpus '%s': want a list like 0-3,6 (CPUs below %d)\n",
-					optarg, HIST_MAX_CPUS);
-				return -1;
-			}
-			o->cpus = optarg;
-			break;
 		case 'm':
-			o->metric = hist_metric(optarg);
-			if (o->metric < -1) {
-				fprintf(stderr, "wult hist: unknown --metric '%s': wake_latency, intr_latency, silent_time, tai_to_intr or all\n",
-					optarg);
+			if (hist_opt_value(c, optarg, o, want))
 				return -1;
-			}
 			break;
 		case 'R':
 			o->reset = true;

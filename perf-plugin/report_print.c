@@ -324,73 +324,58 @@ unsigned int rpt_state_union(struct rpt_file *const *files, unsigned int nfiles,
 	return n;
 }
 
-void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
-		    unsigned int nfiles)
+/* The diff's per-state rows: counts, each time metric, counter means. */
+static void diff_state(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
+		       unsigned int nfiles, const char *name)
 {
-	const char *names[RPT_MAX_STATES + 1];
+	const struct rpt_group *g[RPT_MAX_FILES];
 	double v[RPT_MAX_FILES];
 	char title[128];
-	unsigned int nst, s, i, j;
-	int k;
+	unsigned int i, j;
+	int k, any_ctr = 0;
 
-	if (nfiles > RPT_MAX_FILES)
-		nfiles = RPT_MAX_FILES;
-	fprintf(out, "Files:\n");
-	for (j = 0; j < nfiles; j++) {
-		fprintf(out, "[%u] %s\n%s", j + 1, files[j]->path,
-			files[j]->desc ? files[j]->desc : "");
-		rpt_print_validity(out, files[j]);
-	}
-	for (j = 1; j < nfiles; j++) {
-		if (files[j]->sources && files[0]->sources &&
-		    files[j]->sources != files[0]->sources) {
-			fprintf(out, "note: the inputs were measured with different methods; "
-				"hrt and tdt stamp LTime and TIntr differently, so their "
-				"latencies differ by more than the idle states do\n");
-			break;
-		}
-	}
-	nst = rpt_state_union(files, nfiles, names, RPT_MAX_STATES + 1);
-	for (s = 0; s < nst; s++) {
-		const struct rpt_group *g[RPT_MAX_FILES];
-		int any_ctr = 0;
-
-		for (j = 0; j < nfiles; j++)
-			g[j] = rpt_find_group(files[j], names[s]);
-		fprintf(out, "\n== %s ==\n", names[s]);
-		diff_header(out, "datapoints", nfiles);
-		for (j = 0; j < nfiles; j++)
-			v[j] = g[j] ? g[j]->kept : 0;
-		diff_row(out, o, "kept", RPT_S_COUNT, v, nfiles, -1);
-		for (j = 0; j < nfiles; j++)
-			v[j] = g[j] ? g[j]->excluded : 0;
-		diff_row(out, o, "excluded", RPT_S_COUNT, v, nfiles, -1);
-		for (i = 0; i < o->ntime; i++) {
-			snprintf(title, sizeof(title), "%s (%s)", metric_name(o->time[i]), o->unit);
-			fprintf(out, "%s\n", title);
-			diff_header(out, "", nfiles);
-			for (k = 0; k < RPT_S_NR; k++) {
-				for (j = 0; j < nfiles; j++)
-					v[j] = g[j] ? rpt_stat_val(&g[j]->sum[i], k) : NAN;
-				diff_row(out, o, rpt_stat_names[k], k, v, nfiles, -1);
-			}
-		}
-		for (i = 0; i < RPT_NCTR; i++) {
+	for (j = 0; j < nfiles; j++)
+		g[j] = rpt_find_group(files[j], name);
+	fprintf(out, "\n== %s ==\n", name);
+	diff_header(out, "datapoints", nfiles);
+	for (j = 0; j < nfiles; j++)
+		v[j] = g[j] ? g[j]->kept : 0;
+	diff_row(out, o, "kept", RPT_S_COUNT, v, nfiles, -1);
+	for (j = 0; j < nfiles; j++)
+		v[j] = g[j] ? g[j]->excluded : 0;
+	diff_row(out, o, "excluded", RPT_S_COUNT, v, nfiles, -1);
+	for (i = 0; i < o->ntime; i++) {
+		snprintf(title, sizeof(title), "%s (%s)", metric_name(o->time[i]), o->unit);
+		fprintf(out, "%s\n", title);
+		diff_header(out, "", nfiles);
+		for (k = 0; k < RPT_S_NR; k++) {
 			for (j = 0; j < nfiles; j++)
-				v[j] = g[j] ? rpt_mean_val(&g[j]->ctr[i]) : NAN;
-			for (j = 0; j < nfiles && isnan(v[j]); j++)
-				;
-			if (j == nfiles)
-				continue;
-			if (!any_ctr) {
-				fprintf(out, "counter means\n");
-				diff_header(out, "", nfiles);
-				any_ctr = 1;
-			}
-			diff_row(out, o, metric_name(rpt_ctr_metrics[i]), RPT_S_MEAN, v, nfiles,
-				 rpt_ctr_metrics[i]);
+				v[j] = g[j] ? rpt_stat_val(&g[j]->sum[i], k) : NAN;
+			diff_row(out, o, rpt_stat_names[k], k, v, nfiles, -1);
 		}
 	}
+	for (i = 0; i < RPT_NCTR; i++) {
+		for (j = 0; j < nfiles; j++)
+			v[j] = g[j] ? rpt_mean_val(&g[j]->ctr[i]) : NAN;
+		for (j = 0; j < nfiles && isnan(v[j]); j++)
+			;
+		if (j == nfiles)
+			continue;
+		if (!any_ctr) {
+			fprintf(out, "counter means\n");
+			diff_header(out, "", nfiles);
+			any_ctr = 1;
+		}
+		diff_row(out, o, metric_name(rpt_ctr_metrics[i]), RPT_S_MEAN, v, nfiles,
+			 rpt_ctr_metrics[i]);
+	}
+}
+
+/* After the tables: each file's idle residency, then its histograms. */
+static void diff_tail(FILE *out, struct rpt_file *const *files, unsigned int nfiles)
+{
+	unsigned int s, j;
+
 	for (j = 0; j < nfiles; j++) {
 		if (!files[j]->resid)
 			continue;
@@ -412,6 +397,35 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 			fprintf(out, "%s:\n%s", gr->name, gr->hist);
 		}
 	}
+}
+
+void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
+		    unsigned int nfiles)
+{
+	const char *names[RPT_MAX_STATES + 1];
+	unsigned int nst, s, j;
+
+	if (nfiles > RPT_MAX_FILES)
+		nfiles = RPT_MAX_FILES;
+	fprintf(out, "Files:\n");
+	for (j = 0; j < nfiles; j++) {
+		fprintf(out, "[%u] %s\n%s", j + 1, files[j]->path,
+			files[j]->desc ? files[j]->desc : "");
+		rpt_print_validity(out, files[j]);
+	}
+	for (j = 1; j < nfiles; j++) {
+		if (files[j]->sources && files[0]->sources &&
+		    files[j]->sources != files[0]->sources) {
+			fprintf(out, "note: the inputs were measured with different methods; "
+				"hrt and tdt stamp LTime and TIntr differently, so their "
+				"latencies differ by more than the idle states do\n");
+			break;
+		}
+	}
+	nst = rpt_state_union(files, nfiles, names, RPT_MAX_STATES + 1);
+	for (s = 0; s < nst; s++)
+		diff_state(out, o, files, nfiles, names[s]);
+	diff_tail(out, files, nfiles);
 }
 
 /* ---- histograms ---- */
