@@ -14,10 +14,7 @@
 
 static uint64_t rnd(uint64_t *x)
 {
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
+	return wt_xorshift(x);
 }
 
 /* wult_csvnum_fixed(x, dec) == printf("%.*f", dec, x); counts mismatches. */

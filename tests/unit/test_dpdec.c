@@ -483,15 +483,12 @@ static void state_names(void)
 	unlink(path);
 }
 
-/* xorshift64: the same stamps every run. */
+/* The same stamps every run. */
 static uint64_t comp_rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t comp_next(void)
 {
-	comp_rng ^= comp_rng << 13;
-	comp_rng ^= comp_rng >> 7;
-	comp_rng ^= comp_rng << 17;
-	return comp_rng;
+	return wt_xorshift(&comp_rng);
 }
 
 /* A format the fast path does not take (no ldist field), for the generic one. */

@@ -41,10 +41,7 @@ static uint64_t rng = 88172645463325252ULL;
 
 static uint64_t xs(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return wt_xorshift(&rng);
 }
 
 /* Exact: the same interpolation of the same order statistics (the mean

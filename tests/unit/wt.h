@@ -7,6 +7,7 @@
 #ifndef WULT_TESTS_WT_H
 #define WULT_TESTS_WT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <inttypes.h>
@@ -33,6 +34,15 @@ static unsigned int wt_passed, wt_failed, wt_skipped;
 	wt_skipped++;							\
 	printf("SKIP %s:%d: %s\n", __FILE__, __LINE__, why);		\
 } while (0)
+
+/* xorshift64: the tests' reproducible random numbers (*@s must not be 0). */
+static inline uint64_t wt_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
 
 static inline int wt_done(void)
 {
