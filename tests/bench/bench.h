@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -175,6 +176,22 @@ static inline int bench_regressions(const char *const *key, const double *val, i
 	if (f)
 		fclose(f);
 	return bad;
+}
+
+/*
+ * A benchmark's last lines: the regression check against @prev (under
+ * build/bench/), then whether every goal was met. The exit status.
+ */
+static inline int bench_finish(const char *bench, const char *const *key, const double *val,
+			       int n, const char *prev)
+{
+	mkdir("build/bench", 0755);
+	if (bench_regressions(key, val, n, prev)) {
+		printf("%s: REGRESSION\n", bench);
+		return 1;
+	}
+	printf("%s: %s\n", bench, bench_missed ? "GOAL MISSED" : "all goals met");
+	return 0;
 }
 
 #endif

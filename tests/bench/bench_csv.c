@@ -349,11 +349,5 @@ int main(void)
 	bench_machine();
 	if (in_process(cdir, nb, ratios) || end_to_end(dir, cdir, n, ratios))
 		return 1;
-	mkdir("build/bench", 0755);
-	if (bench_regressions(keys, ratios, NKEYS, prev)) {
-		printf("bench_csv: REGRESSION\n");
-		return 1;
-	}
-	printf("bench_csv: %s\n", bench_missed ? "GOAL MISSED" : "all goals met");
-	return 0;
+	return bench_finish("bench_csv", keys, ratios, NKEYS, prev);
 }

@@ -227,13 +227,7 @@ static int judge(double rate, double rss_max, double pipe_x, const double *val,
 		bench_goal("speed vs python decoder", val[3], "x", GOAL_PY_RATIO, 1);
 	if (val[4] > 0)
 		bench_goal("speed vs pandas", val[4], "x", GOAL_PD_RATIO, 1);
-	mkdir("build/bench", 0755);
-	if (bench_regressions(key, val, NKEYS, prev)) {
-		printf("bench_datapath: REGRESSION\n");
-		return 1;
-	}
-	printf("bench_datapath: %s\n", bench_missed ? "GOAL MISSED" : "all goals met");
-	return 0;
+	return bench_finish("bench_datapath", key, val, NKEYS, prev);
 }
 
 int main(void)
