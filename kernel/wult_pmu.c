@@ -96,15 +96,15 @@ static u64 wult_cfg1_band_hi(u64 config1)
 	return us ? us * NSEC_PER_USEC : U64_MAX;
 }
 
-static bool wult_kind_idle(unsigned int kind)
-{
-	return kind == WULT_KIND_IDLE_TIME || kind == WULT_KIND_IDLE_ENTRIES ||
-	       kind == WULT_KIND_IDLE_IRQ_TIME || kind == WULT_KIND_IDLE_IRQS;
-}
-
 static bool wult_kind_irq(unsigned int kind)
 {
 	return kind == WULT_KIND_IDLE_IRQ_TIME || kind == WULT_KIND_IDLE_IRQS;
+}
+
+static bool wult_kind_idle(unsigned int kind)
+{
+	return kind == WULT_KIND_IDLE_TIME || kind == WULT_KIND_IDLE_ENTRIES ||
+	       wult_kind_irq(kind);
 }
 
 static bool wult_kind_exit(unsigned int kind)
