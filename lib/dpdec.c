@@ -93,6 +93,8 @@ struct wult_dpdec {
 	char fallback[MAX_CSTATES][24];
 	double khz;		/* tsc_khz of the payload being decoded */
 	double inv_khz;		/* and its inverse */
+	uint64_t div_m;		/* cyc2ns()'s multiplier for khz, 0: none */
+	unsigned int div_sh;	/* and shift */
 	int v1;			/* the format is exactly struct wult_dp v1 */
 	struct counter ctrs[MAX_COUNTERS];
 	unsigned int nctrs;
@@ -476,27 +478,34 @@ static inline uint64_t field(const struct wult_dpdec *dp, const uint8_t *raw, en
  * TSC cycles -> ns, floored to whole ns (cycles * 1e6 // tsc_khz, as
  * scripts/perf/wult_perf.py does), so compensated values stay integers and
  * both decoders agree to the nanosecond.
+ *
+ * The common case (0 <= cycles * 1e6 < 2^53, an integral tsc_khz below
+ * 2^32) is one 64 x 64 -> 128-bit multiply and a shift (set_khz()): with
+ * l = ceil(log2 khz) and m = floor(2^(53 + l) / khz) + 1, m * khz lies in
+ * (2^(53 + l), 2^(53 + l) + 2^l], which makes floor(n * m / 2^(53 + l))
+ * the exact floor(n / khz) for every n < 2^53 (Granlund and Montgomery,
+ * "Division by invariant integers using multiplication", 1994, thm 4.2).
+ * The estimate-and-correct path below was half of a v1 decode's time.
  */
-static inline double cyc2ns(uint64_t cycles, double khz, double inv_khz)
+#define DIV_N_BITS	53
+
+static inline double cyc2ns(const struct wult_dpdec *dp, uint64_t cycles, double khz)
 {
 	int64_t c = (int64_t)cycles, k = (int64_t)khz, n, q;
 
+	if (dp->div_m && c >= 0 && c < (INT64_C(1) << DIV_N_BITS) / 1000000)
+		return (double)(uint64_t)(((unsigned __int128)((uint64_t)c * 1000000) *
+					   dp->div_m) >> dp->div_sh);
 	/* Overheads are thousands of cycles: c * 1e6 fits in 64 bits unless
 	 * the stamps are garbage, and then any value will do.
 	 */
 	if (c > INT64_MAX / 1000000 || c < INT64_MIN / 1000000)
 		return (double)c / khz * 1e6;
 	n = c * 1000000;
-	/* A multiply by the inverse estimates the quotient (a division costs
-	 * ~40 cycles a datapoint); the steps make it the exact floor, as
-	 * python's //.
+	/* A multiply by the inverse estimates the quotient; the steps make it
+	 * the exact floor, as python's //.
 	 */
-	q = (int64_t)((double)n * inv_khz);
-	/* One step each way without a branch (the estimate is off by one at
-	 * most for sane values: the loops then do not run).
-	 */
-	q -= q * k > n;
-	q += (q + 1) * k <= n;
+	q = (int64_t)((double)n * dp->inv_khz);
 	while (q * k > n)
 		q--;
 	while ((q + 1) * k <= n)
@@ -513,12 +522,28 @@ static void read_fields(const struct wult_dpdec *dp, const uint8_t *raw, uint64_
 		f[i] = dp->f[i].off >= 0 ? field(dp, raw, i) : 0;
 }
 
-/* A new tsc_khz: its inverse is kept for cyc2ns(). */
+/* cyc2ns()'s multiplier and shift for an integral @khz in [1, 2^32). */
+static void set_div(struct wult_dpdec *dp, double khz)
+{
+	uint64_t d = (uint64_t)khz;
+	unsigned int l = 0;
+
+	dp->div_m = 0;
+	if (!(khz >= 1 && khz < 4294967296.0) || (double)d != khz)
+		return;
+	while ((UINT64_C(1) << l) < d)
+		l++;
+	dp->div_m = (uint64_t)(((unsigned __int128)1 << (DIV_N_BITS + l)) / d) + 1;
+	dp->div_sh = DIV_N_BITS + l;
+}
+
+/* A new tsc_khz: what cyc2ns() needs for it is kept. */
 static inline void set_khz(struct wult_dpdec *dp, double khz)
 {
 	if (khz != dp->khz) {
 		dp->khz = khz;
 		dp->inv_khz = 1.0 / khz;
+		set_div(dp, khz);
 	}
 }
 
@@ -589,7 +614,7 @@ static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, s
 	ts1 = intr_off ? V1(c, ai_ts1) : V1(c, intr_ts1);
 	ts2 = intr_off ? V1(c, ai_ts2) : V1(c, intr_ts2);
 	if (khz > 0 && intr_off <= 1)
-		ovh = cyc2ns(ts2 - ts1, khz, dp->inv_khz);
+		ovh = cyc2ns(dp, ts2 - ts1, khz);
 	c->wake = c->wake_raw - (intr_off == 0 ? ovh : 0);
 	c->intr = c->intr_raw - (intr_off == 1 ? ovh : 0);
 	c->src = 0;	/* v1 records: hrt */

@@ -505,6 +505,65 @@ static int load_generic(struct wult_dpdec *dp)
 }
 
 /*
+ * The fast path's multiply-and-shift division at its edges: tsc_khz from 1
+ * to 2^32 - 1 (powers of two and their neighbours, the widest), overheads
+ * at multiples of tsc_khz and one off, and about the last value it takes
+ * (cycles * 1e6 < 2^53), against comp.h's division.
+ */
+static void comp_edges(struct wult_dpdec *fast)
+{
+	static const uint32_t khz[] = {
+		1, 2, 3, 7, 1000, 1024, 1025, 999999, 1000000, 2000000, 2100000,
+		2999999, 4194304, 4194305, 2147483647, 2147483648U, 4294967295U,
+	};
+	static const uint64_t cyc[] = {
+		0, 1, 2, 999, 1000, 1001, 123456789, 9007199253, 9007199254,
+		9007199255, 9007199256, 1ULL << 33,
+	};
+	const unsigned int NKHZ = sizeof(khz) / sizeof(khz[0]);
+	const unsigned int NCYC = sizeof(cyc) / sizeof(cyc[0]);
+	unsigned int i, j, k, bad = 0, n = 0;
+	uint8_t raw[256];
+	struct wult_point pt;
+	struct wult_dp d;
+	int64_t wake, intr, c;
+
+	for (i = 0; i < NKHZ; i++) {
+		for (j = 0; j < NCYC + 3; j++) {
+			for (k = 0; k < 3; k++, n++) {
+				/* multiples of khz and their neighbours too */
+				c = j < NCYC ? (int64_t)cyc[j] :
+				    (int64_t)khz[i] * (int64_t)((j - NCYC) * 2 + 1);
+				c += (int64_t)k - 1;
+				if (c < 0)
+					c = 0;
+				memset(&d, 0, sizeof(d));
+				d.ltime = 1ULL << 50;
+				d.tai = d.ltime + 5000000;
+				d.tintr = d.ltime + 6000000;
+				d.tsc_khz = khz[i];
+				d.intr_ts1 = 1000;
+				d.intr_ts2 = 1000 + (uint64_t)c;
+				payload(&d, raw);
+				wake = 5000000;
+				intr = 6000000;
+				wult_comp_latencies(0, wult_comp_cyc2ns(c, khz[i]), &wake, &intr);
+				if (wult_dpdec_decode_raw(fast, raw, sizeof(d) + WULT_DP_HDR_SIZE,
+							  &pt) ||
+				    pt.v[WULT_M_WAKE_LATENCY].num != (double)wake) {
+					if (bad++ < 5)
+						printf("# khz %u cycles %lld: %.0f, want %lld\n",
+						       khz[i], (long long)c,
+						       pt.v[WULT_M_WAKE_LATENCY].num,
+						       (long long)wake);
+				}
+			}
+		}
+	}
+	WT_CHECK(bad == 0, "%u of %u edge overheads decode as comp.h divides", n - bad, n);
+}
+
+/*
  * Both decoding paths compensate as wult/comp.h says, to the ns: 200,000
  * random datapoints (IntrOff 0 or 1, overheads up to 2^24 cycles and a few
  * negative ones, tsc_khz from 100 MHz to 5 GHz), and comp.h's rounding
@@ -554,6 +613,7 @@ static void comp_rules(void)
 	}
 	WT_EQ(bad_f, 0);
 	WT_EQ(bad_g, 0);
+	comp_edges(fast);
 	wult_dpdec_free(fast);
 	wult_dpdec_free(gen);
 }
