@@ -653,35 +653,57 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 	store_flagged(v, c.fl);
 }
 
-/* Metric @m of a decoded v1 payload, as decode_v1() stores it (no counters). */
-static double v1_value(const struct v1 *c, enum wult_metric m)
+/*
+ * decode_some()'s values of a v1 payload: every metric it has in a fixed
+ * slot (slot 0 is NaN: the metrics v1 lacks), so that the caller's list is
+ * served by table lookups. (A switch per requested metric was 40% of the
+ * call: an indirect jump whose target changes every iteration.)
+ */
+enum {
+	S_NONE, S_WAKE, S_WAKE_RAW, S_INTR, S_INTR_RAW, S_SILENT, S_LDIST, S_CSTATE,
+	S_INTR_OFF, S_CPU, S_LTIME, S_TBI, S_TAI, S_TINTR, S_SOURCE, S_CC0, S_SMI,
+	S_NMI, S_NR
+};
+
+static const unsigned char v1_slot[WULT_M_NR] = {
+	[WULT_M_WAKE_LATENCY] = S_WAKE,		[WULT_M_WAKE_LATENCY_RAW] = S_WAKE_RAW,
+	[WULT_M_INTR_LATENCY] = S_INTR,		[WULT_M_INTR_LATENCY_RAW] = S_INTR_RAW,
+	[WULT_M_SILENT_TIME] = S_SILENT,	[WULT_M_LDIST] = S_LDIST,
+	[WULT_M_REQ_CSTATE] = S_CSTATE,		[WULT_M_INTR_OFF] = S_INTR_OFF,
+	[WULT_M_CPU] = S_CPU,			[WULT_M_LTIME] = S_LTIME,
+	[WULT_M_TBI] = S_TBI,			[WULT_M_TAI] = S_TAI,
+	[WULT_M_TINTR] = S_TINTR,		[WULT_M_SOURCE] = S_SOURCE,
+	[WULT_M_CC0] = S_CC0,			[WULT_M_SMI_CNT] = S_SMI,
+	[WULT_M_NMI_CNT] = S_NMI,
+};
+
+static void v1_slots(const struct v1 *c, double *v)
 {
-	switch (m) {
-	case WULT_M_WAKE_LATENCY:	return c->wake;
-	case WULT_M_WAKE_LATENCY_RAW:	return c->wake_raw;
-	case WULT_M_INTR_LATENCY:	return c->intr;
-	case WULT_M_INTR_LATENCY_RAW:	return c->intr_raw;
-	case WULT_M_SILENT_TIME:	return (int64_t)(V1(c, ltime) - V1(c, tbi));
-	case WULT_M_LDIST:		return V1(c, ldist);
-	case WULT_M_REQ_CSTATE:		return V1(c, req_cstate);
-	case WULT_M_INTR_OFF:		return V1(c, intr_off);
-	case WULT_M_CPU:		return V1(c, cpu);
-	case WULT_M_LTIME:		return V1(c, ltime);
-	case WULT_M_TBI:		return V1(c, tbi);
-	case WULT_M_TAI:		return V1(c, tai);
-	case WULT_M_TINTR:		return V1(c, tintr);
-	case WULT_M_SOURCE:		return c->src;
-	case WULT_M_CC0:		return c->fl[0];
-	case WULT_M_SMI_CNT:		return c->fl[1];
-	case WULT_M_NMI_CNT:		return c->fl[2];
-	default:			return NAN;
-	}
+	v[S_NONE] = NAN;
+	v[S_WAKE] = c->wake;
+	v[S_WAKE_RAW] = c->wake_raw;
+	v[S_INTR] = c->intr;
+	v[S_INTR_RAW] = c->intr_raw;
+	v[S_SILENT] = (int64_t)(V1(c, ltime) - V1(c, tbi));
+	v[S_LDIST] = V1(c, ldist);
+	v[S_CSTATE] = V1(c, req_cstate);
+	v[S_INTR_OFF] = V1(c, intr_off);
+	v[S_CPU] = V1(c, cpu);
+	v[S_LTIME] = V1(c, ltime);
+	v[S_TBI] = V1(c, tbi);
+	v[S_TAI] = V1(c, tai);
+	v[S_TINTR] = V1(c, tintr);
+	v[S_SOURCE] = c->src;
+	v[S_CC0] = c->fl[0];
+	v[S_SMI] = c->fl[1];
+	v[S_NMI] = c->fl[2];
 }
 
 int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s,
 			   const enum wult_metric *m, unsigned int n, double *out,
 			   const char **state)
 {
+	double v[S_NR];
 	unsigned int i;
 	struct v1 c;
 
@@ -690,8 +712,9 @@ int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s
 	if (!dp->ev || !s->raw || s->raw_size < dp->min_size)
 		return -EINVAL;
 	v1_compute(dp, s->raw, s->raw_size, &c);
+	v1_slots(&c, v);
 	for (i = 0; i < n; i++)
-		out[i] = v1_value(&c, m[i]);
+		out[i] = v[(unsigned int)m[i] < WULT_M_NR ? v1_slot[m[i]] : S_NONE];
 	*state = c.state;
 	return 0;
 }
