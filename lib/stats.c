@@ -543,9 +543,55 @@ struct moments {
 	unsigned __int128 s2;
 };
 
+/*
+ * Leaf @l's counts as sums over its indexes: *@a = sum of i * c[i], *@b =
+ * sum of i^2 * c[i], in 64 bits (i < 2^10, so they cannot wrap while the
+ * leaf's total is below 2^44: the caller checks). Byte leaves, the common
+ * case, compile to vector code.
+ */
+static void leaf_sums(const struct wult_stats *st, uint32_t l, uint64_t *a, uint64_t *b)
+{
+	const uint8_t *c = st->c8 + ((size_t)l << LEAF_BITS);
+	const uint64_t *w = st->wide[l];
+	uint64_t sa = 0, sb = 0;
+	uint32_t i;
+
+	if (w) {
+		for (i = 0; i < LEAF_N; i++) {
+			sa += (uint64_t)i * w[i];
+			sb += (uint64_t)i * i * w[i];
+		}
+	} else {
+		for (i = 0; i < LEAF_N; i++) {
+			sa += i * (uint32_t)c[i];
+			sb += (uint64_t)(i * i) * c[i];
+		}
+	}
+	*a = sa;
+	*b = sb;
+}
+
+/* The first (@last: the last) index of leaf @l with a count. */
+static uint32_t leaf_edge(const struct wult_stats *st, uint32_t l, int last)
+{
+	uint32_t i;
+
+	for (i = 0; i < LEAF_N; i++)
+		if (leaf_count(st, l, last ? LEAF_N - 1 - i : i))
+			return last ? LEAF_N - 1 - i : i;
+	return 0;
+}
+
+/*
+ * Count, extremes and the sums of v and v^2 over both parts, exactly. A
+ * leaf holding values base + i contributes C = its total, base * C + A
+ * and base^2 * C + 2 * base * A + B (A, B from leaf_sums()), so the 128-bit
+ * arithmetic is per leaf, not per counter (per counter it was most of a
+ * report's time after the last datapoint).
+ */
 static void moments(const struct wult_stats *st, struct moments *m)
 {
-	uint32_t l, i;
+	uint32_t l, i, first = NLEAVES, last = 0;
 
 	m->n = st->nlog;
 	m->min = st->lmin;
@@ -553,29 +599,37 @@ static void moments(const struct wult_stats *st, struct moments *m)
 	m->s1 = st->ls1;
 	m->s2 = st->ls2;
 	for (l = 0; l < NLEAVES; l++) {
-		int64_t base = (int64_t)((uint64_t)l << LEAF_BITS) - WULT_STATS_EXACT;
-		__int128 s1 = 0;
-		unsigned __int128 s2 = 0;
+		__int128 base = (int64_t)((uint64_t)l << LEAF_BITS) - WULT_STATS_EXACT;
+		uint64_t c = st->lsum[l], a, b;
 
-		if (!st->lsum[l])
+		if (!c)
 			continue;
-		for (i = 0; i < LEAF_N; i++) {
-			uint64_t c = leaf_count(st, l, i);
-			int64_t v = base + i;
-
-			if (!c)
-				continue;
-			if (!m->n || v < m->min)
-				m->min = v;
-			if (!m->n || v > m->max)
-				m->max = v;
-			m->n += c;
-			s1 += (__int128)v * c;
-			s2 += (unsigned __int128)((__int128)v * v) * c;
+		if (first == NLEAVES)
+			first = l;
+		last = l;
+		m->n += c;
+		if (c < (UINT64_C(1) << 44)) {
+			leaf_sums(st, l, &a, &b);
+			m->s1 += base * c + a;
+			m->s2 += (unsigned __int128)(base * base * c + 2 * base * a + b);
+			continue;
 		}
-		m->s1 += s1;
-		m->s2 += s2;
+		for (i = 0; i < LEAF_N; i++) {	/* a leaf of 2^44 values and more */
+			__int128 v = base + i;
+
+			c = leaf_count(st, l, i);
+			m->s1 += v * c;
+			m->s2 += (unsigned __int128)(v * v) * c;
+		}
 	}
+	if (first == NLEAVES)
+		return;
+	i = (first << LEAF_BITS) + leaf_edge(st, first, 0);
+	if (!st->nlog || (int64_t)i - WULT_STATS_EXACT < m->min)
+		m->min = (int64_t)i - WULT_STATS_EXACT;
+	i = (last << LEAF_BITS) + leaf_edge(st, last, 1);
+	if (!st->nlog || (int64_t)i - WULT_STATS_EXACT > m->max)
+		m->max = (int64_t)i - WULT_STATS_EXACT;
 }
 
 /* The value of 0-based rank @k (k < n), within [@min, @max] (the exact
@@ -716,6 +770,39 @@ static int merge_out(struct wult_stats *dst, const struct wult_stats *src)
 	return room < 0 ? room : 0;
 }
 
+/*
+ * Adds @src's leaf @l to @dst's, a leaf at a time (count_exact() per
+ * counter was most of a merge): byte leaves add as bytes when no sum
+ * passes 255, else @dst's leaf becomes u64 counters first.
+ */
+static int merge_leaf(struct wult_stats *dst, const struct wult_stats *src, uint32_t l)
+{
+	const uint8_t *sc = src->c8 + ((size_t)l << LEAF_BITS);
+	uint8_t *dc = dst->c8 + ((size_t)l << LEAF_BITS);
+	unsigned int i, over = 0;
+	uint64_t *dw;
+
+	if (!dst->wide[l] && !src->wide[l]) {
+		for (i = 0; i < LEAF_N; i++)
+			over |= (unsigned int)dc[i] + sc[i];
+		if (over <= 0xff) {
+			for (i = 0; i < LEAF_N; i++)
+				dc[i] += sc[i];
+			goto done;
+		}
+	}
+	if (!dst->wide[l] && promote(dst, l))
+		return -ENOMEM;
+	dw = dst->wide[l];
+	for (i = 0; i < LEAF_N; i++)
+		dw[i] += leaf_count(src, l, i);
+done:
+	if (!dst->lsum[l])
+		dst->mem += LEAF_N;
+	dst->lsum[l] += src->lsum[l];
+	return 0;
+}
+
 /* Adds @src's counters, log-part sums and kept values to @dst's: exact
  * whatever they hold, as no value is re-derived from a bucket.
  */
@@ -732,16 +819,9 @@ int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
 	ret = merge_out(dst, src);
 	if (ret)
 		return ret;
-	for (l = 0; l < NLEAVES; l++) {
-		if (!src->lsum[l])
-			continue;
-		for (i = 0; i < LEAF_N; i++) {
-			uint64_t c = leaf_count(src, l, i);
-
-			if (c && (ret = count_exact(dst, ((uint64_t)l << LEAF_BITS) + i, c)))
-				return ret;
-		}
-	}
+	for (l = 0; l < NLEAVES; l++)
+		if (src->lsum[l] && (ret = merge_leaf(dst, src, l)))
+			return ret;
 	for (i = 0; i < NLOG; i++) {
 		dst->pos[i] += src->pos[i];
 		dst->neg[i] += src->neg[i];

@@ -506,6 +506,46 @@ static void keep_budget(void)
 	free(v);
 }
 
+/*
+ * Merges leaf by leaf: byte leaves whose sums stay below 256, byte leaves
+ * whose sums pass it (the target's leaf becomes u64), u64 leaves on either
+ * side, negative values; the merged object answers exactly as one that
+ * counted every value itself.
+ */
+static void merge_leaves(void)
+{
+	struct wult_stats *all = stats_new(), *a = stats_new(), *b = stats_new();
+	struct wult_stats_summary s, sm;
+	int64_t v;
+	int i;
+
+	for (i = 0; i < 3000000; i++) {
+		switch (i % 4) {
+		case 0:	v = -3000 + (int64_t)(xs() % 6000);	break;	/* ~500 per ns */
+		case 1:	v = 100000 + (int64_t)(xs() % 300000);	break;	/* ~2.5 */
+		case 2:	v = 1000000 + (int64_t)(i % 1000);	break;	/* 750 each */
+		default: v = 2000000 + (int64_t)(xs() % 2048);	break;	/* ~366 */
+		}
+		wult_stats_add(all, v);
+		/* 2000000..: 200 and 166 on the two sides, 366 together */
+		wult_stats_add((v >= 2000000 ? (xs() % 11) < 6 : i & 1) ? a : b, v);
+	}
+	WT_EQ(wult_stats_merge(a, b), 0);
+	WT_EQ(wult_stats_summary(all, &s), 0);
+	WT_EQ(wult_stats_summary(a, &sm), 0);
+	WT_EQ(sm.count, s.count);
+	WT_EQ(sm.min, s.min);
+	WT_EQ(sm.max, s.max);
+	WT_CHECK(sm.mean == s.mean && sm.stddev == s.stddev, "merged mean %.9f/%.9f stddev %.9f/%.9f",
+		 sm.mean, s.mean, sm.stddev, s.stddev);
+	WT_CHECK(sm.median == s.median && sm.p90 == s.p90 && sm.p99 == s.p99 &&
+		 sm.p99_9 == s.p99_9 && sm.p99_99 == s.p99_99, "merged percentiles");
+	WT_EQ(wult_stats_mem(a), wult_stats_mem(all));
+	wult_stats_free(all);
+	wult_stats_free(a);
+	wult_stats_free(b);
+}
+
 int main(void)
 {
 	struct wult_stats *st, *st2;
@@ -522,6 +562,7 @@ int main(void)
 	big_counts();
 	alloc_failure();
 	wide_range();
+	merge_leaves();
 	kept_beyond();
 	keep_budget();
 
