@@ -399,8 +399,7 @@ void wult_pd_close(struct wult_pd *pd)
 	free(pd->dbuf);
 	free(pd->qbuf);
 	free(pd->q);
-	if (pd->map)
-		munmap(pd->map, pd->map_len);
+	pd_map_close(pd);
 	free(pd->inbuf);
 	free(pd);
 }

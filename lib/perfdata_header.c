@@ -673,7 +673,7 @@ int pd_read_file_header(struct wult_pd *pd, const struct file_header *h)
 	pd->map_ok = 1;
 	if (lseek(pd->fd, h->data.offset, SEEK_SET) < 0)
 		return pd_fail(pd, -errno, "seek to the data: %s", strerror(errno));
-	return 0;
+	return pd->flags & WULT_PD_PREFETCH ? pd_mapper_start(pd) : 0;
 }
 
 int pd_handle_meta(struct wult_pd *pd, const struct perf_event_header *h)

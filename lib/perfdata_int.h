@@ -99,6 +99,7 @@ struct wult_pd {
 	int map_ok;		/* file mode: map windows instead of read() */
 	void *map;
 	size_t map_len;
+	struct pd_mapper *mapper;	/* WULT_PD_PREFETCH's helper (perfdata_map.c) */
 	uint64_t in_off;	/* file offset of in[in_pos] */
 	uint64_t data_end;	/* file mode: end of the data section */
 	int eof;
@@ -158,6 +159,14 @@ int pd_pread(struct wult_pd *pd, void *buf, size_t n, uint64_t off);
  * an error. */
 int pd_in_fill(struct wult_pd *pd, size_t n);
 int pd_in_skip(struct wult_pd *pd, uint64_t n, const char *what);
+
+/* ---- perfdata_map.c ---- */
+/* File mode: the next window mapped, pd_in_fill()'s way of filling. */
+int pd_map_window(struct wult_pd *pd, size_t n);
+/* WULT_PD_PREFETCH: the helper thread that maps ahead. */
+int pd_mapper_start(struct wult_pd *pd);
+/* Every window unmapped, the helper stopped. */
+void pd_map_close(struct wult_pd *pd);
 
 /* A bounded sub-reader: a feature section (pread) or part of the stream. */
 struct pd_rd {

@@ -48,51 +48,13 @@ int pd_pread(struct wult_pd *pd, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-/*
- * File mode: the data section is mapped a window at a time instead of
- * copied by read(), so records decode in place from the page cache (the
- * copy was the largest single cost of a pass). The window left behind is
- * unmapped, so mapping does not add the file's size to the resident set.
- * Returns as pd_in_fill(); on a mapping failure, reads take over.
- */
-static int map_window(struct wult_pd *pd, size_t n)
-{
-	uint64_t start = pd->in_off & ~(uint64_t)4095, end = start + MAP_WINDOW;
-	void *p;
-
-	if (pd->in_off + (pd->in_len - pd->in_pos) >= pd->data_end)
-		return 0;		/* the window reaches the end already */
-	if (end > pd->data_end)
-		end = pd->data_end;
-	if (pd->map)
-		munmap(pd->map, pd->map_len);
-	pd->map = NULL;
-	p = mmap(NULL, end - start, PROT_READ, MAP_PRIVATE | MAP_POPULATE, pd->fd, start);
-	if (p == MAP_FAILED) {
-		pd->map_ok = 0;
-		pd->in = pd->inbuf;
-		pd->in_pos = pd->in_len = 0;
-		if (lseek(pd->fd, pd->in_off, SEEK_SET) < 0)
-			return pd_fail(pd, -errno, "seek to offset %llu: %s",
-				       (unsigned long long)pd->in_off, strerror(errno));
-		return pd_in_fill(pd, n);
-	}
-	madvise(p, end - start, MADV_SEQUENTIAL);
-	pd->map = p;
-	pd->map_len = end - start;
-	pd->in = (uint8_t *)p + (pd->in_off - start);
-	pd->in_pos = 0;
-	pd->in_len = end - pd->in_off;
-	return pd->in_len >= n;
-}
-
 /* Makes @n bytes available in the stream buffer: 1, 0 at a clean end, or
  * an error.
  */
 int pd_in_fill(struct wult_pd *pd, size_t n)
 {
 	if (pd->map_ok && pd->in_len - pd->in_pos < n)
-		return map_window(pd, n);
+		return pd_map_window(pd, n);
 	while (pd->in_len - pd->in_pos < n) {
 		size_t want;
 		ssize_t r;

@@ -805,10 +805,9 @@ static int pass_run(const struct rpt_opts *o, struct rpt_file *f, struct rpt_src
 	struct rpt_pipe *pp = NULL;
 	struct wult_point pt;
 	int ret;
-	const char *thr = getenv("WULT_REPORT_THREADS");
 
 	if (rpt_src_stable_names(src) && !o->csv_out && !o->html_out && !o->branches &&
-	    sysconf(_SC_NPROCESSORS_ONLN) > 1 && !(thr && !strcmp(thr, "0")))
+	    rpt_threads_wanted())
 		rpt_pipe_start(src, counted_metrics(o), &pp);
 	wult_point_clear(&pt);
 	while ((ret = pp ? rpt_pipe_next(pp, &pt) : rpt_src_next(src, &pt)) > 0)

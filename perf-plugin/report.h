@@ -157,6 +157,9 @@ struct rpt_pipe;
  * rpt_src_metrics()).
  * Only for inputs whose names are stable (rpt_src_stable_names()). 0 or
  * -ENOMEM / -EAGAIN (then read @src in this thread). */
+/* Whether a pass may use a second thread: more than one CPU online and
+ * WULT_REPORT_THREADS is not 0. */
+int rpt_threads_wanted(void);
 int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_pipe **out);
 /* As rpt_src_next(). */
 int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt);

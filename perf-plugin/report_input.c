@@ -187,7 +187,10 @@ int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **ou
 		/* Only regular files are peeked at: a FIFO would lose the bytes. */
 		ret = open_csv(s, path, 0, err, errlen);
 	} else {
-		ret = wult_pd_open(path, 0, &s->pd, err, errlen);
+		/* the data mapped ahead in a thread of its own: the reading
+		 * thread (report_pipe.c) bounds a pass */
+		ret = wult_pd_open(path, rpt_threads_wanted() ? WULT_PD_PREFETCH : 0, &s->pd,
+				   err, errlen);
 	}
 	if (ret == -EINVAL && s->pd == NULL && !s->csv &&
 	    (strstr(err, "not a perf.data") || strstr(err, "header truncated"))) {

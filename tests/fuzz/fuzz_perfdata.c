@@ -42,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (write(fd, data, size) == (ssize_t)size) {
 		lseek(fd, 0, SEEK_SET);
-		run(fd, (size & 1 ? WULT_PD_ORDERED : 0) | WULT_PD_SMALL_META);
+		run(fd, (size & 1 ? WULT_PD_ORDERED : 0) | (size & 4 ? WULT_PD_PREFETCH : 0) |
+		    WULT_PD_SMALL_META);
 	} else {
 		close(fd);
 	}

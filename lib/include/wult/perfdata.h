@@ -29,6 +29,9 @@ struct wult_pd;
 /* wult_pd_open() flags */
 #define WULT_PD_ORDERED	(1U << 0)	/* sort samples by time per FINISHED_ROUND, as perf */
 #define WULT_PD_SMALL_META (1U << 1)	/* WULT_PD_SMALL_META_BUDGET: fuzz-sized inputs reach it */
+/* File mode: a helper thread maps the data ahead of the caller (for a
+ * caller whose own work competes with the reading for its thread) */
+#define WULT_PD_PREFETCH	(1U << 2)
 
 /* Bytes of metadata a reader keeps at most: event formats, feature values,
  * PMU mappings, attrs and their ids. A file needing more is refused with
