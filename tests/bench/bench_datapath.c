@@ -6,7 +6,9 @@
  *     against `cat FILE` (what reading the file costs at memory speed) and
  *     against libwult's reader alone, and against itself in one thread
  *     (WULT_REPORT_THREADS=0: the reading thread's share);
- *   - pipe mode (`cat FILE | wult report -`) against file mode;
+ *   - pipe mode (`cat FILE | wult report -`) against file mode, and against
+ *     the pipe alone (`cat FILE | cat > /dev/null`: what moving the bytes
+ *     through a pipe costs here, whatever reads them);
  *   - `perf script -s scripts/perf/wult-report.py` (the python decoder) on
  *     200k datapoints of the same distribution;
  *   - pandas reading the same datapoints as intel wult CSV and computing
@@ -237,7 +239,7 @@ int main(void)
 	const char *prev = getenv("WULT_BENCH_PREV") ? getenv("WULT_BENCH_PREV") :
 			   "build/bench/datapath.prev";
 	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
-	double tcat, tread, trep, cpurep, tone, cpuone, tpipe, tmax, rss, rss_max, rate;
+	double tcat, tread, trep, cpurep, tone, cpuone, tpipe, tmax, rss, rss_max, rate, tcc;
 	double pyrate, pdrate;
 	char path[512], pipe[600], cmd[1024], err[256];
 	struct stat sb;
@@ -270,12 +272,16 @@ int main(void)
 	}
 	snprintf(cmd, sizeof(cmd), "cat %s | %s report -", pipe, wult);
 	tpipe = bench_best(cmd, NULL);
+	/* what the pipe costs with nothing done with the data */
+	snprintf(cmd, sizeof(cmd), "cat %s | cat > /dev/null", pipe);
+	tcc = bench_best(cmd, NULL);
 	unlink(pipe);
 	snprintf(cmd, sizeof(cmd), "%s report -m WakeLatency,IntrLatency,SilentTime,LDist %s",
 		 wult, path);
 	tmax = bench_run(cmd, &rss_max);
 	unlink(path);
-	if (tcat <= 0 || tread <= 0 || trep <= 0 || tone <= 0 || tpipe <= 0 || tmax <= 0)
+	if (tcat <= 0 || tread <= 0 || trep <= 0 || tone <= 0 || tpipe <= 0 || tmax <= 0 ||
+	    tcc <= 0)
 		return 1;
 	rate = n / trep;
 	printf("  cat FILE          %8.3f s: %6.2f GB/s (the memory-speed baseline)\n", tcat,
@@ -289,6 +295,8 @@ int main(void)
 	       "two threads take %.2fx its time\n", tone, n / tone, cpuone, trep / tone);
 	printf("  cat P | report -  %8.3f s: %12.0f dp/s (pipe mode), %.2fx file mode's time\n",
 	       tpipe, n / tpipe, tpipe / trep);
+	printf("  cat P | cat       %8.3f s: %6.2f GB/s through the pipe alone; pipe mode takes "
+	       "%.2fx its time\n", tcc, sb.st_size / tcc / 1e9, tpipe / tcc);
 	printf("  4 time metrics    %8.3f s, peak RSS %.1f MB (SilentTime, LDist to 50 ms)\n",
 	       tmax, rss_max);
 	pyrate = python_rate(dir, bench_env_u64("WULT_BENCH_PY_N", 200000));
