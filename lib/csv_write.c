@@ -40,16 +40,17 @@ _Static_assert(WRITER_MAX_COLS * (WULT_CSVNUM_MAX + 1) + 1 < OUT_BUF,
 	       "the widest row of numbers fits the output buffer");
 
 /* How a column's values are written, decided once per column. */
-enum cell_kind { K_NS_US, K_FIX0, K_FIX1, K_FIX2, K_STR };
-
-/* A captured cell: NaN or NULL is a hole (written empty, see drop_holes()). */
-union cell {
-	double num;
-	const char *str;
+enum cell_kind {
+	K_NS_US = WULT_CSVNUM_NS_US, K_FIX0 = WULT_CSVNUM_FIX0, K_FIX1 = WULT_CSVNUM_FIX1,
+	K_FIX2 = WULT_CSVNUM_FIX2, K_STR
 };
 
+/* Captured cells, a row's numbers and its strings apart (the formatter
+ * takes a run of numbers in one call): NaN or NULL is a hole (written
+ * empty, see drop_holes()). */
 struct batch {
-	union cell *cells;	/* rows x nout */
+	double *num;		/* rows x nnum */
+	const char **str;	/* rows x nstr */
 	size_t rows;
 	char *text;		/* copies of the rows' strings */
 	size_t text_len, text_cap;
@@ -73,9 +74,16 @@ struct wult_csv_writer {
 	int grow;		/* batches are 2^(GROW_STEPS - grow) times smaller */
 	struct cap {		/* capture: the header's columns by kind */
 		enum wult_metric m;
-		size_t pos;		/* in the header */
 	} *numc, *strc;
 	size_t nnum, nstr;
+	unsigned char *numkind;	/* per number of a row: enum wult_csvnum_kind */
+	/* The header's order: runs of numbers, each but the last followed by
+	 * a string. */
+	struct seg {
+		size_t nnum;
+		int str;		/* a string follows */
+	} *seg;
+	size_t nseg;
 	int ready;		/* start() succeeded */
 	int started;		/* the header is out: columns are fixed */
 	int holes;
@@ -186,40 +194,52 @@ static void put_str(struct fmt *o, const char *s)
 	out_char(o, '"');
 }
 
+/* @s as one cell at @p (room for WULT_CSVNUM_MAX bytes) when it is short
+ * and needs no quotes: the common case; NULL otherwise. */
+static char *put_short_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > WULT_CSVNUM_MAX || strpbrk(s, ",\"\n\r"))
+		return NULL;
+	memcpy(p, s, n);
+	return p + n;
+}
+
 /*
- * The rows of @b. Numbers go through a local cursor into room reserved
- * for the whole row (w->row_room), so no store of a digit makes the
- * compiler reload the buffer's state; a string goes through put_str(),
- * which may flush, and the room is reserved again after it. Each cell is
+ * The rows of @b, in runs of numbers (wult_csvnum_cells()) and strings.
+ * They go through a local cursor into room reserved for the whole row
+ * (w->row_room), so no store of a digit makes the compiler reload the
+ * buffer's state; a long or quoted string goes through put_str(), which
+ * may flush, and the room is reserved again after it. Each cell is
  * followed by a comma, the last one becomes the newline.
  */
 static void format_batch(struct fmt *o, const struct batch *b)
 {
 	const struct wult_csv_writer *w = o->w;
-	const union cell *c = b->cells;
-	size_t row, i;
-	char *p;
+	const double *x = b->num;
+	const char *const *s = b->str;
+	const unsigned char *kind;
+	size_t row, k;
+	char *p, *q;
 
 	for (row = 0; row < b->rows; row++) {
 		p = out_room(o, w->row_room);
-		for (i = 0; i < w->nout; i++, c++) {
-			switch (w->oc[i].kind) {
-			case K_STR:
-				if (c->str) {
-					o->len = p - o->buf;
-					put_str(o, c->str);
-					p = out_room(o, w->row_room);
-				}
-				break;
-			case K_NS_US:
-				if (!isnan(c->num))
-					p += wult_csvnum_ns_us(p, c->num);
-				break;
-			default:
-				if (!isnan(c->num))
-					p += wult_csvnum_fixed(p, c->num,
-							       w->oc[i].kind - K_FIX0);
+		kind = w->numkind;
+		for (k = 0; k < w->nseg; k++) {
+			p += wult_csvnum_cells(p, x, kind, w->seg[k].nnum);
+			x += w->seg[k].nnum;
+			kind += w->seg[k].nnum;
+			if (!w->seg[k].str)
+				continue;
+			if (*s && (q = put_short_str(p, *s)) != NULL) {
+				p = q;
+			} else if (*s) {
+				o->len = p - o->buf;
+				put_str(o, *s);
+				p = out_room(o, w->row_room);
 			}
+			s++;
 			*p++ = ',';
 		}
 		if (w->nout)
@@ -267,7 +287,8 @@ static void writer_free(struct wult_csv_writer *w)
 	int i;
 
 	for (i = 0; i < NBATCH; i++) {
-		free(w->batch[i].cells);
+		free(w->batch[i].num);
+		free(w->batch[i].str);
 		free(w->batch[i].text);
 	}
 	free(w->cols);
@@ -277,6 +298,8 @@ static void writer_free(struct wult_csv_writer *w)
 	free(w->oc);
 	free(w->numc);
 	free(w->strc);
+	free(w->numkind);
+	free(w->seg);
 	for (i = 0; i < NWORKER; i++)
 		free(w->fmt[i].buf);
 	free(w);
@@ -304,11 +327,13 @@ int wult_csv_writer_new(FILE *f, const enum wult_metric *cols, size_t ncols,
 	w->oc = calloc(ncols + 1, sizeof(w->oc[0]));
 	w->numc = calloc(ncols + 1, sizeof(w->numc[0]));
 	w->strc = calloc(ncols + 1, sizeof(w->strc[0]));
+	w->numkind = calloc(ncols + 1, 1);
+	w->seg = calloc(ncols + 1, sizeof(w->seg[0]));
 	w->fmt[0].buf = malloc(OUT_BUF);
 	for (i = 0; i < NWORKER; i++)
 		w->fmt[i].w = w;
 	if (!w->cols || !w->on || !w->hole || !w->kind || !w->oc || !w->numc || !w->strc ||
-	    !w->fmt[0].buf) {
+	    !w->numkind || !w->seg || !w->fmt[0].buf) {
 		writer_free(w);
 		return -ENOMEM;
 	}
@@ -338,14 +363,18 @@ static int has_val(const struct wult_csv_writer *w, size_t i, const struct wult_
 static int grow_batch(struct wult_csv_writer *w, struct batch *b, size_t text)
 {
 	size_t rows = w->max_rows >> (GROW_STEPS - w->grow), room;
-	union cell *c;
+	const char **s;
+	double *x;
 	char *t;
 
 	rows += !rows;
 	if (b->cap_rows < rows) {
-		c = realloc(b->cells, rows * (w->nout ? w->nout : 1) * sizeof(*c));
-		if (c) {
-			b->cells = c;
+		x = realloc(b->num, rows * (w->nnum ? w->nnum : 1) * sizeof(*x));
+		if (x)
+			b->num = x;
+		s = x ? realloc(b->str, rows * (w->nstr ? w->nstr : 1) * sizeof(*s)) : NULL;
+		if (s) {
+			b->str = s;
 			b->cap_rows = rows;
 		}
 	}
@@ -426,12 +455,17 @@ static int write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 		w->oc[w->nout].m = w->cols[i];
 		w->oc[w->nout].kind = w->kind[i];
 		w->oc[w->nout++].col = i;
-		if (w->kind[i] == K_STR)
-			w->strc[w->nstr++] = (struct cap){ w->cols[i], w->nout - 1 };
-		else
-			w->numc[w->nnum++] = (struct cap){ w->cols[i], w->nout - 1 };
+		if (w->kind[i] == K_STR) {
+			w->strc[w->nstr++].m = w->cols[i];
+			w->seg[w->nseg++].str = 1;
+		} else {
+			w->numkind[w->nnum] = w->kind[i];
+			w->numc[w->nnum++].m = w->cols[i];
+			w->seg[w->nseg].nnum++;
+		}
 		w->row_room += WULT_CSVNUM_MAX + 1;
 	}
+	w->nseg += w->seg[w->nseg].nnum > 0;	/* numbers after the last string */
 	out_char(&w->fmt[0], '\n');
 	w->row_room++;
 	w->started = 1;
@@ -503,9 +537,9 @@ int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 	size_t i, n, text = 0, len[WRITER_MAX_COLS];
 	const char *str;
 	struct batch *b;
-	union cell *c;
+	const char **s;
 	int ret, hole = 0;
-	double x;
+	double *c, x;
 
 	if (!w->started)
 		write_header(w, pt);
@@ -520,17 +554,18 @@ int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 	if (ret)
 		return ret;
 	b = &w->batch[w->put % NBATCH];
-	c = b->cells + b->rows * w->nout;
+	c = b->num + b->rows * w->nnum;
 	for (i = 0; i < w->nnum; i++) {
 		x = pt->v[w->numc[i].m].num;
-		c[w->numc[i].pos].num = x;
+		c[i] = x;
 		hole |= isnan(x);
 	}
+	s = b->str + b->rows * w->nstr;
 	for (i = 0; i < w->nstr; i++) {
 		str = pt->v[w->strc[i].m].str;
 		n = len[i];
 		hole |= !str;
-		c[w->strc[i].pos].str = str ? memcpy(b->text + b->text_len, str, n) : NULL;
+		s[i] = str ? memcpy(b->text + b->text_len, str, n) : NULL;
 		b->text_len += n;
 	}
 	if (hole)

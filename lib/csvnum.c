@@ -15,68 +15,134 @@
 #define ROUND_LIMIT	2147483648.0	/* 2^31 */
 #define TIE_MARGIN	1e-6
 #define TWO64		18446744073709551616.0
+#define DEC_LIMIT	1e9	/* put_dec(): the integral part fits put_short() */
+#define SMALL_LIMIT	10000000000000000ULL	/* 10^16: two 8-digit halves */
 
 static const char digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-static const uint32_t pow10_u32[10] = {
-	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
-};
+#define ASCII_ZEROS	0x3030303030303030ULL
+#define TWO52		4503599627370496.0
+#define TWO52_BITS	0x4330000000000000ULL	/* the bits of 2^52 */
 
-/* @v < 10^8 as exactly 8 digits ending at @end: two independent halves. */
-static void put8(char *end, uint32_t v)
+/*
+ * The 8 decimal digits of @v < 10^8 as values 0-9, one a byte, the most
+ * significant in the lowest byte (the first in memory once stored
+ * little-endian): two divisions by constants, then two steps that split
+ * every lane at once. 10486 / 2^20 is 1/100 below 10^4 and 103 / 2^10
+ * is 1/10 below 10^2 (test_csvnum checks every boundary), and no lane's
+ * product reaches the next lane.
+ */
+static inline uint64_t digits8(uint32_t v)
 {
-	uint32_t hi = v / 10000, lo = v % 10000;
+	uint64_t x = v / 10000 | (uint64_t)(v % 10000) << 32, y;
 
-	memcpy(end - 2, digit_pairs + 2 * (lo % 100), 2);
-	memcpy(end - 4, digit_pairs + 2 * (lo / 100), 2);
-	memcpy(end - 6, digit_pairs + 2 * (hi % 100), 2);
-	memcpy(end - 8, digit_pairs + 2 * (hi / 100), 2);
+	y = (x * 10486 >> 20) & 0x0000007f0000007fULL;
+	x = y | (x - y * 100) << 16;
+	y = (x * 103 >> 10) & 0x000f000f000f000fULL;
+	return y | (x - y * 10) << 8;
 }
 
-/* @v's digits at @buf, the length: the common case (counts, latencies),
- * in 32-bit arithmetic, two digits per step from the last. (Measured
- * faster here than composing 8 digits in a word and shifting.) */
-static size_t put_u32(char *buf, uint32_t v)
+/* @x's bytes at @p, lowest first: one unaligned store. The callers have
+ * room for 8 bytes past what they keep. */
+static inline void store8(char *p, uint64_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	memcpy(p, &x, 8);
+}
+
+/*
+ * The number of digits of @v (1 for 0), from its bit length alone: for
+ * bit length b + 1, digits(2^b) = d or d + 1 when v >= 10^d, which adding
+ * 2^32 - 10^d carries into the high half. Independent of the digits, so
+ * a row's cursor need not wait for them.
+ */
+static inline unsigned int ndigits(uint32_t v)
+{
+/* digits d below 10^d, d + 1 from there */
+#define ND(d, p10)	(((uint64_t)(d) << 32) + (1ULL << 32) - (p10))
+	static const uint64_t table[32] = {
+		ND(1, 10), ND(1, 10), ND(1, 10), ND(1, 10),
+		ND(2, 100), ND(2, 100), ND(2, 100),
+		ND(3, 1000), ND(3, 1000), ND(3, 1000),
+		ND(4, 10000), ND(4, 10000), ND(4, 10000), ND(4, 10000),
+		ND(5, 100000), ND(5, 100000), ND(5, 100000),
+		ND(6, 1000000), ND(6, 1000000), ND(6, 1000000),
+		ND(7, 10000000), ND(7, 10000000), ND(7, 10000000), ND(7, 10000000),
+		ND(8, 100000000), ND(8, 100000000), ND(8, 100000000),
+		ND(9, 1000000000), ND(9, 1000000000), ND(9, 1000000000),
+		(uint64_t)10 << 32, (uint64_t)10 << 32,
+	};
+#undef ND
+	return (unsigned int)((v + table[31 - __builtin_clz(v | 1)]) >> 32);
+}
+
+/* @v < 10^8 without leading zeros; up to 8 bytes written, the length
+ * returned. Below 100 a pair from the table is cheaper. */
+static inline size_t put_short(char *p, uint32_t v)
 {
 	unsigned int n;
-	char *p;
 
-	if (v < 10) {
-		buf[0] = (char)('0' + v);
-		return 1;
-	}
 	if (v < 100) {
-		memcpy(buf, digit_pairs + 2 * v, 2);
-		return 2;
+		memcpy(p, digit_pairs + 2 * v + (v < 10), 2);
+		return 1 + (v >= 10);
 	}
-	n = ((32 - __builtin_clz(v)) * 1233) >> 12;
-	n += v >= pow10_u32[n];
-	p = buf + n;
-	while (v >= 100) {
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10)
-		memcpy(p - 2, digit_pairs + 2 * v, 2);
-	else
-		p[-1] = (char)('0' + v);
+	n = ndigits(v);
+	store8(p, (digits8(v) + ASCII_ZEROS) >> (8 * (8 - n)));
 	return n;
 }
 
-/* @v's digits at @buf, the length: 8 at a time below the first 32 bits. */
-static size_t put_u64(char *buf, uint64_t v)
+/* @v < 10^8 as exactly 8 digits. */
+static inline void put8(char *p, uint32_t v)
+{
+	store8(p, digits8(v) + ASCII_ZEROS);
+}
+
+/* @v's digits at @buf, the length; 8 bytes past it may be written. */
+static inline size_t put_u64(char *buf, uint64_t v)
 {
 	size_t n;
 
-	if (v <= UINT32_MAX)
-		return put_u32(buf, (uint32_t)v);
-	n = put_u64(buf, v / 100000000);
+	if (v < 100000000)
+		return put_short(buf, (uint32_t)v);
+	if (v < 10000000000000000ULL) {
+		n = put_short(buf, (uint32_t)(v / 100000000));
+		put8(buf + n, (uint32_t)(v % 100000000));
+		return n + 8;
+	}
+	n = put_short(buf, (uint32_t)(v / 10000000000000000ULL));
+	v %= 10000000000000000ULL;
+	put8(buf + n, (uint32_t)(v / 100000000));
 	put8(buf + n + 8, (uint32_t)(v % 100000000));
-	return n + 8;
+	return n + 16;
+}
+
+/* @u < 10^16 ns as us with 3 decimals: the digits of @u with a point
+ * before the last three, at least one digit before it. */
+static inline size_t put_ns_us(char *p, uint64_t u)
+{
+	uint32_t lo = (uint32_t)u, f;
+	size_t n;
+	uint64_t a;
+
+	if (u < 100000000) {
+		f = lo % 1000;
+		n = put_short(p, lo / 1000);
+		p[n] = '.';
+		memcpy(p + n + 1, digit_pairs + 2 * (f / 10), 2);
+		p[n + 3] = (char)('0' + f % 10);
+		return n + 4;
+	}
+	/* the high digits, then 8 with the point after the fifth */
+	n = put_short(p, (uint32_t)(u / 100000000));
+	a = digits8((uint32_t)(u % 100000000)) + ASCII_ZEROS;
+	store8(p + n, a);
+	store8(p + n + 5, '.' | (a >> 40) << 8);
+	return n + 9;
 }
 
 /* |@r| / 10^@dec (negative when @neg) with @dec decimals; the length. */
@@ -102,6 +168,8 @@ static size_t put_fixed(char *buf, int neg, uint64_t r, int dec)
 		memcpy(p + 1, digit_pairs + 2 * f, 2);
 		return (size_t)(p + 3 - buf);
 	default:
+		if (r < SMALL_LIMIT)
+			return (size_t)(p - buf) + put_ns_us(p, r);
 		f = r % 1000;
 		p += put_u64(p, r / 1000);
 		p[0] = '.';
@@ -111,13 +179,14 @@ static size_t put_fixed(char *buf, int neg, uint64_t r, int dec)
 	}
 }
 
-/* A double that is an integer in [0, 2^32) and not -0: the common case,
- * cheaper to test and convert than the general one below. */
-static int as_u32(double x, uint32_t *u)
+/* A double that is an integer in [0, 10^16) and not -0: the common case
+ * (counts, ns), cheaper to test and convert than the general one below.
+ * False for NaN. */
+static inline int as_small(double x, uint64_t *u)
 {
-	if (!(x >= 0 && x < 4294967296.0))
+	if (!(x >= 0 && x < SMALL_LIMIT))
 		return 0;
-	*u = (uint32_t)x;
+	*u = (uint64_t)x;
 	return (double)*u == x && (*u || !signbit(x));
 }
 
@@ -141,21 +210,48 @@ static size_t fallback(char *buf, const char *fmt, double x)
 	return n < 0 ? 0 : (size_t)n < WULT_CSVNUM_MAX ? (size_t)n : WULT_CSVNUM_MAX - 1;
 }
 
+/*
+ * printf("%.1f"/"%.2f", @x) for 0 <= @x, @x * 10^@dec < 10^9, not near a
+ * tie: written and its length returned; 0 otherwise (the caller asks
+ * wult_csvnum_fixed()). printf rounds the exact binary value, ties to
+ * even: near a tie the product's rounding could decide, so printf does
+ * it. (Casts, not floor(): a libm call on baseline x86-64.)
+ */
+static inline size_t put_dec(char *p, double x, int dec)
+{
+	double y = x * (dec == 1 ? 10 : 100), fl;
+	uint32_t r;
+	size_t n;
+
+	if (!(y >= 0 && y < DEC_LIMIT) || signbit(x))
+		return 0;
+	fl = (double)(int32_t)y;
+	if (fabs(y - fl - 0.5) < TIE_MARGIN)
+		return 0;
+	r = (uint32_t)fl + (y - fl > 0.5);
+	if (dec == 1) {
+		n = put_short(p, r / 10);
+		p[n] = '.';
+		p[n + 1] = (char)('0' + r % 10);
+		return n + 2;
+	}
+	n = put_short(p, r / 100);
+	p[n] = '.';
+	memcpy(p + n + 1, digit_pairs + 2 * (r % 100), 2);
+	return n + 3;
+}
+
 size_t wult_csvnum_fixed(char *buf, double x, int dec)
 {
 	static const double scale[4] = { 1, 10, 100, 1000 };
 	static const char *const fmt[4] = { "%.0f", "%.1f", "%.2f", "%.3f" };
 	double y = fabs(x) * scale[dec], fl;
-	uint32_t u32;
 	uint64_t u;
 	int neg;
 
-	/* printf rounds the exact binary value, ties to even: near a tie the
-	 * product's rounding could decide, so printf does it. An integral x
-	 * needs no product and no rounding. (Casts, not floor(): a libm call
-	 * on baseline x86-64.) */
-	if (!dec && as_u32(x, &u32))
-		return put_u32(buf, u32);
+	/* An integral x needs no product and no rounding. */
+	if (!dec && as_small(x, &u))
+		return put_u64(buf, u);
 	if (!dec && as_int(x, &neg, &u))
 		return put_fixed(buf, neg, u, 0);
 	if (!(y < ROUND_LIMIT))
@@ -172,22 +268,49 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec)
 
 size_t wult_csvnum_ns_us(char *buf, double ns)
 {
-	uint32_t u32, f;
 	uint64_t u;
-	size_t n;
 	int neg;
 
-	if (as_u32(ns, &u32)) {
-		f = u32 % 1000;
-		n = put_u32(buf, u32 / 1000);
-		buf[n] = '.';
-		memcpy(buf + n + 1, digit_pairs + 2 * (f / 10), 2);
-		buf[n + 3] = (char)('0' + f % 10);
-		return n + 4;
-	}
+	if (as_small(ns, &u))
+		return put_ns_us(buf, u);
 	if (as_int(ns, &neg, &u))
 		return put_fixed(buf, neg, u, 3);
 	return fallback(buf, "%.3f", ns / 1e3);
+}
+
+/*
+ * The writer's loop, the common cells inline with no call per cell:
+ * integral ns and counts, 0 <= x < 2^52 (sign, NaN and range in one
+ * compare of the bits), converted by adding 2^52, which puts x rounded
+ * to an integer in the mantissa (x itself when x is integral: checked by
+ * taking 2^52 off again); decimals not near a tie. The rest, and holes,
+ * as the functions above write them.
+ */
+size_t wult_csvnum_cells(char *buf, const double *x, const unsigned char *kind, size_t n)
+{
+	uint64_t xb, yb;
+	char *p = buf;
+	size_t i, len;
+	double y;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&xb, &x[i], 8);
+		y = x[i] + TWO52;
+		memcpy(&yb, &y, 8);
+		if (kind[i] <= WULT_CSVNUM_FIX0 && xb < TWO52_BITS && y - TWO52 == x[i]) {
+			yb -= TWO52_BITS;
+			p += kind[i] == WULT_CSVNUM_NS_US ? put_ns_us(p, yb) : put_u64(p, yb);
+		} else if (kind[i] > WULT_CSVNUM_FIX0 &&
+			   (len = put_dec(p, x[i], kind[i] - WULT_CSVNUM_FIX0)) != 0) {
+			p += len;
+		} else if (kind[i] == WULT_CSVNUM_NS_US && !isnan(x[i])) {
+			p += wult_csvnum_ns_us(p, x[i]);
+		} else if (!isnan(x[i])) {
+			p += wult_csvnum_fixed(p, x[i], kind[i] - WULT_CSVNUM_FIX0);
+		}
+		*p++ = ',';
+	}
+	return (size_t)(p - buf);
 }
 
 const char *wult_csvnum_parse(const char *s, int exp10, double *out)

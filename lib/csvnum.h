@@ -24,6 +24,18 @@ size_t wult_csvnum_fixed(char *buf, double x, int dec);
  * printf("%.3f", @ns / 1e3), whose division loses nanoseconds past 2^43 ns.
  */
 size_t wult_csvnum_ns_us(char *buf, double ns);
+/* How wult_csvnum_cells() writes a column: ns as us, or fixed with 0-2
+ * decimals. */
+enum wult_csvnum_kind {
+	WULT_CSVNUM_NS_US, WULT_CSVNUM_FIX0, WULT_CSVNUM_FIX1, WULT_CSVNUM_FIX2,
+};
+/*
+ * @n numbers @x, each as @kind (enum wult_csvnum_kind) says and followed
+ * by a comma, into @buf (room for @n * (WULT_CSVNUM_MAX + 1) bytes); a
+ * NaN is a hole: the comma alone. The same text as the calls above one
+ * value at a time; the length. Up to 8 bytes past it may be written.
+ */
+size_t wult_csvnum_cells(char *buf, const double *x, const unsigned char *kind, size_t n);
 /*
  * The plain decimal @s starts with, [-]digits[.digits] (at most 19 digits),
  * times 10^@exp10, correctly rounded as strtod() gives it: *@out is set and

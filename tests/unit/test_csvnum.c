@@ -127,6 +127,103 @@ static void ns_us(void)
 	WT_CHECK(!strcmp(got, want), "2^64 ns: '%s', want '%s'", got, want);
 }
 
+/* What a cell of @kind holds for @v: printf's text, the exact decimal
+ * for ns past 2^43 (where printf's division loses them), nothing for NaN. */
+static void want_cell(char *buf, size_t len, int kind, double v)
+{
+	uint64_t u = (uint64_t)fabs(v);
+
+	if (isnan(v))
+		buf[0] = '\0';
+	else if (kind != WULT_CSVNUM_NS_US)
+		snprintf(buf, len, "%.*f", kind - WULT_CSVNUM_FIX0, v);
+	else if (!(fabs(v) < 8796093022208.0) && fabs(v) < 18446744073709551616.0 &&
+		 (double)u == fabs(v))
+		snprintf(buf, len, "%s%llu.%03llu", v < 0 ? "-" : "",
+			 (unsigned long long)(u / 1000), (unsigned long long)(u % 1000));
+	else
+		snprintf(buf, len, "%.3f", v / 1e3);
+}
+
+/* wult_csvnum_cells() on @n values of one @kind against want_cell(); counts
+ * mismatches (up to 10 printed). Runs of 7 values, as rows have. */
+static int cells_are(const double *v, size_t n, int kind)
+{
+	char got[7 * (WULT_CSVNUM_MAX + 1) + 8], want[7 * (WULT_CSVNUM_MAX + 1)];
+	unsigned char kinds[7] = { kind, kind, kind, kind, kind, kind, kind };
+	size_t i, k, len, run, wlen;
+	static int printed;
+	int bad = 0;
+
+	for (i = 0; i < n; i += run) {
+		run = n - i < 7 ? n - i : 7;
+		len = wult_csvnum_cells(got, v + i, kinds, run);
+		got[len] = '\0';
+		for (k = 0, wlen = 0; k < run; k++) {
+			want_cell(want + wlen, sizeof(want) - wlen, kind, v[i + k]);
+			wlen += strlen(want + wlen);
+			want[wlen++] = ',';
+		}
+		want[wlen] = '\0';
+		if (strcmp(got, want) && (bad++, printed++ < 10))
+			printf("  cells(kind %d, %.17g...): '%s', want '%s'\n", kind, v[i], got, want);
+	}
+	return bad;
+}
+
+/*
+ * The writer's row loop: every kind on edges (0, -0, each digit count's
+ * ends, 2^32, 2^52 where the integral path ends, 10^16 where two halves
+ * end, negatives, ties, non-integral ns, NaN holes, inf) and on random
+ * values; every value of each 4-digit half of the 8-digit split.
+ */
+static void cells(void)
+{
+	static const double edges[] = {
+		0, -0.0, 1, -1, 0.5, 0.125, 0.375, 0.005, 0.015, 0.045, 1.005, 99.995, 12.345,
+		1007.5, -1007.5, 123456.7, 4294967295.0, 4294967296.0, 4294967297.0,
+		4503599627370495.0, 4503599627370496.0, 4503599627370497.0 + 1,
+		9007199254740992.0, 9999999999999998.0, 1e16, 1e16 + 2, 1e17, 1e19,
+		18446744073709549568.0, 18446744073709551616.0, -4294967296.0,
+		-9223372036854775808.0, 1e300, NAN, -NAN, INFINITY, -INFINITY, 99999999.5,
+		999999999.0, 1e9 - 0.5, 1e9, 1e8 - 0.05, 2147483647.995,
+	};
+	double v[4096];
+	uint64_t x = 777, p10 = 1;
+	size_t n = 0, i;
+	int kind, bad = 0, d;
+
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		v[n++] = edges[i];
+	for (d = 0; d < 20; d++, p10 *= 10) {	/* each digit count's ends */
+		v[n++] = (double)p10;
+		v[n++] = (double)(p10 - 1);
+		v[n++] = (double)p10 / 100;
+		v[n++] = (double)(1ULL << (3 * d + 3)) - 1;
+	}
+	for (kind = WULT_CSVNUM_NS_US; kind <= WULT_CSVNUM_FIX2; kind++)
+		bad += cells_are(v, n, kind);
+	for (i = 0; i < 100; i++) {
+		for (n = 0; n < 4096; n++) {
+			uint64_t r = rnd(&x);
+
+			v[n] = n % 3 == 0 ? (double)(r >> (r % 64)) :	/* integral */
+			       n % 3 == 1 ? (double)(r % 100000) / 100 :	/* % */
+			       (double)(int64_t)r / (double)(1ULL << (r % 40));
+		}
+		bad += cells_are(v, 4096, (int)(i % 4));
+	}
+	for (i = 0, n = 0; i < 10000; i++) {	/* both halves: all 0..9999 */
+		v[n++] = (double)(i * 10000 + (9999 - i));
+		v[n++] = (double)(i * 10001) + 1e8 * (double)(i % 7);
+		if (n >= 4094 || i == 9999) {
+			bad += cells_are(v, n, WULT_CSVNUM_FIX0) + cells_are(v, n, WULT_CSVNUM_NS_US);
+			n = 0;
+		}
+	}
+	WT_EQ(bad, 0);
+}
+
 /* wult_csvnum_parse() on a heap copy of @s, exactly as long, so that ASan
  * catches a read past its end; the end is mapped back onto @s. */
 static const char *parse(const char *s, int exp10, double *v)
@@ -261,6 +358,7 @@ int main(void)
 	fixed_edges();
 	fixed_random();
 	ns_us();
+	cells();
 	parse_edges();
 	parse_chunks();
 	parse_random();
