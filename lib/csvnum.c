@@ -103,7 +103,7 @@ static inline void put8(char *p, uint32_t v)
 }
 
 /* @v's digits at @buf, the length; 8 bytes past it may be written. */
-static inline size_t put_u64(char *buf, uint64_t v)
+static inline __attribute__((always_inline)) size_t put_u64(char *buf, uint64_t v)
 {
 	size_t n;
 
@@ -123,7 +123,7 @@ static inline size_t put_u64(char *buf, uint64_t v)
 
 /* @u < 10^16 ns as us with 3 decimals: the digits of @u with a point
  * before the last three, at least one digit before it. */
-static inline size_t put_ns_us(char *p, uint64_t u)
+static inline __attribute__((always_inline)) size_t put_ns_us(char *p, uint64_t u)
 {
 	uint32_t lo = (uint32_t)u, f;
 	size_t n;
