@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "csvnum.h"
 
 /* Below this a scaled value's error (half an ulp, <= 2^-23) cannot move it
@@ -102,18 +106,52 @@ static inline void put8(char *p, uint32_t v)
 	store8(p, digits8(v) + ASCII_ZEROS);
 }
 
+/*
+ * @hi (0 < @hi < 10^8) without leading zeros, then @lo (< 10^8) as
+ * exactly 8 digits; the length. *@lo8 gets @lo's digits as put8() stores
+ * them. With SSE2 (every x86-64) both halves' digits come from one
+ * register, the steps of digits8() on 16-bit lanes: about half the
+ * instructions of two digits8().
+ */
+static inline size_t put_hi_lo(char *p, uint32_t hi, uint32_t lo, uint64_t *lo8)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_set_epi64x(lo, hi), q, r, x, d;
+	unsigned int n = ndigits(hi);
+
+	/* /10000 in each 64-bit lane: (v * 0xd1b71759) >> 45, exact below 10^8 */
+	q = _mm_srli_epi64(_mm_mul_epu32(v, _mm_set1_epi32((int)0xd1b71759)), 45);
+	r = _mm_sub_epi32(v, _mm_mul_epu32(q, _mm_set1_epi32(10000)));
+	x = _mm_or_si128(q, _mm_slli_epi64(r, 32));
+	/* /100 in each 32-bit lane (< 10^4): (x * 5243) >> 19 */
+	d = _mm_srli_epi16(_mm_mulhi_epu16(x, _mm_set1_epi16(5243)), 3);
+	r = _mm_sub_epi16(x, _mm_mullo_epi16(d, _mm_set1_epi16(100)));
+	x = _mm_or_si128(d, _mm_slli_epi32(r, 16));
+	/* /10 in each 16-bit lane (< 100): (x * 52429) >> 19 */
+	d = _mm_srli_epi16(_mm_mulhi_epu16(x, _mm_set1_epi16((short)52429)), 3);
+	r = _mm_sub_epi16(x, _mm_mullo_epi16(d, _mm_set1_epi16(10)));
+	x = _mm_add_epi8(_mm_or_si128(d, _mm_slli_epi16(r, 8)), _mm_set1_epi8('0'));
+	store8(p, (uint64_t)_mm_cvtsi128_si64(x) >> (8 * (8 - n)));
+	*lo8 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x));
+#else
+	unsigned int n = (unsigned int)put_short(p, hi);
+
+	*lo8 = digits8(lo) + ASCII_ZEROS;
+#endif
+	store8(p + n, *lo8);
+	return n + 8;
+}
+
 /* @v's digits at @buf, the length; 8 bytes past it may be written. */
 static inline __attribute__((always_inline)) size_t put_u64(char *buf, uint64_t v)
 {
+	uint64_t lo8;
 	size_t n;
 
 	if (v < 100000000)
 		return put_short(buf, (uint32_t)v);
-	if (v < 10000000000000000ULL) {
-		n = put_short(buf, (uint32_t)(v / 100000000));
-		put8(buf + n, (uint32_t)(v % 100000000));
-		return n + 8;
-	}
+	if (v < 10000000000000000ULL)
+		return put_hi_lo(buf, (uint32_t)(v / 100000000), (uint32_t)(v % 100000000), &lo8);
 	n = put_short(buf, (uint32_t)(v / 10000000000000000ULL));
 	v %= 10000000000000000ULL;
 	put8(buf + n, (uint32_t)(v / 100000000));
@@ -126,8 +164,8 @@ static inline __attribute__((always_inline)) size_t put_u64(char *buf, uint64_t 
 static inline __attribute__((always_inline)) size_t put_ns_us(char *p, uint64_t u)
 {
 	uint32_t lo = (uint32_t)u, f;
+	uint64_t lo8;
 	size_t n;
-	uint64_t a;
 
 	if (u < 100000000) {
 		f = lo % 1000;
@@ -137,12 +175,10 @@ static inline __attribute__((always_inline)) size_t put_ns_us(char *p, uint64_t 
 		p[n + 3] = (char)('0' + f % 10);
 		return n + 4;
 	}
-	/* the high digits, then 8 with the point after the fifth */
-	n = put_short(p, (uint32_t)(u / 100000000));
-	a = digits8((uint32_t)(u % 100000000)) + ASCII_ZEROS;
-	store8(p + n, a);
-	store8(p + n + 5, '.' | (a >> 40) << 8);
-	return n + 9;
+	/* all the digits, then the last three again after a point */
+	n = put_hi_lo(p, (uint32_t)(u / 100000000), (uint32_t)(u % 100000000), &lo8);
+	store8(p + n - 3, '.' | (lo8 >> 40) << 8);
+	return n + 1;
 }
 
 /* |@r| / 10^@dec (negative when @neg) with @dec decimals; the length. */
