@@ -195,15 +195,18 @@ static void put_str(struct fmt *o, const char *s)
 }
 
 /* @s as one cell at @p (room for WULT_CSVNUM_MAX bytes) when it is short
- * and needs no quotes: the common case; NULL otherwise. */
+ * and needs no quotes: the common case, copied and checked in one pass
+ * (the cell's end); NULL otherwise, what it copied to be overwritten. */
 static char *put_short_str(char *p, const char *s)
 {
-	size_t n = strlen(s);
+	static const unsigned char stop[256] = {
+		[0] = 1, [','] = 1, ['"'] = 1, ['\n'] = 1, ['\r'] = 1,
+	};
+	const char *end = p + WULT_CSVNUM_MAX;
 
-	if (n > WULT_CSVNUM_MAX || strpbrk(s, ",\"\n\r"))
-		return NULL;
-	memcpy(p, s, n);
-	return p + n;
+	while (!stop[(unsigned char)*s] && p < end)
+		*p++ = *s++;
+	return *s ? NULL : p;
 }
 
 /*
@@ -530,7 +533,8 @@ static void mark_holes(struct wult_csv_writer *w, const struct wult_point *pt)
  * One row into the current batch: the numbers first (a gather with no
  * branch per cell), then copies of the strings (@pt's strings need not
  * outlive the call), whose lengths decide first whether the batch has
- * room.
+ * room. A NaN makes the numbers' sums NaN: one test a row, not one a cell
+ * (an inf - inf there only costs mark_holes() a look).
  */
 int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 {
@@ -538,8 +542,8 @@ int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 	const char *str;
 	struct batch *b;
 	const char **s;
+	double *c, x, sum0 = 0, sum1 = 0;
 	int ret, hole = 0;
-	double *c, x;
 
 	if (!w->started)
 		write_header(w, pt);
@@ -555,11 +559,15 @@ int wult_csv_writer_add(struct wult_csv_writer *w, const struct wult_point *pt)
 		return ret;
 	b = &w->batch[w->put % NBATCH];
 	c = b->num + b->rows * w->nnum;
-	for (i = 0; i < w->nnum; i++) {
-		x = pt->v[w->numc[i].m].num;
-		c[i] = x;
-		hole |= isnan(x);
+	for (i = 0; i + 1 < w->nnum; i += 2) {
+		x = c[i] = pt->v[w->numc[i].m].num;
+		sum0 += x;
+		x = c[i + 1] = pt->v[w->numc[i + 1].m].num;
+		sum1 += x;
 	}
+	if (i < w->nnum)
+		sum0 += c[i] = pt->v[w->numc[i].m].num;
+	hole = isnan(sum0 + sum1);
 	s = b->str + b->rows * w->nstr;
 	for (i = 0; i < w->nstr; i++) {
 		str = pt->v[w->strc[i].m].str;

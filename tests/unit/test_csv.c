@@ -158,6 +158,25 @@ static void holes(void)
 			 "2.000,\"C,6\",1\n3.000,\"C,6\",2\n"), "got '%s'", buf);
 	fclose(f);
 
+	/* inf and -inf in a row sum to NaN, as a hole does: nothing dropped. */
+	f = tmpfile();
+	WT_CHECK(!wult_csv_writer_new(f, cols, 4, &w), "writer");
+	for (i = 0; i < 2; i++) {
+		wult_point_clear(&pt);
+		pt.v[WULT_M_WAKE_LATENCY].num = i ? INFINITY : 1000;
+		pt.v[WULT_M_REQ_CSTATE].str = "C1";
+		pt.v[WULT_M_CPU_FREQ].num = i ? -INFINITY : 2000;
+		pt.v[WULT_M_SMI_CNT].num = i;
+		WT_EQ(wult_csv_writer_add(w, &pt), 0);
+	}
+	WT_EQ(wult_csv_writer_close(w), 0);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	WT_CHECK(!strcmp(buf, "WakeLatency,ReqCState,CPUFreq,SMICnt\n1.000,C1,2000.0,0\n"
+			 "inf,C1,-inf,1\n"), "got '%s'", buf);
+	fclose(f);
+
 	/* No rows: the header names every column. */
 	f = tmpfile();
 	WT_CHECK(!wult_csv_writer_new(f, cols, 4, &w), "writer");
