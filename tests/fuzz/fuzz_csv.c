@@ -5,7 +5,8 @@
  * once with the CSV worker threads (one or two formatters, data[0] bit 2)
  * and once without: the rows, the error
  * and the bytes written must be the same (a difference aborts); and the
- * fast number paths against strtod/printf (a difference aborts).
+ * fast number paths against strtod/printf, the writer's cell loop against
+ * the one-value formatters (a difference aborts).
  */
 #include <math.h>
 #include <stdint.h>
@@ -25,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * formatter with printf. */
 static void numbers(const uint8_t *data, size_t size)
 {
-	char s[64], buf[96], got[WULT_CSVNUM_MAX + 1], want[WULT_CSVNUM_MAX + 1];
+	char s[64], buf[96], got[WULT_CSVNUM_MAX + 16], want[WULT_CSVNUM_MAX + 16];
+	unsigned char kind;
 	size_t n = size < 63 ? size : 63;
 	int exp10 = data[0] & 1 ? 3 : 0;
 	const char *end;
@@ -44,6 +46,16 @@ static void numbers(const uint8_t *data, size_t size)
 		memcpy(&v, data, 8);
 		got[wult_csvnum_fixed(got, v, data[0] & 3)] = '\0';
 		snprintf(want, sizeof(want), "%.*f", data[0] & 3, v);
+		if (strcmp(got, want))
+			abort();
+	}
+	/* The writer's cell loop: the text of the one-value calls, a comma. */
+	if (size >= 9) {
+		kind = data[8] & 3;
+		got[wult_csvnum_cells(got, &v, &kind, 1)] = '\0';
+		n = isnan(v) ? 0 : kind == WULT_CSVNUM_NS_US ? wult_csvnum_ns_us(want, v) :
+		    wult_csvnum_fixed(want, v, kind - WULT_CSVNUM_FIX0);
+		memcpy(want + n, ",", 2);
 		if (strcmp(got, want))
 			abort();
 	}
