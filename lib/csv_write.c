@@ -67,7 +67,6 @@ struct wult_csv_writer {
 	size_t nout;		/* columns in the header */
 	struct out_col {
 		enum wult_metric m;
-		unsigned char kind;	/* enum cell_kind */
 		size_t col;		/* index in @cols */
 	} *oc;
 	size_t max_rows;		/* rows of a full-size batch */
@@ -456,7 +455,6 @@ static int write_header(struct wult_csv_writer *w, const struct wult_point *pt)
 		name = wult_metric_desc(w->cols[i])->name;
 		out_mem(&w->fmt[0], name, strlen(name));
 		w->oc[w->nout].m = w->cols[i];
-		w->oc[w->nout].kind = w->kind[i];
 		w->oc[w->nout++].col = i;
 		if (w->kind[i] == K_STR) {
 			w->strc[w->nstr++].m = w->cols[i];
