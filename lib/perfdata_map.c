@@ -147,11 +147,17 @@ void pd_map_close(struct wult_pd *pd)
 	pd->map = NULL;
 }
 
+/* Where a window starting at @start ends. */
+static uint64_t window_end(const struct wult_pd *pd, uint64_t start)
+{
+	return start + MAP_WINDOW < pd->data_end ? start + MAP_WINDOW : pd->data_end;
+}
+
 /* The window that follows one ending at @end (< data_end). */
 static void next_window(const struct wult_pd *pd, uint64_t end, uint64_t *ns, uint64_t *ne)
 {
 	*ns = (end > MAP_OVERLAP ? end - MAP_OVERLAP : 0) & ~(uint64_t)4095;
-	*ne = *ns + MAP_WINDOW < pd->data_end ? *ns + MAP_WINDOW : pd->data_end;
+	*ne = window_end(pd, *ns);
 }
 
 /*
@@ -216,7 +222,7 @@ int pd_map_window(struct wult_pd *pd, size_t n)
 		p = take_ready(pd, n, &start, &end);
 	if (!p) {
 		start = pd->in_off & ~(uint64_t)4095;
-		end = start + MAP_WINDOW < pd->data_end ? start + MAP_WINDOW : pd->data_end;
+		end = window_end(pd, start);
 		if (pd->map)
 			munmap(pd->map, pd->map_len);
 		pd->map = NULL;
