@@ -127,6 +127,36 @@ static void roundtrip(void)
 	free(buf);
 }
 
+static char *slurp(FILE *f, size_t *len);
+
+/* The CSV of @n rows (WakeLatency @wake[i] ns, ReqCState @state, CPUFreq
+ * @freq[i], SMICnt i) written in @cols, as a malloc'd string. */
+static char *rows_csv(const enum wult_metric *cols, size_t ncols, const double *wake,
+		      const char *state, const double *freq, int n)
+{
+	struct wult_csv_writer *w;
+	struct wult_point pt;
+	FILE *f = tmpfile();
+	size_t len;
+	char *text;
+	int i;
+
+	WT_CHECK(!wult_csv_writer_new(f, cols, ncols, &w), "writer");
+	for (i = 0; i < n; i++) {
+		wult_point_clear(&pt);
+		pt.v[WULT_M_WAKE_LATENCY].num = wake[i];
+		pt.v[WULT_M_REQ_CSTATE].str = state;
+		pt.v[WULT_M_CPU_FREQ].num = freq[i];
+		pt.v[WULT_M_SMI_CNT].num = i;
+		WT_EQ(wult_csv_writer_add(w, &pt), 0);
+	}
+	WT_EQ(wult_csv_writer_close(w), 0);
+	fseek(f, 0, SEEK_END);
+	text = slurp(f, &len);
+	fclose(f);
+	return text;
+}
+
 /* A column the first row fills and a later row lacks is dropped at close:
  * no empty cell remains, quoted commas survive the rewrite. */
 static void holes(void)
@@ -134,58 +164,23 @@ static void holes(void)
 	static const enum wult_metric cols[] = {
 		WULT_M_WAKE_LATENCY, WULT_M_REQ_CSTATE, WULT_M_CPU_FREQ, WULT_M_SMI_CNT,
 	};
-	struct wult_csv_writer *w;
-	struct wult_point pt;
-	char buf[256] = "";
-	size_t n;
-	FILE *f = tmpfile();
-	int i;
+	static const double wake3[] = { 1000, 2000, 3000 }, freq3[] = { 2000, NAN, 2000 };
+	static const double wake2[] = { 1000, INFINITY }, freq2[] = { 2000, -INFINITY };
+	char *t;
 
-	WT_CHECK(!wult_csv_writer_new(f, cols, 4, &w), "writer");
-	for (i = 0; i < 3; i++) {
-		wult_point_clear(&pt);
-		pt.v[WULT_M_WAKE_LATENCY].num = 1000 * (i + 1);
-		pt.v[WULT_M_REQ_CSTATE].str = "C,6";
-		pt.v[WULT_M_CPU_FREQ].num = i == 1 ? NAN : 2000;
-		pt.v[WULT_M_SMI_CNT].num = i;
-		WT_EQ(wult_csv_writer_add(w, &pt), 0);
-	}
-	WT_EQ(wult_csv_writer_close(w), 0);
-	rewind(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	WT_CHECK(!strcmp(buf, "WakeLatency,ReqCState,SMICnt\n1.000,\"C,6\",0\n"
-			 "2.000,\"C,6\",1\n3.000,\"C,6\",2\n"), "got '%s'", buf);
-	fclose(f);
-
+	t = rows_csv(cols, 4, wake3, "C,6", freq3, 3);
+	WT_CHECK(!strcmp(t, "WakeLatency,ReqCState,SMICnt\n1.000,\"C,6\",0\n"
+			 "2.000,\"C,6\",1\n3.000,\"C,6\",2\n"), "got '%s'", t);
+	free(t);
 	/* inf and -inf in a row sum to NaN, as a hole does: nothing dropped. */
-	f = tmpfile();
-	WT_CHECK(!wult_csv_writer_new(f, cols, 4, &w), "writer");
-	for (i = 0; i < 2; i++) {
-		wult_point_clear(&pt);
-		pt.v[WULT_M_WAKE_LATENCY].num = i ? INFINITY : 1000;
-		pt.v[WULT_M_REQ_CSTATE].str = "C1";
-		pt.v[WULT_M_CPU_FREQ].num = i ? -INFINITY : 2000;
-		pt.v[WULT_M_SMI_CNT].num = i;
-		WT_EQ(wult_csv_writer_add(w, &pt), 0);
-	}
-	WT_EQ(wult_csv_writer_close(w), 0);
-	rewind(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	WT_CHECK(!strcmp(buf, "WakeLatency,ReqCState,CPUFreq,SMICnt\n1.000,C1,2000.0,0\n"
-			 "inf,C1,-inf,1\n"), "got '%s'", buf);
-	fclose(f);
-
+	t = rows_csv(cols, 4, wake2, "C1", freq2, 2);
+	WT_CHECK(!strcmp(t, "WakeLatency,ReqCState,CPUFreq,SMICnt\n1.000,C1,2000.0,0\n"
+			 "inf,C1,-inf,1\n"), "got '%s'", t);
+	free(t);
 	/* No rows: the header names every column. */
-	f = tmpfile();
-	WT_CHECK(!wult_csv_writer_new(f, cols, 4, &w), "writer");
-	WT_EQ(wult_csv_writer_close(w), 0);
-	rewind(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	WT_CHECK(!strcmp(buf, "WakeLatency,ReqCState,CPUFreq,SMICnt\n"), "got '%s'", buf);
-	fclose(f);
+	t = rows_csv(cols, 4, NULL, NULL, NULL, 0);
+	WT_CHECK(!strcmp(t, "WakeLatency,ReqCState,CPUFreq,SMICnt\n"), "got '%s'", t);
+	free(t);
 }
 
 /* intel wult's metrics that wult.ko does not measure keep their values. */
