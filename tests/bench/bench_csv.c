@@ -22,7 +22,7 @@
  *
  * Environment: WULT_BENCH_N (rows end to end, default 10M), WULT_BENCH_BASE_N
  * (rows in process, default 1M), WULT_BENCH_DIR (the perf.data, default
- * /tmp), WULT_BENCH_CSV_DIR (the CSV, default /dev/shm: memory, so that the
+ * /dev/shm when it has room, else /tmp: see bench_dir()), WULT_BENCH_CSV_DIR (the CSV, default /dev/shm: memory, so that the
  * disk's write-back does not time the writer), WULT_BENCH_PREV, WULT (the
  * wult binary, default build/rel/wult).
  */
@@ -335,7 +335,8 @@ int main(void)
 	};
 	uint64_t n = bench_env_u64("WULT_BENCH_N", 10000000);
 	uint64_t nb = bench_env_u64("WULT_BENCH_BASE_N", 1000000);
-	const char *dir = getenv("WULT_BENCH_DIR") ? getenv("WULT_BENCH_DIR") : "/tmp";
+	/* the perf.data, and the two CSVs when they go to the same place */
+	const char *dir = bench_dir(n * 230 + 2 * n * 130);
 	const char *cdir = getenv("WULT_BENCH_CSV_DIR");
 	const char *prev = getenv("WULT_BENCH_PREV") ? getenv("WULT_BENCH_PREV") :
 			   "build/bench/csv.prev";

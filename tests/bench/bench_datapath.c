@@ -28,7 +28,8 @@
  *
  * Environment: WULT_BENCH_N (datapoints, default 10M), WULT_BENCH_PY_N
  * (python baseline, default 200000, 0 skips), WULT_BENCH_PD_N (pandas
- * baseline, default WULT_BENCH_N, 0 skips), WULT_BENCH_DIR (default /tmp),
+ * baseline, default WULT_BENCH_N, 0 skips), WULT_BENCH_DIR (default /dev/shm
+ * when it has room, else /tmp: see bench_dir()),
  * WULT_BENCH_PREV, WULT (the wult binary, default build/rel/wult).
  */
 #include <errno.h>
@@ -269,7 +270,8 @@ static int judge(double rate, double rss_max, double pipe_x, const double *val,
 int main(int argc, char **argv)
 {
 	uint64_t n = bench_env_u64("WULT_BENCH_N", 10000000);
-	const char *dir = getenv("WULT_BENCH_DIR") ? getenv("WULT_BENCH_DIR") : "/tmp";
+	/* at most: the file and its pipe-mode copy, or a file and its CSV */
+	const char *dir = bench_dir(2 * n * 230);
 	const char *prev = getenv("WULT_BENCH_PREV") ? getenv("WULT_BENCH_PREV") :
 			   "build/bench/datapath.prev";
 	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
