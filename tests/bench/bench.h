@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #define BENCH_REGRESSION	0.8	/* a ratio below 0.8x the previous run's fails */
-#define BENCH_REPS		3
+#define BENCH_REPS		5	/* runs of each command, the best kept */
 
 static int bench_missed;
 /*

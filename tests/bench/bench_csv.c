@@ -7,7 +7,7 @@
  *     libwult's writer against the stdio formatting it replaced (fprintf
  *     "%.3f"/"%.2f"/"%.0f" per value), its reader against fgets + strtod
  *     per field; the rows read back must equal the rows written, to the ns.
- *   - End to end, wall time (best of 3), on WULT_BENCH_N synthetic
+ *   - End to end, wall time (best of 5), on WULT_BENCH_N synthetic
  *     datapoints: `wult report --csv DIR FILE` (write) and `wult report DIR`
  *     (read) against `wult report FILE` (the same pipeline without CSV),
  *     each also with WULT_CSV_THREADS=0 (no worker thread: the ratio is

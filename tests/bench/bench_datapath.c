@@ -2,7 +2,7 @@
 /*
  * bench_datapath: the data path end to end, `wult report` as a user runs
  * it, every figure a ratio to a baseline measured in the same run, each
- * time the best of three runs (baselines included):
+ * time the best of five runs (baselines included):
  *   - `wult report FILE` on 10M synthetic datapoints (LDist up to 50 ms)
  *     against `cat FILE` (what reading the file costs at memory speed) and
  *     against libwult's reader alone, and against itself in one thread
