@@ -163,6 +163,23 @@ int rpt_threads_wanted(void);
 int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_pipe **out);
 /* As rpt_src_next(). */
 int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt);
+/*
+ * A batch of datapoints as the reading thread left them, for counting
+ * without a wult_point each: row r's metric m is val[r * stride + col[m]],
+ * its ReqCState name str[r]; col[m] < 0 where m is not carried (NaN on
+ * every datapoint, as rpt_pipe_next() leaves it).
+ */
+struct rpt_rows {
+	const double *val;
+	const char *const *str;
+	unsigned int n, stride;
+	int col[WULT_M_NR];
+};
+
+/* The next batch into @rows (the previous one is handed back to the reader):
+ * 1, or as rpt_src_next() at the end. A pass takes its datapoints either
+ * this way or through rpt_pipe_next(), not both. */
+int rpt_pipe_rows(struct rpt_pipe *p, struct rpt_rows *rows);
 /* Stops the reading thread and frees @p; @src may then be used again. */
 void rpt_pipe_stop(struct rpt_pipe *p);
 

@@ -260,6 +260,31 @@ int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt)
 	return 1;
 }
 
+int rpt_pipe_rows(struct rpt_pipe *p, struct rpt_rows *rows)
+{
+	struct pipe_batch *b = p->cb;
+	unsigned int k;
+
+	do {
+		if (b && b->end)
+			return p->ret;
+		if (b) {
+			set_full(p, b, 0);
+			p->cur++;
+		}
+		b = p->cb = wait_full(p);
+	} while (!b->n);
+	rows->val = b->val;
+	rows->str = b->str;
+	rows->n = b->n;
+	rows->stride = p->nm;
+	for (k = 0; k < WULT_M_NR; k++)
+		rows->col[k] = -1;
+	for (k = 0; k < p->nm; k++)
+		rows->col[p->m[k]] = k;
+	return 1;
+}
+
 void rpt_pipe_stop(struct rpt_pipe *p)
 {
 	unsigned int i;
