@@ -535,6 +535,44 @@ th_in=$tmp/th.data same_threads "stdin" -
 same_threads "truncated" "$tmp/thtrunc.data"
 t_check "truncated: an error in two threads too" grep -q "thtrunc.data: " "$tmp/th2.rep"
 [ -f "$tmp/cnt.data" ] && same_threads "pipe mode, group reads" "$tmp/cnt.data"
+# Without a filter, --per-cpu, --csv, --html or --branches, the counting
+# thread takes whole batches (cmd_report.c's count_rows()): 8 CPUs, 64
+# states (the group cache's size), wake latencies past the exact 4.2 ms,
+# recordings lacking CC0%, and states the cache does not hold (index 64
+# and up, or no name: -1), written into a synthetic file's payloads.
+$WREL synth -o "$tmp/th3.data" -c 30000 -s 7 --cpus 8 --cstates 64 --tail 0.02,10ms \
+	--ldist 1us,50ms >/dev/null
+same_threads "8 CPUs, 64 states, tails past 4.2 ms" "$tmp/th3.data"
+same_threads "histogram, LDist, ns" --hist -m WakeLatency,LDist --unit ns "$tmp/th3.data"
+for rec in wult_record wult_pmu_group wult_resid wult_tp; do
+	same_threads "recording $rec" "$top/tests/data/$rec.data"
+done
+if command -v python3 >/dev/null; then
+	python3 - "$tmp/th2.data" "$tmp/th5.data" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d_off, d_sz = struct.unpack_from('<QQ', d, 40)
+off, n = d_off, 0
+while off < d_off + d_sz:
+    t, m, sz = struct.unpack_from('<IHH', d, off)
+    # a sample's raw payload: its u32 size, then the wult:datapoint
+    # record (common_type 1500) to the record's end; req_cstate at 100
+    for p in range(8, sz - 104) if t == 9 else ():
+        if struct.unpack_from('<IH', d, off + p - 4) == (sz - p, 1500):
+            n += 1
+            v, = struct.unpack_from('<i', d, off + p + 100)
+            v = 64 + v if n % 7 == 0 else -1 if n % 11 == 0 else v
+            struct.pack_into('<i', d, off + p + 100, v)
+            break
+    off += sz
+open(sys.argv[2], 'wb').write(d)
+PY
+	same_threads "states past the group cache" "$tmp/th5.data"
+	t_check "states past the group cache: reported without a name" grep -q "^-: " \
+		"$tmp/th2.rep"
+else
+	t_skip "python3 unavailable: states past the group cache"
+fi
 
 # ---- memory does not grow with the datapoint count ----
 if [ -x /usr/bin/time ]; then
