@@ -880,9 +880,9 @@ static int block_groups(const struct rpt_opts *o, struct pass *ps, struct rpt_fi
 			__builtin_prefetch(v + (ROWS_AHEAD + 1) * b->stride - 1);
 		}
 		idx = req >= 0 ? v[req] : NAN;
-		i = idx >= 0 && idx < GCACHE_N ? (unsigned int)idx : 0;
 		/* group_state()'s cache, hit inline */
-		if (b->str[r] && ps->name[i] == b->str[r] && i == idx)
+		if (idx >= 0 && idx < GCACHE_N && b->str[r] &&
+		    ps->name[i = (unsigned int)idx] == b->str[r])
 			g = ps->g[i];
 		else
 			g = group_state(ps, f, o, src, b->str[r], idx, err, sizeof(err));
