@@ -7,14 +7,15 @@
 #ifndef WULT_BENCH_H
 #define WULT_BENCH_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,23 +26,48 @@
 
 static int bench_missed;
 /*
- * Where the benchmark's files go: $WULT_BENCH_DIR, else /dev/shm when it
- * has room for @need bytes, else /tmp. A "warm page cache" does not stay
- * warm on a disk here: the host's proactive reclaim took 12% of a 2 GB
- * file's pages within 6 minutes of its writing, so runs read part of it
- * back from disk; tmpfs pages without swap are never reclaimed.
+ * A warm page cache that stays warm: @path's pages locked in memory until
+ * bench_cool(). The goals are set on a warm page cache, and a file on this
+ * VM's disk does not stay in it: the host's proactive reclaim took 12% of
+ * a 2 GB benchmark file's pages within minutes of its writing, a different
+ * part each time, so each run read some of it back from disk. (tmpfs
+ * keeps its pages too, but maps each 4 KiB page apart where ext4 maps
+ * large folios: it measures tmpfs.) Without the lock (a limit, no memory)
+ * the runs go on, said once.
  */
-static inline const char *bench_dir(uint64_t need)
-{
-	const char *dir = getenv("WULT_BENCH_DIR");
-	struct statvfs sv;
+struct bench_warm {
+	void *p;
+	size_t len;
+};
 
-	if (dir && *dir)
-		return dir;
-	if (!access("/dev/shm", W_OK) && !statvfs("/dev/shm", &sv) &&
-	    (uint64_t)sv.f_bavail * sv.f_frsize >= need)
-		return "/dev/shm";
-	return "/tmp";
+static inline void bench_warm(const char *path, struct bench_warm *w)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+
+	w->p = NULL;
+	if (fd < 0 || fstat(fd, &st) || !st.st_size) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	w->len = st.st_size;
+	w->p = mmap(NULL, w->len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (w->p == MAP_FAILED || mlock(w->p, w->len)) {
+		printf("  note: %s: page cache not locked (%s): runs may read the disk\n", path,
+		       strerror(errno));
+		if (w->p != MAP_FAILED)
+			munmap(w->p, w->len);
+		w->p = NULL;
+	}
+}
+
+static inline void bench_cool(struct bench_warm *w)
+{
+	if (w->p)
+		munmap(w->p, w->len);
+	w->p = NULL;
 }
 
 /* CPU seconds (user + system) of the last bench_run() or bench_best(). */

@@ -22,7 +22,7 @@
  *
  * Environment: WULT_BENCH_N (rows end to end, default 10M), WULT_BENCH_BASE_N
  * (rows in process, default 1M), WULT_BENCH_DIR (the perf.data, default
- * /dev/shm when it has room, else /tmp: see bench_dir()), WULT_BENCH_CSV_DIR (the CSV, default /dev/shm: memory, so that the
+ * /tmp, its pages locked in memory while timed: see bench_warm()), WULT_BENCH_CSV_DIR (the CSV, default /dev/shm: memory, so that the
  * disk's write-back does not time the writer), WULT_BENCH_PREV, WULT (the
  * wult binary, default build/rel/wult).
  */
@@ -268,6 +268,7 @@ static int end_to_end(const char *dir, const char *cdir, uint64_t n, double *rat
 {
 	char path[512], out[512], out2[600], cmd[8192], err[256];
 	double trep, crep, rrep, tw, cw, rw, tr, cr, rr, tw0, cw0, rw0, tr0, cr0, rr0;
+	struct bench_warm wf;
 	struct stat sb;
 	int same, same0;
 
@@ -278,8 +279,8 @@ static int end_to_end(const char *dir, const char *cdir, uint64_t n, double *rat
 		printf("bench_csv: %s\n", err);
 		return -1;
 	}
+	bench_warm(path, &wf);
 	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
-	bench_run(cmd, NULL);				/* warm the page cache */
 	trep = timed(cmd, 1, &rrep, &crep);
 	snprintf(cmd, sizeof(cmd), "%s report --csv %s/ %s", wult, out, path);
 	tw0 = timed(cmd, 0, &rw0, &cw0);
@@ -296,6 +297,7 @@ static int end_to_end(const char *dir, const char *cdir, uint64_t n, double *rat
 	snprintf(cmd, sizeof(cmd), "%s/datapoints.csv", out);
 	if (stat(cmd, &sb))
 		sb.st_size = 0;
+	bench_cool(&wf);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s", path, out, out2);
 	bench_run(cmd, NULL);
 	if (trep <= 0 || tw <= 0 || tr <= 0 || tw0 <= 0 || tr0 <= 0)
@@ -335,8 +337,7 @@ int main(void)
 	};
 	uint64_t n = bench_env_u64("WULT_BENCH_N", 10000000);
 	uint64_t nb = bench_env_u64("WULT_BENCH_BASE_N", 1000000);
-	/* the perf.data, and the two CSVs when they go to the same place */
-	const char *dir = bench_dir(n * 230 + 2 * n * 130);
+	const char *dir = getenv("WULT_BENCH_DIR") ? getenv("WULT_BENCH_DIR") : "/tmp";
 	const char *cdir = getenv("WULT_BENCH_CSV_DIR");
 	const char *prev = getenv("WULT_BENCH_PREV") ? getenv("WULT_BENCH_PREV") :
 			   "build/bench/csv.prev";

@@ -28,8 +28,8 @@
  *
  * Environment: WULT_BENCH_N (datapoints, default 10M), WULT_BENCH_PY_N
  * (python baseline, default 200000, 0 skips), WULT_BENCH_PD_N (pandas
- * baseline, default WULT_BENCH_N, 0 skips), WULT_BENCH_DIR (default /dev/shm
- * when it has room, else /tmp: see bench_dir()),
+ * baseline, default WULT_BENCH_N, 0 skips), WULT_BENCH_DIR (default /tmp;
+ * the files' pages are locked in memory while timed, see bench_warm()),
  * WULT_BENCH_PREV, WULT (the wult binary, default build/rel/wult).
  */
 #include <errno.h>
@@ -178,6 +178,7 @@ static double python_rate(const char *dir, uint64_t n)
 {
 	const char *script = "scripts/perf/wult-report.py";
 	char path[512], cmd[2048], err[256];
+	struct bench_warm w;
 	double t;
 
 	if (!n) {
@@ -194,7 +195,9 @@ static double python_rate(const char *dir, uint64_t n)
 		return -1;
 	}
 	snprintf(cmd, sizeof(cmd), "perf script -i %s -s %s 2>/dev/null", path, script);
+	bench_warm(path, &w);
 	t = bench_best(cmd, NULL);	/* a best against wult report's best */
+	bench_cool(&w);
 	unlink(path);
 	if (t <= 0)
 		return -1;
@@ -216,6 +219,7 @@ static double pandas_rate(const char *dir, uint64_t n)
 		"    d[m].quantile(q)\n";
 	char path[512], out[512], script[512], cmd[2048], err[256];
 	double t = -1;
+	struct bench_warm w;
 	FILE *f;
 
 	if (!n) {
@@ -237,8 +241,11 @@ static double pandas_rate(const char *dir, uint64_t n)
 	snprintf(cmd, sizeof(cmd), "%s report --csv %s %s", wult, out, path);
 	if (f && !synth(path, n, err, sizeof(err)) && bench_run(cmd, NULL) > 0) {
 		/* its best of BENCH_REPS, as wult report's: the ratio is of bests */
+		snprintf(cmd, sizeof(cmd), "%sdatapoints.csv", out);
+		bench_warm(cmd, &w);
 		snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %sdatapoints.csv", script, out);
 		t = bench_best(cmd, NULL);
+		bench_cool(&w);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s", out, path, script);
 	bench_run(cmd, NULL);
@@ -270,14 +277,14 @@ static int judge(double rate, double rss_max, double pipe_x, const double *val,
 int main(int argc, char **argv)
 {
 	uint64_t n = bench_env_u64("WULT_BENCH_N", 10000000);
-	/* at most: the file and its pipe-mode copy, or a file and its CSV */
-	const char *dir = bench_dir(2 * n * 230);
+	const char *dir = getenv("WULT_BENCH_DIR") ? getenv("WULT_BENCH_DIR") : "/tmp";
 	const char *prev = getenv("WULT_BENCH_PREV") ? getenv("WULT_BENCH_PREV") :
 			   "build/bench/datapath.prev";
 	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
 	double tcat, tread, trep, cpurep, tone, cpuone, tpipe, tcatp, tmax, rss, rss_max, rate;
 	double tcc, pyrate, pdrate;
 	char path[512], pipe[600], cmd[2048], err[256], self[512];
+	struct bench_warm wf, wp;
 	struct stat sb;
 	ssize_t len;
 
@@ -302,8 +309,8 @@ int main(int argc, char **argv)
 	}
 	printf("  file: %s, %.2f GB (%.0f bytes a datapoint), LDist 1 us - 50 ms\n", path,
 	       sb.st_size / 1e9, (double)sb.st_size / n);
+	bench_warm(path, &wf);
 	snprintf(cmd, sizeof(cmd), "cat %s", path);
-	bench_run(cmd, NULL);					/* warm the page cache */
 	tcat = bench_best(cmd, NULL);
 	tread = reader_only(path);
 	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
@@ -317,6 +324,7 @@ int main(int argc, char **argv)
 		printf("bench_datapath: %s: cannot write the pipe-mode copy\n", pipe);
 		return 1;
 	}
+	bench_warm(pipe, &wp);
 	snprintf(cmd, sizeof(cmd), "%s --feed %s | %s report -", self, pipe, wult);
 	tpipe = bench_best(cmd, NULL);
 	snprintf(cmd, sizeof(cmd), "cat %s | %s report -", pipe, wult);
@@ -324,10 +332,12 @@ int main(int argc, char **argv)
 	/* what the pipe costs with nothing done with the data */
 	snprintf(cmd, sizeof(cmd), "cat %s | cat > /dev/null", pipe);
 	tcc = bench_best(cmd, NULL);
+	bench_cool(&wp);
 	unlink(pipe);
 	snprintf(cmd, sizeof(cmd), "%s report -m WakeLatency,IntrLatency,SilentTime,LDist %s",
 		 wult, path);
 	tmax = bench_run(cmd, &rss_max);
+	bench_cool(&wf);
 	unlink(path);
 	if (tcat <= 0 || tread <= 0 || trep <= 0 || tone <= 0 || tpipe <= 0 || tcatp <= 0 ||
 	    tmax <= 0 || tcc <= 0)
