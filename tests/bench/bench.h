@@ -161,6 +161,51 @@ static inline double bench_best(const char *cmd, double *rss_mb)
 	return best;
 }
 
+/*
+ * A command timed with others in rounds: a shell command, or @fn(@arg) in
+ * this process. best: its best wall time (0: not run, -1: failed), with
+ * that run's CPU time and peak RSS.
+ */
+struct bench_cmd {
+	char cmd[4096];
+	double (*fn)(const char *arg);
+	const char *arg;
+	double best, cpu, rss;
+};
+
+/*
+ * Each command once per round, BENCH_REPS rounds, each keeping its best
+ * run: a slow minute on a shared machine then slows one run of every
+ * command rather than all the runs of one, which would move the ratios
+ * between them. Commands without cmd or fn are skipped; one that fails is
+ * not run again.
+ */
+static inline void bench_rounds(struct bench_cmd *c, int n)
+{
+	double t, rss = 0, cpu;
+	int r, i;
+
+	for (i = 0; i < n; i++)
+		c[i].best = 0;
+	for (r = 0; r < BENCH_REPS; r++) {
+		for (i = 0; i < n; i++) {
+			if ((!c[i].cmd[0] && !c[i].fn) || c[i].best < 0)
+				continue;
+			cpu = bench_cpu();
+			t = c[i].fn ? c[i].fn(c[i].arg) : bench_run(c[i].cmd, &rss);
+			if (c[i].fn)
+				bench_last_cpu = bench_cpu() - cpu;
+			if (t < 0) {
+				c[i].best = -1;
+			} else if (!c[i].best || t < c[i].best) {
+				c[i].best = t;
+				c[i].cpu = bench_last_cpu;
+				c[i].rss = rss;
+			}
+		}
+	}
+}
+
 /* What the machine is and does, so figures can be compared. */
 static inline void bench_machine(void)
 {

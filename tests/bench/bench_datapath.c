@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench_datapath: the data path end to end, `wult report` as a user runs
- * it, every figure a ratio to a baseline measured in the same run, each
- * time the best of five runs (baselines included):
+ * it, every figure a ratio to a baseline measured in the same run. Every
+ * command (baselines included) runs once per round, five rounds, and each
+ * keeps its best (bench_rounds()):
  *   - `wult report FILE` on 10M synthetic datapoints (LDist up to 50 ms)
  *     against `cat FILE` (what reading the file costs at memory speed) and
  *     against libwult's reader alone, and against itself in one thread
@@ -173,41 +174,42 @@ static int feed(const char *path)
 	return r < 0;
 }
 
-/* python's perf script decoder: datapoints/s, or -1 (skipped). */
-static double python_rate(const char *dir, uint64_t n)
+/* The benchmark's commands, timed in rounds (bench_rounds()). */
+enum { C_CAT, C_READER, C_REPORT, C_ONE, C_FEED, C_CATP, C_CATCAT, C_PY, C_PD, C_NR };
+
+/*
+ * python's perf script decoder on @n datapoints of the same distribution
+ * (@data: their file): its command, or 0 (skipped, said).
+ */
+static int python_prep(const char *dir, uint64_t n, char *data, size_t len,
+		       struct bench_cmd *c)
 {
 	const char *script = "scripts/perf/wult-report.py";
-	char path[512], cmd[2048], err[256];
-	struct bench_warm w;
-	double t;
+	char err[256];
 
 	if (!n) {
 		printf("  python baseline   SKIP: WULT_BENCH_PY_N=0\n");
-		return -1;
+		return 0;
 	}
 	if (access(script, R_OK) || system("perf --version >/dev/null 2>&1")) {
 		printf("  python baseline   SKIP: needs perf and %s (run from the top)\n", script);
-		return -1;
+		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/wult-bench-py-%d.data", dir, (int)getpid());
-	if (synth(path, n, err, sizeof(err))) {
+	snprintf(data, len, "%s/wult-bench-py-%d.data", dir, (int)getpid());
+	if (synth(data, n, err, sizeof(err))) {
 		printf("  python baseline: %s\n", err);
-		return -1;
+		return 0;
 	}
-	snprintf(cmd, sizeof(cmd), "perf script -i %s -s %s 2>/dev/null", path, script);
-	bench_warm(path, &w);
-	t = bench_best(cmd, NULL);	/* a best against wult report's best */
-	bench_cool(&w);
-	unlink(path);
-	if (t <= 0)
-		return -1;
-	printf("  python baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (perf script -s %s)\n",
-	       n, t, n / t, script);
-	return n / t;
+	snprintf(c->cmd, sizeof(c->cmd), "perf script -i %s -s %s 2>/dev/null", data, script);
+	return 1;
 }
 
-/* pandas on the same datapoints as intel wult CSV: datapoints/s or -1. */
-static double pandas_rate(const char *dir, uint64_t n)
+/*
+ * pandas on @n datapoints as intel wult CSV (in @out, @out/datapoints.csv,
+ * with the script beside it in @script): its command, or 0 (skipped, said).
+ */
+static int pandas_prep(const char *dir, uint64_t n, char *out, char *script, size_t len,
+		       struct bench_cmd *c)
 {
 	static const char *const py =
 		"import sys, pandas as pd\n"
@@ -217,43 +219,35 @@ static double pandas_rate(const char *dir, uint64_t n)
 		"    g = d.groupby('ReqCState')[m]\n"
 		"    g.quantile(q); g.agg(['count', 'min', 'max', 'mean', 'std'])\n"
 		"    d[m].quantile(q)\n";
-	char path[512], out[512], script[512], cmd[2048], err[256];
-	double t = -1;
-	struct bench_warm w;
+	char path[512], cmd[2048], err[256];
+	int ok = 0;
 	FILE *f;
 
 	if (!n) {
 		printf("  pandas baseline   SKIP: WULT_BENCH_PD_N=0\n");
-		return -1;
+		return 0;
 	}
 	if (system("/usr/bin/python3 -c 'import pandas' 2>/dev/null")) {
 		printf("  pandas baseline   SKIP: no python3-pandas (scripts/deps installs it)\n");
-		return -1;
+		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/wult-bench-pd-%d.data", dir, (int)getpid());
-	snprintf(out, sizeof(out), "%s/wult-bench-pd-%d/", dir, (int)getpid());
-	snprintf(script, sizeof(script), "%s/wult-bench-pd-%d.py", dir, (int)getpid());
+	snprintf(out, len, "%s/wult-bench-pd-%d/", dir, (int)getpid());
+	snprintf(script, len, "%s/wult-bench-pd-%d.py", dir, (int)getpid());
 	f = fopen(script, "w");
 	if (f) {
 		fputs(py, f);
-		fclose(f);
+		ok = !fclose(f);
 	}
 	snprintf(cmd, sizeof(cmd), "%s report --csv %s %s", wult, out, path);
-	if (f && !synth(path, n, err, sizeof(err)) && bench_run(cmd, NULL) > 0) {
-		/* its best of BENCH_REPS, as wult report's: the ratio is of bests */
-		snprintf(cmd, sizeof(cmd), "%sdatapoints.csv", out);
-		bench_warm(cmd, &w);
-		snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %sdatapoints.csv", script, out);
-		t = bench_best(cmd, NULL);
-		bench_cool(&w);
+	ok = ok && !synth(path, n, err, sizeof(err)) && bench_run(cmd, NULL) > 0;
+	unlink(path);
+	if (!ok) {
+		printf("  pandas baseline: cannot write its CSV or script\n");
+		return 0;
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s", out, path, script);
-	bench_run(cmd, NULL);
-	if (t <= 0)
-		return -1;
-	printf("  pandas baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (read_csv + per-state "
-	       "quantiles of 3 metrics)\n", n, t, n / t);
-	return n / t;
+	snprintf(c->cmd, sizeof(c->cmd), "/usr/bin/python3 %s %sdatapoints.csv", script, out);
+	return 1;
 }
 
 /* The goal lines and the comparison with the previous run: the exit status. */
@@ -274,6 +268,100 @@ static int judge(double rate, double rss_max, double pipe_x, const double *val,
 	return bench_finish("bench_datapath", key, val, NKEYS, prev);
 }
 
+/* The inputs: the file, its pipe-mode copy, the baselines' inputs. */
+struct inputs {
+	char path[512], pipe[600], py[512], pd_out[512], pd_script[512], csv[600];
+	struct bench_warm w[4];	/* their pages locked while timed */
+	struct stat sb;
+};
+
+/* Writes the inputs and sets the commands. 0, or 1 (said). */
+static int prepare(const char *dir, uint64_t n, const char *self, struct inputs *in,
+		   struct bench_cmd *c)
+{
+	char err[256];
+
+	snprintf(in->path, sizeof(in->path), "%s/wult-bench-%d.data", dir, (int)getpid());
+	snprintf(in->pipe, sizeof(in->pipe), "%s.pipe", in->path);
+	if (synth(in->path, n, err, sizeof(err)) || stat(in->path, &in->sb)) {
+		printf("bench_datapath: %s\n", err);
+		return 1;
+	}
+	printf("  file: %s, %.2f GB (%.0f bytes a datapoint), LDist 1 us - 50 ms\n", in->path,
+	       in->sb.st_size / 1e9, (double)in->sb.st_size / n);
+	if (to_pipe(in->path, in->pipe)) {
+		printf("bench_datapath: %s: cannot write the pipe-mode copy\n", in->pipe);
+		return 1;
+	}
+	bench_warm(in->path, &in->w[0]);
+	bench_warm(in->pipe, &in->w[1]);
+	snprintf(c[C_CAT].cmd, sizeof(c->cmd), "cat %s", in->path);
+	c[C_READER].fn = reader_only;
+	c[C_READER].arg = in->path;
+	snprintf(c[C_REPORT].cmd, sizeof(c->cmd), "%s report %s", wult, in->path);
+	snprintf(c[C_ONE].cmd, sizeof(c->cmd), "WULT_REPORT_THREADS=0 %s report %s", wult,
+		 in->path);
+	snprintf(c[C_FEED].cmd, sizeof(c->cmd), "%s --feed %s | %s report -", self, in->pipe,
+		 wult);
+	snprintf(c[C_CATP].cmd, sizeof(c->cmd), "cat %s | %s report -", in->pipe, wult);
+	/* what the pipe costs with nothing done with the data */
+	snprintf(c[C_CATCAT].cmd, sizeof(c->cmd), "cat %s | cat > /dev/null", in->pipe);
+	if (python_prep(dir, bench_env_u64("WULT_BENCH_PY_N", 200000), in->py, sizeof(in->py),
+			&c[C_PY]))
+		bench_warm(in->py, &in->w[2]);
+	if (pandas_prep(dir, bench_env_u64("WULT_BENCH_PD_N", n), in->pd_out, in->pd_script,
+			sizeof(in->pd_out), &c[C_PD])) {
+		snprintf(in->csv, sizeof(in->csv), "%sdatapoints.csv", in->pd_out);
+		bench_warm(in->csv, &in->w[3]);
+	}
+	return 0;
+}
+
+static void cleanup(struct inputs *in)
+{
+	char cmd[4096];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		bench_cool(&in->w[i]);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s %s %s", in->path, in->pipe, in->py,
+		 in->pd_out, in->pd_script);
+	bench_run(cmd, NULL);
+}
+
+static void print(uint64_t n, const struct inputs *in, const struct bench_cmd *c)
+{
+	double trep = c[C_REPORT].best, size = in->sb.st_size;
+
+	printf("  cat FILE          %8.3f s: %6.2f GB/s (the memory-speed baseline)\n",
+	       c[C_CAT].best, size / c[C_CAT].best / 1e9);
+	printf("  reader only       %8.3f s: %12.0f dp/s (libwult, in process)\n",
+	       c[C_READER].best, n / c[C_READER].best);
+	printf("  wult report FILE  %8.3f s: %12.0f dp/s, peak RSS %.1f MB; %.2fx cat's time, "
+	       "%.2fx the reader's\n", trep, n / trep, c[C_REPORT].rss, trep / c[C_CAT].best,
+	       trep / c[C_READER].best);
+	printf("                    %8.3f s of CPU: %12.0f dp per CPU second (wall time "
+	       "above it: the machine was shared)\n", c[C_REPORT].cpu, n / c[C_REPORT].cpu);
+	printf("  one thread        %8.3f s: %12.0f dp/s, %.3f s of CPU (WULT_REPORT_THREADS=0); "
+	       "two threads take %.2fx its time\n", c[C_ONE].best, n / c[C_ONE].best,
+	       c[C_ONE].cpu, trep / c[C_ONE].best);
+	printf("  feed P | report - %8.3f s: %12.0f dp/s (pipe mode, spliced in), %.2fx file "
+	       "mode's time\n", c[C_FEED].best, n / c[C_FEED].best, c[C_FEED].best / trep);
+	printf("  cat P | report -  %8.3f s: %12.0f dp/s (pipe mode, cat copying in), %.2fx file "
+	       "mode's time\n", c[C_CATP].best, n / c[C_CATP].best, c[C_CATP].best / trep);
+	printf("  cat P | cat       %8.3f s: %6.2f GB/s through the pipe alone; cat | report - "
+	       "takes %.2fx its time\n", c[C_CATCAT].best, size / c[C_CATCAT].best / 1e9,
+	       c[C_CATP].best / c[C_CATCAT].best);
+	if (c[C_PY].best > 0)
+		printf("  python baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (perf script "
+		       "-s scripts/perf/wult-report.py)\n", bench_env_u64("WULT_BENCH_PY_N", 200000),
+		       c[C_PY].best, bench_env_u64("WULT_BENCH_PY_N", 200000) / c[C_PY].best);
+	if (c[C_PD].best > 0)
+		printf("  pandas baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (read_csv + "
+		       "per-state quantiles of 3 metrics)\n", bench_env_u64("WULT_BENCH_PD_N", n),
+		       c[C_PD].best, bench_env_u64("WULT_BENCH_PD_N", n) / c[C_PD].best);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n = bench_env_u64("WULT_BENCH_N", 10000000);
@@ -281,12 +369,12 @@ int main(int argc, char **argv)
 	const char *prev = getenv("WULT_BENCH_PREV") ? getenv("WULT_BENCH_PREV") :
 			   "build/bench/datapath.prev";
 	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
-	double tcat, tread, trep, cpurep, tone, cpuone, tpipe, tcatp, tmax, rss, rss_max, rate;
-	double tcc, pyrate, pdrate;
-	char path[512], pipe[600], cmd[2048], err[256], self[512];
-	struct bench_warm wf, wp;
-	struct stat sb;
+	static struct bench_cmd c[C_NR];
+	static struct inputs in;
+	double trep, tmax, rss_max, pyn, pdn;
+	char self[512], cmd[2048];
 	ssize_t len;
+	int i;
 
 	if (argc == 3 && !strcmp(argv[1], "--feed"))
 		return feed(argv[2]);
@@ -302,70 +390,30 @@ int main(int argc, char **argv)
 		wult = getenv("WULT");
 	printf("bench_datapath: wult report end to end, %" PRIu64 " datapoints\n", n);
 	bench_machine();
-	snprintf(path, sizeof(path), "%s/wult-bench-%d.data", dir, (int)getpid());
-	if (synth(path, n, err, sizeof(err)) || stat(path, &sb)) {
-		printf("bench_datapath: %s\n", err);
+	if (prepare(dir, n, self, &in, c)) {
+		cleanup(&in);
 		return 1;
 	}
-	printf("  file: %s, %.2f GB (%.0f bytes a datapoint), LDist 1 us - 50 ms\n", path,
-	       sb.st_size / 1e9, (double)sb.st_size / n);
-	bench_warm(path, &wf);
-	snprintf(cmd, sizeof(cmd), "cat %s", path);
-	tcat = bench_best(cmd, NULL);
-	tread = reader_only(path);
-	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
-	trep = bench_best(cmd, &rss);
-	cpurep = bench_last_cpu;
-	snprintf(cmd, sizeof(cmd), "WULT_REPORT_THREADS=0 %s report %s", wult, path);
-	tone = bench_best(cmd, NULL);
-	cpuone = bench_last_cpu;
-	snprintf(pipe, sizeof(pipe), "%s.pipe", path);
-	if (to_pipe(path, pipe)) {
-		printf("bench_datapath: %s: cannot write the pipe-mode copy\n", pipe);
-		return 1;
-	}
-	bench_warm(pipe, &wp);
-	snprintf(cmd, sizeof(cmd), "%s --feed %s | %s report -", self, pipe, wult);
-	tpipe = bench_best(cmd, NULL);
-	snprintf(cmd, sizeof(cmd), "cat %s | %s report -", pipe, wult);
-	tcatp = bench_best(cmd, NULL);
-	/* what the pipe costs with nothing done with the data */
-	snprintf(cmd, sizeof(cmd), "cat %s | cat > /dev/null", pipe);
-	tcc = bench_best(cmd, NULL);
-	bench_cool(&wp);
-	unlink(pipe);
+	bench_rounds(c, C_NR);
 	snprintf(cmd, sizeof(cmd), "%s report -m WakeLatency,IntrLatency,SilentTime,LDist %s",
-		 wult, path);
+		 wult, in.path);
 	tmax = bench_run(cmd, &rss_max);
-	bench_cool(&wf);
-	unlink(path);
-	if (tcat <= 0 || tread <= 0 || trep <= 0 || tone <= 0 || tpipe <= 0 || tcatp <= 0 ||
-	    tmax <= 0 || tcc <= 0)
+	cleanup(&in);
+	for (i = 0; i < C_PY; i++)
+		if (c[i].best <= 0)
+			return 1;
+	if (tmax <= 0)
 		return 1;
-	rate = n / trep;
-	printf("  cat FILE          %8.3f s: %6.2f GB/s (the memory-speed baseline)\n", tcat,
-	       sb.st_size / tcat / 1e9);
-	printf("  reader only       %8.3f s: %12.0f dp/s (libwult, in process)\n", tread, n / tread);
-	printf("  wult report FILE  %8.3f s: %12.0f dp/s, peak RSS %.1f MB; %.2fx cat's time, "
-	       "%.2fx the reader's\n", trep, rate, rss, trep / tcat, trep / tread);
-	printf("                    %8.3f s of CPU: %12.0f dp per CPU second (wall time "
-	       "above it: the machine was shared)\n", cpurep, n / cpurep);
-	printf("  one thread        %8.3f s: %12.0f dp/s, %.3f s of CPU (WULT_REPORT_THREADS=0); "
-	       "two threads take %.2fx its time\n", tone, n / tone, cpuone, trep / tone);
-	printf("  feed P | report - %8.3f s: %12.0f dp/s (pipe mode, spliced in), %.2fx file "
-	       "mode's time\n", tpipe, n / tpipe, tpipe / trep);
-	printf("  cat P | report -  %8.3f s: %12.0f dp/s (pipe mode, cat copying in), %.2fx file "
-	       "mode's time\n", tcatp, n / tcatp, tcatp / trep);
-	printf("  cat P | cat       %8.3f s: %6.2f GB/s through the pipe alone; cat | report - "
-	       "takes %.2fx its time\n", tcc, sb.st_size / tcc / 1e9, tcatp / tcc);
+	print(n, &in, c);
 	printf("  4 time metrics    %8.3f s, peak RSS %.1f MB (SilentTime, LDist to 50 ms)\n",
 	       tmax, rss_max);
-	pyrate = python_rate(dir, bench_env_u64("WULT_BENCH_PY_N", 200000));
-	pdrate = pandas_rate(dir, bench_env_u64("WULT_BENCH_PD_N", n));
-	val[0] = tcat / trep;
-	val[1] = tread / trep;
-	val[2] = trep / tpipe;
-	val[3] = pyrate > 0 ? rate / pyrate : 0;
-	val[4] = pdrate > 0 ? rate / pdrate : 0;
-	return judge(rate, rss_max, tpipe / trep, val, prev);
+	trep = c[C_REPORT].best;
+	pyn = bench_env_u64("WULT_BENCH_PY_N", 200000);
+	pdn = bench_env_u64("WULT_BENCH_PD_N", n);
+	val[0] = c[C_CAT].best / trep;
+	val[1] = c[C_READER].best / trep;
+	val[2] = trep / c[C_FEED].best;
+	val[3] = c[C_PY].best > 0 ? n / trep / (pyn / c[C_PY].best) : 0;
+	val[4] = c[C_PD].best > 0 ? n / trep / (pdn / c[C_PD].best) : 0;
+	return judge(n / trep, rss_max, c[C_FEED].best / trep, val, prev);
 }
