@@ -25,6 +25,7 @@
 #define BENCH_REPS		5	/* runs of each command, the best kept */
 
 static int bench_missed;
+
 /*
  * A warm page cache that stays warm: @path's pages locked in memory until
  * bench_cool(). The goals are set on a warm page cache, and a file on this
@@ -192,6 +193,7 @@ static inline void bench_rounds(struct bench_cmd *c, int n)
 			if ((!c[i].cmd[0] && !c[i].fn) || c[i].best < 0)
 				continue;
 			cpu = bench_cpu();
+			rss = 0;	/* a function's: not measured */
 			t = c[i].fn ? c[i].fn(c[i].arg) : bench_run(c[i].cmd, &rss);
 			if (c[i].fn)
 				bench_last_cpu = bench_cpu() - cpu;

@@ -827,6 +827,18 @@ static uint64_t digest(const char *file, unsigned int flags, uint64_t *n)
 	return fd >= 0 ? digest_fd(fd, file, flags, n) : 0;
 }
 
+/* 100,000 synthetic datapoints on 2 CPUs into @file ("-": stdout, pipe mode). */
+static void synth_100k(const char *file)
+{
+	struct wult_synth_opts o;
+	char err[256];
+
+	wult_synth_defaults(&o);
+	o.count = 100000;
+	o.ncpus = 2;
+	WT_CHECK(!wult_synth_write(&o, file, err, sizeof(err)), "synth %s: %s", file, err);
+}
+
 /*
  * WULT_PD_PREFETCH: the data section mapped ahead by a helper thread, in
  * windows that chain with an overlap, gives every sample as the plain
@@ -836,9 +848,7 @@ static uint64_t digest(const char *file, unsigned int flags, uint64_t *n)
 static void prefetch(void)
 {
 	char file[] = "/tmp/wult-test-pf-XXXXXX";
-	struct wult_synth_opts o;
 	uint64_t h0, h1, n0, n1;
-	char err[256];
 	int fd = mkstemp(file);
 	size_t i;
 
@@ -846,10 +856,7 @@ static void prefetch(void)
 	if (fd < 0)
 		return;
 	close(fd);
-	wult_synth_defaults(&o);
-	o.count = 100000;
-	o.ncpus = 2;
-	WT_CHECK(!wult_synth_write(&o, file, err, sizeof(err)), "synth: %s", err);
+	synth_100k(file);
 	h0 = digest(file, 0, &n0);
 	h1 = digest(file, WULT_PD_PREFETCH, &n1);
 	WT_EQ(n0, 100000);
@@ -918,10 +925,8 @@ static uint64_t digest_piped(const uint8_t *b, size_t len, size_t piece, unsigne
 static void pipe_stream(void)
 {
 	char file[] = "/tmp/wult-test-ps-XXXXXX", pfile[] = "/tmp/wult-test-psp-XXXXXX";
-	struct wult_synth_opts o;
 	uint64_t h0, h1, n0, n1;
 	int fd = mkstemp(file), pfd = mkstemp(pfile), out;
-	char err[256];
 	uint8_t *b;
 	size_t len;
 
@@ -929,16 +934,13 @@ static void pipe_stream(void)
 	if (fd < 0 || pfd < 0)
 		return;
 	close(fd);
-	wult_synth_defaults(&o);
-	o.count = 100000;
-	o.ncpus = 2;
-	WT_CHECK(!wult_synth_write(&o, file, err, sizeof(err)), "synth: %s", err);
+	synth_100k(file);
 	/* "-" writes pipe mode to stdout: point stdout at the file */
 	fflush(stdout);
 	out = dup(1);
 	dup2(pfd, 1);
 	close(pfd);
-	WT_CHECK(!wult_synth_write(&o, "-", err, sizeof(err)), "synth -: %s", err);
+	synth_100k("-");
 	dup2(out, 1);
 	close(out);
 	h0 = digest(file, 0, &n0);
