@@ -676,22 +676,35 @@ static int count_branches(const struct rpt_opts *o, struct rpt_file *f, struct r
 	return 0;
 }
 
+/* note_point()'s and block_note()'s rules, one value at a time. */
+static inline unsigned int source_bit(double src)
+{
+	return src >= 0 && src < 32 ? 1U << (unsigned int)src : 0;
+}
+
+static inline void note_cpu(struct rpt_file *f, double cpu)
+{
+	if (cpu >= 0 && cpu < RPT_MAX_CPUS)
+		f->cpus[(unsigned int)cpu / 64] |= 1ULL << ((unsigned int)cpu % 64);
+}
+
+/* [@mn, @mx] widened to @x (NaN: none yet, or not a value). */
+static inline void widen(double *mn, double *mx, double x)
+{
+	if (isnan(x))
+		return;
+	if (isnan(*mn) || x < *mn)
+		*mn = x;
+	if (isnan(*mx) || x > *mx)
+		*mx = x;
+}
+
 /* What the headers tell of the kept datapoints: CPUs, LDist range, methods. */
 static void note_point(struct rpt_file *f, const struct wult_point *pt)
 {
-	double cpu = pt->v[WULT_M_CPU].num, ld = pt->v[WULT_M_LDIST].num;
-	double src = pt->v[WULT_M_SOURCE].num;
-
-	if (src >= 0 && src < 32)
-		f->sources |= 1U << (unsigned int)src;
-	if (cpu >= 0 && cpu < RPT_MAX_CPUS)
-		f->cpus[(unsigned int)cpu / 64] |= 1ULL << ((unsigned int)cpu % 64);
-	if (!isnan(ld)) {
-		if (isnan(f->ldist_min) || ld < f->ldist_min)
-			f->ldist_min = ld;
-		if (isnan(f->ldist_max) || ld > f->ldist_max)
-			f->ldist_max = ld;
-	}
+	f->sources |= source_bit(pt->v[WULT_M_SOURCE].num);
+	note_cpu(f, pt->v[WULT_M_CPU].num);
+	widen(&f->ldist_min, &f->ldist_max, pt->v[WULT_M_LDIST].num);
 }
 
 /* The group of a datapoint: its requested state, with --per-cpu its CPU too. */
@@ -899,29 +912,16 @@ static int block_groups(const struct rpt_opts *o, struct pass *ps, struct rpt_fi
 /* note_point() of a block. */
 static void block_note(struct rpt_file *f, const struct rows_cols *c, const struct rows_blk *b)
 {
-	double x, mn = f->ldist_min, mx = f->ldist_max;
+	double mn = f->ldist_min, mx = f->ldist_max;
 	unsigned int r, s = 0;
 
-	for (r = 0; c->source >= 0 && r < b->n; r++) {
-		x = b->v[(size_t)r * b->stride + c->source];
-		if (x >= 0 && x < 32)
-			s |= 1U << (unsigned int)x;
-	}
+	for (r = 0; c->source >= 0 && r < b->n; r++)
+		s |= source_bit(b->v[(size_t)r * b->stride + c->source]);
 	f->sources |= s;
-	for (r = 0; c->cpu >= 0 && r < b->n; r++) {
-		x = b->v[(size_t)r * b->stride + c->cpu];
-		if (x >= 0 && x < RPT_MAX_CPUS)
-			f->cpus[(unsigned int)x / 64] |= 1ULL << ((unsigned int)x % 64);
-	}
-	for (r = 0; c->ldist >= 0 && r < b->n; r++) {
-		x = b->v[(size_t)r * b->stride + c->ldist];
-		if (!isnan(x)) {
-			if (isnan(mn) || x < mn)
-				mn = x;
-			if (isnan(mx) || x > mx)
-				mx = x;
-		}
-	}
+	for (r = 0; c->cpu >= 0 && r < b->n; r++)
+		note_cpu(f, b->v[(size_t)r * b->stride + c->cpu]);
+	for (r = 0; c->ldist >= 0 && r < b->n; r++)
+		widen(&mn, &mx, b->v[(size_t)r * b->stride + c->ldist]);
 	f->ldist_min = mn;
 	f->ldist_max = mx;
 }

@@ -229,6 +229,14 @@ static struct pipe_batch *wait_full(struct rpt_pipe *p)
 	return b;
 }
 
+/* Counting side: @b handed back to the reader, the next batch once full. */
+static struct pipe_batch *next_full(struct rpt_pipe *p, struct pipe_batch *b)
+{
+	set_full(p, b, 0);
+	p->cur++;
+	return p->cb = wait_full(p);
+}
+
 int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt)
 {
 	struct pipe_batch *b = p->cb;
@@ -242,10 +250,8 @@ int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt)
 	while (p->pos == p->cn) {
 		if (b->end)
 			return p->ret;
-		set_full(p, b, 0);
-		p->cur++;
 		p->pos = 0;
-		b = p->cb = wait_full(p);
+		b = next_full(p, b);
 		p->cn = b->n;
 	}
 	v = b->val + (size_t)p->pos * p->nm;
@@ -268,11 +274,7 @@ int rpt_pipe_rows(struct rpt_pipe *p, struct rpt_rows *rows)
 	do {
 		if (b && b->end)
 			return p->ret;
-		if (b) {
-			set_full(p, b, 0);
-			p->cur++;
-		}
-		b = p->cb = wait_full(p);
+		b = b ? next_full(p, b) : (p->cb = wait_full(p));
 	} while (!b->n);
 	rows->val = b->val;
 	rows->str = b->str;
