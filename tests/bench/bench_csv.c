@@ -22,9 +22,10 @@
  *
  * Environment: WULT_BENCH_N (rows end to end, default 10M), WULT_BENCH_BASE_N
  * (rows in process, default 1M), WULT_BENCH_DIR (the perf.data, default
- * /tmp, its pages locked in memory while timed: see bench_warm()), WULT_BENCH_CSV_DIR (the CSV, default /dev/shm: memory, so that the
- * disk's write-back does not time the writer), WULT_BENCH_PREV, WULT (the
- * wult binary, default build/rel/wult).
+ * /tmp, its pages locked in memory while timed: see bench_warm()),
+ * WULT_BENCH_CSV_DIR (the CSV, default /dev/shm: memory, so that the disk's
+ * write-back does not time the writer), WULT_BENCH_PREV, WULT (the wult
+ * binary, default build/rel/wult).
  */
 #include <inttypes.h>
 #include <math.h>

@@ -273,6 +273,7 @@ struct inputs {
 	char path[512], pipe[600], py[512], pd_out[512], pd_script[512], csv[600];
 	struct bench_warm w[4];	/* their pages locked while timed */
 	struct stat sb;
+	uint64_t pyn, pdn;	/* datapoints of the python and pandas baselines */
 };
 
 /* Writes the inputs and sets the commands. 0, or 1 (said). */
@@ -306,11 +307,11 @@ static int prepare(const char *dir, uint64_t n, const char *self, struct inputs 
 	snprintf(c[C_CATP].cmd, sizeof(c->cmd), "cat %s | %s report -", in->pipe, wult);
 	/* what the pipe costs with nothing done with the data */
 	snprintf(c[C_CATCAT].cmd, sizeof(c->cmd), "cat %s | cat > /dev/null", in->pipe);
-	if (python_prep(dir, bench_env_u64("WULT_BENCH_PY_N", 200000), in->py, sizeof(in->py),
-			&c[C_PY]))
+	in->pyn = bench_env_u64("WULT_BENCH_PY_N", 200000);
+	in->pdn = bench_env_u64("WULT_BENCH_PD_N", n);
+	if (python_prep(dir, in->pyn, in->py, sizeof(in->py), &c[C_PY]))
 		bench_warm(in->py, &in->w[2]);
-	if (pandas_prep(dir, bench_env_u64("WULT_BENCH_PD_N", n), in->pd_out, in->pd_script,
-			sizeof(in->pd_out), &c[C_PD])) {
+	if (pandas_prep(dir, in->pdn, in->pd_out, in->pd_script, sizeof(in->pd_out), &c[C_PD])) {
 		snprintf(in->csv, sizeof(in->csv), "%sdatapoints.csv", in->pd_out);
 		bench_warm(in->csv, &in->w[3]);
 	}
@@ -320,9 +321,9 @@ static int prepare(const char *dir, uint64_t n, const char *self, struct inputs 
 static void cleanup(struct inputs *in)
 {
 	char cmd[4096];
-	int i;
+	size_t i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < sizeof(in->w) / sizeof(in->w[0]); i++)
 		bench_cool(&in->w[i]);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s %s %s", in->path, in->pipe, in->py,
 		 in->pd_out, in->pd_script);
@@ -354,12 +355,12 @@ static void print(uint64_t n, const struct inputs *in, const struct bench_cmd *c
 	       c[C_CATP].best / c[C_CATCAT].best);
 	if (c[C_PY].best > 0)
 		printf("  python baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (perf script "
-		       "-s scripts/perf/wult-report.py)\n", bench_env_u64("WULT_BENCH_PY_N", 200000),
-		       c[C_PY].best, bench_env_u64("WULT_BENCH_PY_N", 200000) / c[C_PY].best);
+		       "-s scripts/perf/wult-report.py)\n", in->pyn, c[C_PY].best,
+		       in->pyn / c[C_PY].best);
 	if (c[C_PD].best > 0)
 		printf("  pandas baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (read_csv + "
-		       "per-state quantiles of 3 metrics)\n", bench_env_u64("WULT_BENCH_PD_N", n),
-		       c[C_PD].best, bench_env_u64("WULT_BENCH_PD_N", n) / c[C_PD].best);
+		       "per-state quantiles of 3 metrics)\n", in->pdn, c[C_PD].best,
+		       in->pdn / c[C_PD].best);
 }
 
 int main(int argc, char **argv)
@@ -371,7 +372,7 @@ int main(int argc, char **argv)
 	double val[NKEYS];	/* ratios, higher is better; <= 0: not measured */
 	static struct bench_cmd c[C_NR];
 	static struct inputs in;
-	double trep, tmax, rss_max, pyn, pdn;
+	double trep, tmax, rss_max;
 	char self[512], cmd[2048];
 	ssize_t len;
 	int i;
@@ -408,12 +409,10 @@ int main(int argc, char **argv)
 	printf("  4 time metrics    %8.3f s, peak RSS %.1f MB (SilentTime, LDist to 50 ms)\n",
 	       tmax, rss_max);
 	trep = c[C_REPORT].best;
-	pyn = bench_env_u64("WULT_BENCH_PY_N", 200000);
-	pdn = bench_env_u64("WULT_BENCH_PD_N", n);
 	val[0] = c[C_CAT].best / trep;
 	val[1] = c[C_READER].best / trep;
 	val[2] = trep / c[C_FEED].best;
-	val[3] = c[C_PY].best > 0 ? n / trep / (pyn / c[C_PY].best) : 0;
-	val[4] = c[C_PD].best > 0 ? n / trep / (pdn / c[C_PD].best) : 0;
+	val[3] = c[C_PY].best > 0 ? n / trep / (in.pyn / c[C_PY].best) : 0;
+	val[4] = c[C_PD].best > 0 ? n / trep / (in.pdn / c[C_PD].best) : 0;
 	return judge(n / trep, rss_max, c[C_FEED].best / trep, val, prev);
 }
