@@ -15,6 +15,9 @@ t_eq "unknown option exits 2" 2 $?
 t_eq "missing script exits 2" 2 $?
 "$vr" --kernel 5.10 /bin/true >/dev/null 2>&1
 t_check "unknown kernel fails" test $? -ne 0
+"$vr" --clock tsc /bin/true >/dev/null 2>"$tmp/cerr"
+t_eq "unknown clock exits 2" 2 $?
+t_check "and names the problem" grep -q -- "--clock must be icount or host, not 'tsc'" "$tmp/cerr"
 
 cat > "$tmp/g.sh" <<'G'
 #!/bin/bash
@@ -24,10 +27,17 @@ sha1sum "$OUT/blob" | cut -d' ' -f1 > "$OUT/blob.sha1"
 test -d /sys/kernel/tracing/events && test -d /sys/kernel/debug
 echo "mounts:$?"
 command -v wult perf trace-cmd python3 >/dev/null; echo "tools:$(command -v wult)"
+echo "clock:$WULT_CLOCK cpus:$(nproc) online:$(cat /sys/devices/system/cpu/online)"
+awk '/^cpu MHz/ { print "mhz:" int($4 + 0.5); exit }' /proc/cpuinfo
+# Idle time is skipped: 100 s of guest sleep fit in the 60 s timeout.
+sleep 100 && echo slept
 exit 7
 G
-out=$("$vr" --out "$tmp/o" "$tmp/g.sh" "a b" 'c$d' 2>"$tmp/err")
+out=$("$vr" --timeout 60 --out "$tmp/o" "$tmp/g.sh" "a b" 'c$d' 2>"$tmp/err")
 t_eq "guest exit status propagates" 7 $?
+t_check "icount is the default clock; two CPUs online" grep -qx 'clock:icount cpus:2 online:0-1' <<<"$out"
+t_check "icount: the TSC runs at 1 GHz" grep -qx 'mhz:1000' <<<"$out"
+t_check "icount: idle time is skipped (sleep 100 in a 60 s run)" grep -qx slept <<<"$out"
 t_check "arguments arrive intact" grep -qx 'args:2:a b:c$d' <<<"$out"
 t_check "tracefs and debugfs mounted" grep -qx 'mounts:0' <<<"$out"
 t_check "wult on PATH" grep -qx 'tools:/wult/bin/wult' <<<"$out"
@@ -35,6 +45,9 @@ t_eq "binary file transferred intact" "$(cat "$tmp/o/blob.sha1" 2>/dev/null)" \
 	"$(sha1sum "$tmp/o/blob" 2>/dev/null | cut -d' ' -f1)"
 t_check "transferred file has its size" test "$(stat -c %s "$tmp/o/blob" 2>/dev/null)" = 100000
 t_check "dmesg.txt saved" grep -q 'Linux version' "$tmp/o/dmesg.txt"
+printf '#!/bin/sh\necho "clock:$WULT_CLOCK cpus:$(nproc)"\n' > "$tmp/h1.sh"
+out=$("$vr" --clock host --cpus 3 --out "$tmp/h1" "$tmp/h1.sh" 2>/dev/null)
+t_check "--clock host: the host's clock, three CPUs" grep -qx 'clock:host cpus:3' <<<"$out"
 
 # The base initramfs is keyed by content only: started by another path
 # (relative, with ..), vm-run reuses the base the run above left.
@@ -44,6 +57,9 @@ printf '#!/bin/sh\necho "WARNING: CPU: 0 PID: 1 at fake" > /dev/kmsg\n' > "$tmp/
 (cd "$top/tests" && ../scripts/../scripts/vm-run --out "$tmp/w" "$tmp/w.sh") \
 	>/dev/null 2>"$tmp/werr"
 t_eq "a WARN in the kernel log fails the run" 126 $?
+printf '#!/bin/sh\necho "hrtimer: interrupt took 1234567 ns" > /dev/kmsg\n' > "$tmp/ht.sh"
+"$vr" --out "$tmp/ht" "$tmp/ht.sh" >/dev/null 2>&1
+t_eq "an 'hrtimer: interrupt took' line fails the run" 126 $?
 t_check "another path to vm-run does not rebuild the base" \
 	sh -c "! grep -q 'building base' '$tmp/werr'"
 t_eq "the same base file is kept" "$base0" \
@@ -61,7 +77,8 @@ rc=$?
 t_check "a guest crashing in its script fails (rc $rc)" test $rc -eq 125 -o $rc -eq 126
 t_check "and is not booted again" sh -c "! grep -q 'died while booting' '$tmp/cerr'"
 
-printf '#!/bin/sh\nsleep 600\n' > "$tmp/h.sh"
+# A busy loop: under icount a sleeping guest skips its idle time.
+printf '#!/bin/sh\nwhile :; do :; done\n' > "$tmp/h.sh"
 t0=$(date +%s)
 "$vr" --timeout 12 --out "$tmp/h" "$tmp/h.sh" >/dev/null 2>"$tmp/herr"
 t_eq "a hung guest is killed at the timeout" 124 $?
