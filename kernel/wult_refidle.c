@@ -22,13 +22,13 @@
  *     local APIC's interrupt request register (IRR) and need_resched(),
  *     notices the wake, waits exit_us and returns; the idle exit runs, then
  *     the interrupt is taken when cpuidle enables interrupts, so both TAI
- *     and the interrupt carry the latency. The CPU spins meanwhile (pause
- *     between reads): it stands in for mwait, whose interrupt-masked wake-up
- *     a VM does not provide.
+ *     and the interrupt carry the latency. The CPU spins meanwhile: it
+ *     stands in for mwait, whose interrupt-masked wake-up a VM does not
+ *     provide.
  * What it cannot simulate: power saved, caches or TLBs lost, package states,
  * a wake latency that varies with what woke the CPU, and the interrupt
- * delay of an interrupts-on state. NMIs end both kinds of wait at once (they
- * are taken even with interrupts masked).
+ * delay of an interrupts-on state. An NMI ends the hlt wait (hlt returns
+ * after its handler) but not the masked one (the loop goes on after it).
  *
  * The exit latency told to cpuidle is exit_us plus the driver's own
  * detection cost (one IRR scan), measured at load.
@@ -51,6 +51,7 @@ static unsigned int exit_us[REFIDLE_STATES] = { 1, 20, 80 };
 static unsigned int target_us[REFIDLE_STATES] = { 2, 100, 400 };
 static unsigned int n_exit, n_target;
 static unsigned int irqs_off;
+static unsigned int masked_max_us = 5000;
 static bool timer_stop;
 
 module_param_array(exit_us, uint, &n_exit, 0444);
@@ -59,18 +60,34 @@ module_param_array(target_us, uint, &n_target, 0444);
 MODULE_PARM_DESC(target_us, "target residency of C1,C2,C3 in us (default 2,100,400)");
 module_param(irqs_off, uint, 0444);
 MODULE_PARM_DESC(irqs_off, "mask of states left with interrupts off: bit 0 C1 .. bit 2 C3 (default 0)");
+module_param(masked_max_us, uint, 0444);
+MODULE_PARM_DESC(masked_max_us, "longest interrupts-off wait in us; past it the wait goes on with interrupts on (default 5000)");
 module_param(timer_stop, bool, 0444);
 MODULE_PARM_DESC(timer_stop, "flag C3 CPUIDLE_FLAG_TIMER_STOP (default 0)");
 
 /* Injected latency of each cpuidle state index, in TSC cycles. */
 static u64 refidle_cycles[REFIDLE_STATES + 1];
+static u64 refidle_masked_max_cycles;
+
+/*
+ * One turn of a wait loop. No pause (cpu_relax()): under QEMU's TCG every
+ * pause leaves translated code for the main loop (helper_pause), so a loop
+ * with one advances the guest's instruction-counted clock (vm-run --clock
+ * icount) about a hundred times more slowly than one without, in host
+ * time; a masked C3 entered for a long sleep then stalls the guest for
+ * minutes. The loops are bounded by a TSC deadline or a pending interrupt.
+ */
+static __always_inline void refidle_spin(void)
+{
+	barrier();
+}
 
 static notrace void refidle_wait(int index)
 {
 	u64 end = rdtsc() + refidle_cycles[index];
 
 	while ((s64)(rdtsc() - end) < 0)
-		cpu_relax();
+		refidle_spin();
 }
 
 /* Is an interrupt waiting to be taken? Interrupts are masked here. */
@@ -96,12 +113,27 @@ static notrace int refidle_enter_halt(struct cpuidle_device *dev,
 	return index;
 }
 
-/* Interrupts off: wait for a pending interrupt, as mwait would. */
+/*
+ * Interrupts off: wait for a pending interrupt, as mwait would. The spin
+ * is bounded (masked_max_us): a long sleep, say seconds with nothing
+ * measured, would otherwise spin for all of it, which on the
+ * instruction-counted clock costs host time in proportion. Past the bound
+ * the wait goes on as C1's, interrupts on; a wake after it is an IntrOff=0
+ * one.
+ */
 static notrace int refidle_enter_masked(struct cpuidle_device *dev,
 					struct cpuidle_driver *drv, int index)
 {
-	while (!need_resched() && !refidle_irq_pending())
-		cpu_relax();
+	u64 limit = rdtsc() + refidle_masked_max_cycles;
+
+	while (!need_resched() && !refidle_irq_pending()) {
+		if ((s64)(rdtsc() - limit) >= 0) {
+			raw_safe_halt();
+			raw_local_irq_disable();
+			break;
+		}
+		refidle_spin();
+	}
 	refidle_wait(index);
 	return index;
 }
@@ -165,6 +197,7 @@ static int __init refidle_init(void)
 	}
 
 	base_ns = refidle_detect_ns();
+	refidle_masked_max_cycles = div_u64((u64)masked_max_us * tsc_khz, 1000);
 	cpuidle_poll_state_init(&refidle_driver);
 	for (i = 1; i <= REFIDLE_STATES; i++)
 		refidle_init_state(&refidle_driver.states[i], i, base_ns);
@@ -176,9 +209,9 @@ static int __init refidle_init(void)
 		       ret == -ENODEV ? ": cpuidle is off" : "");
 		return ret;
 	}
-	pr_info("wult_refidle: exit %u/%u/%u us, residency %u/%u/%u us, irqs_off %#x, timer_stop %d, detection %llu ns\n",
+	pr_info("wult_refidle: exit %u/%u/%u us, residency %u/%u/%u us, irqs_off %#x (at most %u us), timer_stop %d, detection %llu ns\n",
 		exit_us[0], exit_us[1], exit_us[2], target_us[0], target_us[1],
-		target_us[2], irqs_off, timer_stop, base_ns);
+		target_us[2], irqs_off, masked_max_us, timer_stop, base_ns);
 	return 0;
 }
 
