@@ -19,13 +19,19 @@ drv=/sys/devices/system/cpu/cpuidle/current_driver
 if [ -n "${WULT_REFIDLE_KO:-}" ] && [ "$(cat $drv 2>/dev/null)" = none ]; then
 	insmod "$WULT_REFIDLE_KO" || die "cannot load $WULT_REFIDLE_KO"
 	echo "wult: no cpuidle driver here: loaded the reference driver wult_refidle" \
-		"(states $(cat /sys/devices/system/cpu/cpu"$cpu"/cpuidle/state*/name | tr '\n' ' '))"
+		"(states $(cat /sys/devices/system/cpu/cpu"$cpu"/cpuidle/state*/name | tr '\n' ' '))," \
+		"injected exit latencies of C1,C2,C3: $(cat /sys/module/wult_refidle/parameters/exit_us) us"
 fi
 if [ ! -d /sys/bus/event_source/devices/wult ]; then
 	insmod "$WULT_KO" || die "cannot load $WULT_KO"
 fi
 
 echo "wult: measuring CPU $cpu, $count datapoints, LDist $ldist us"
+# What a guest's figures are (Documentation/vm-run.md, "The clock").
+case "${WULT_CLOCK:-}" in
+icount) echo "wult: QEMU guest on the instruction-counted clock: 1 ns = 1 instruction of an ideal 1 GHz CPU; the figures are the code paths' instruction counts plus wult_refidle's injected exit latencies, not any real machine's latency" ;;
+host) echo "wult: QEMU guest on the host's clock: the figures follow the host's load, not the code measured" ;;
+esac
 wult record -C "$cpu" -c "$count" --ldist "$ldist" -o "$OUT/wult.data"
 if [ -r $stats ]; then
 	echo "wult: module counters: $(grep "^cpu$cpu " $stats)"

@@ -13,6 +13,22 @@ t_eq "wult-run exits 0" 0 $?
 t_check "report has 400 datapoints in all" grep -q '^all: 400 datapoints' "$tmp/out"
 t_check "the guest got the reference cpuidle driver" \
 	grep -q 'loaded the reference driver wult_refidle (states POLL C1 C2 C3 )' "$tmp/out"
+t_check "the report says what the guest's figures are" \
+	grep -q 'QEMU guest on the instruction-counted clock' "$tmp/out"
+# median STATE: the state's WakeLatency median (us) in the text report.
+median() {
+	awk -v s="$1:" '$1 == s { in_s = 1; next } /^[A-Za-z0-9]+: / { in_s = 0 }
+		in_s && $1 == "median" { print $2 }' "$tmp/out"
+}
+# On the instruction-counted clock a state's median is its injected exit
+# latency (wult_refidle's defaults: 1, 20, 80 us) plus the same ~1.3 us of
+# instructions between the wake and the TAI read.
+for s in "C2 20" "C3 80"; do
+	set -- $s
+	m=$(median "$1")
+	t_check "$1: WakeLatency median = $2 us injected + 0.5-3 us of code ($m us)" \
+		awk -v m="${m:-0}" -v e="$2" 'BEGIN { exit !(m >= e + 0.5 && m <= e + 3) }'
+done
 # LDist 50-1000 us spans the reference driver's residencies (2/100/400 us).
 n=$(grep -cE '^(POLL|C1|C2|C3): [0-9]+ datapoints' "$tmp/out")
 t_check "report has datapoints of several states ($n)" test "$n" -ge 3
