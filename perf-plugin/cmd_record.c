@@ -28,6 +28,7 @@
 #include <linux/wult.h>
 #include <wult/evparse.h>
 #include <wult/pdwrite.h>
+#include <wult/progress.h>
 #include <wult/perfdata.h>
 
 #include "cmds.h"
@@ -141,7 +142,7 @@ static void usage(FILE *f)
 "                         is kept as FILE.old, as perf record does; '-' is\n"
 "                         standard output, in perf's pipe mode\n"
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of 2 (default 256)\n"
-"  -q, --quiet            no progress line\n"
+"  -q, --quiet            no progress reports and no summary\n"
 "  -h, --help             this text\n"
 "\n"
 "Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
@@ -1131,9 +1132,14 @@ static int open_output(struct rec_state *st, const struct rec_opts *o,
 /* Records until a limit, a signal or a failure; returns the time taken (s). */
 static double run(struct rec_state *st, const struct rec_opts *o, struct perf_evlist *evlist)
 {
-	double t0 = now_s(), last_progress = 0, last_sync = 0, last_hp = 0, t;
+	double t0 = now_s(), last_sync = 0, last_hp = 0, t;
 	double last_yield = 0;
-	int progress = !o->quiet && isatty(STDERR_FILENO), ret;
+	struct wult_progress prog;
+	char line[160];
+	int ret;
+
+	/* A log or a CI pipe gets plain lines, not carriage returns. */
+	wult_progress_init(&prog, o->quiet, isatty(STDERR_FILENO));
 
 	perf_evlist__enable(evlist);
 	for (;;) {
@@ -1145,7 +1151,7 @@ static double run(struct rec_state *st, const struct rec_opts *o, struct perf_ev
 			last_hp = t;
 		}
 		if (t - last_yield >= YIELD_EVERY_S) {
-			rec_yield_poll(st->yield, progress && last_progress > 0);
+			rec_yield_poll(st->yield, prog.midline);
 			last_yield = t;
 		}
 		if (stop_signal || st->failed || st->hp_stop ||
@@ -1161,16 +1167,12 @@ static double run(struct rec_state *st, const struct rec_opts *o, struct perf_ev
 			}
 			last_sync = t;
 		}
-		if (progress && t - last_progress >= 0.5) {
-			fprintf(stderr, "\rwult: %llu datapoints, %.0f/s, %llu lost, %.1f s ",
-				st->samples, t > 0 ? st->samples / t : 0.0, st->lost, t);
-			last_progress = t;
-		}
+		if (wult_progress_line(&prog, t, st->samples, st->lost, line, sizeof(line)))
+			fputs(line, stderr);
 	}
 	perf_evlist__disable(evlist);
 	drain(evlist, st);
-	if (progress)
-		fprintf(stderr, "\n");
+	fputs(wult_progress_break(&prog), stderr);
 	return now_s() - t0;
 }
 
