@@ -187,7 +187,9 @@ static size_t number_len(const char *p)
 	return n;
 }
 
-static int parse_value(const char *p, struct wult_gate *g, char *err, size_t errlen)
+/* @is_time: the value is a time (a time metric's statistic, not its count). */
+static int parse_value(const char *p, struct wult_gate *g, int is_time, char *err,
+		       size_t errlen)
 {
 	const struct wult_metric_desc *d = wult_metric_desc(g->metric);
 	size_t n, un;
@@ -205,15 +207,15 @@ static int parse_value(const char *p, struct wult_gate *g, char *err, size_t err
 	free(num);
 	p += n;
 	un = strcspn(p, " \t");
-	if (un && d->is_time) {
+	if (un && is_time) {
 		scale = time_unit(p, un);
 		if (!scale)
 			return wult_err_set(err, errlen, -EINVAL, "unknown unit '%.*s' (ns, us, "
 					    "ms, s)", (int)un, p);
 	} else if (un) {
-		return wult_err_set(err, errlen, -EINVAL, "%s takes no unit, '%.*s' given",
-				    d->name, (int)un, p);
-	} else if (d->is_time) {
+		return wult_err_set(err, errlen, -EINVAL, "%s%s takes no unit, '%.*s' given",
+				    d->is_time ? "a count of " : "", d->name, (int)un, p);
+	} else if (is_time) {
 		scale = 1e3;	/* microseconds, as the filters take them */
 	}
 	v *= scale;
@@ -240,7 +242,9 @@ int wult_gate_parse(const char *expr, const char *const *stats, unsigned int nst
 		p = parse_op(p, &g, &ret, err, errlen);
 	if (!p)
 		return ret;
-	ret = parse_value(p, &g, err, errlen);
+	/* A count is a number of datapoints, whatever the metric. */
+	ret = parse_value(p, &g, wult_metric_desc(g.metric)->is_time &&
+			  strcmp(stats[g.stat], "count"), err, errlen);
 	if (!ret)
 		*out = g;
 	return ret;

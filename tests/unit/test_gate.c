@@ -51,7 +51,9 @@ static void good(void)
 	/* Counter metrics take their own unit, i.e. none. */
 	WT_EQ(parse("POLL.mean CC0% < -5", &g, err, sizeof(err)), 0);
 	WT_CHECK(g.metric == WULT_M_CC0 && g.op == WULT_GATE_LT && g.value == -5, "%g", g.value);
+	/* A count is datapoints: no unit, not microseconds. */
 	WT_EQ(parse("all.count WakeLatency < 1000", &g, err, sizeof(err)), 0);
+	WT_CHECK(g.value == 1000, "%g", g.value);
 }
 
 /* @expr is refused, the message holding @part. */
@@ -89,6 +91,7 @@ static void malformed(void)
 	bad("C3.max WakeLatency > 150uss", "unknown unit 'uss'");
 	bad("C3.max WakeLatency > 150us && 1", "'&& 1' after the value");
 	bad("C3.mean CPUFreq > 100MHz", "CPUFreq takes no unit");
+	bad("C3.count WakeLatency > 100us", "a count of WakeLatency takes no unit");
 	bad("C3.mean CC6% > 5%", "takes no unit");
 	bad("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.max "
 	    "WakeLatency > 1", "longer than 63 bytes");

@@ -10,7 +10,8 @@
  * (the first '.' followed by one of them and a blank ends STATE); METRIC a
  * numeric metric; OP one of < <= > >= == !=; VALUE a finite decimal number,
  * for a time metric with a unit ns, us, ms or s (none: us, as the filters
- * take it), for another metric without one. The parser knows nothing of
+ * take it), for another metric, or the statistic named "count" (datapoints),
+ * without one. The parser knows nothing of
  * the report: whether STATE exists and METRIC has STAT is the caller's to
  * check.
  */
