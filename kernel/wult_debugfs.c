@@ -92,4 +92,5 @@ void wult_debugfs_init(void)
 void wult_debugfs_exit(void)
 {
 	debugfs_remove_recursive(wult_dir);
+	wult_measure_exit();
 }

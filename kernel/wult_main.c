@@ -7,6 +7,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/string.h>
 
 #include "wult_debugfs.h"
@@ -24,9 +25,16 @@ static const struct wult_source *const wult_sources[WULT_SOURCE_MAX] = {
 	[WULT_SOURCE_TDT] = &wult_tdt_source,
 };
 
+/*
+ * @id comes from the user's event config: clamp it under speculation too,
+ * as arch/x86/events/msr.c does, so that a mispredicted bounds check
+ * cannot load a pointer from past the table.
+ */
 const struct wult_source *wult_source_by_id(unsigned int id)
 {
-	return id < WULT_SOURCE_MAX ? wult_sources[id] : NULL;
+	if (id >= WULT_SOURCE_MAX)
+		return NULL;
+	return wult_sources[array_index_nospec(id, WULT_SOURCE_MAX)];
 }
 
 static void wult_sources_exit(void)

@@ -13,7 +13,12 @@
  *   echo none > measure                        # stop
  *
  * Each event holds a reference on the module: rmmod needs "none" first.
+ *
+ * perf removes the events of a CPU that goes offline, for good: such a
+ * CPU leaves the measured set (its event is released), and measuring it
+ * again after its return takes a new write.
  */
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
@@ -23,6 +28,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include "uapi/linux/wult.h"
 #include "wult_measure.h"
@@ -35,6 +41,13 @@ static DEFINE_MUTEX(wult_measure_lock);
 static DEFINE_PER_CPU(struct perf_event *, wult_measure_ev);
 static struct cpumask wult_measure_cpus;
 static u64 wult_measure_config;
+/*
+ * CPUs that died since their event was created: set by the hotplug
+ * callback (which cannot take wult_measure_lock: writers hold it while
+ * perf takes the hotplug lock), acted on by wult_measure_prune().
+ */
+static struct cpumask wult_measure_dead;
+static int wult_measure_hp;	/* the dynamic hotplug state, > 0 once set up */
 
 static void wult_measure_stop(void)
 {
@@ -63,6 +76,8 @@ static int wult_measure_start(const struct cpumask *cpus, u64 config)
 
 	wult_measure_config = config;
 	for_each_cpu(cpu, cpus) {
+		/* Before the event: a death from now on is this event's. */
+		cpumask_clear_cpu(cpu, &wult_measure_dead);
 		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 		if (IS_ERR(ev)) {
 			wult_measure_stop();
@@ -71,6 +86,38 @@ static int wult_measure_start(const struct cpumask *cpus, u64 config)
 		per_cpu(wult_measure_ev, cpu) = ev;
 		cpumask_set_cpu(cpu, &wult_measure_cpus);
 	}
+	return 0;
+}
+
+/* Releases the events of the measured CPUs that went offline. */
+static void wult_measure_prune(struct work_struct *work)
+{
+	struct perf_event *ev;
+	int cpu;
+
+	mutex_lock(&wult_measure_lock);
+	for_each_cpu(cpu, &wult_measure_cpus) {
+		if (!cpumask_test_and_clear_cpu(cpu, &wult_measure_dead))
+			continue;
+		ev = per_cpu(wult_measure_ev, cpu);
+		per_cpu(wult_measure_ev, cpu) = NULL;
+		cpumask_clear_cpu(cpu, &wult_measure_cpus);
+		if (ev)
+			perf_event_release_kernel(ev);
+	}
+	mutex_unlock(&wult_measure_lock);
+}
+
+static DECLARE_WORK(wult_measure_prune_work, wult_measure_prune);
+
+/*
+ * After a CPU died, on the CPU that took it down: perf has removed its
+ * events by then, so an event created on it before this point is dead.
+ */
+static int wult_measure_cpu_dead(unsigned int cpu)
+{
+	cpumask_set_cpu(cpu, &wult_measure_dead);
+	queue_work(system_unbound_wq, &wult_measure_prune_work);
 	return 0;
 }
 
@@ -182,5 +229,24 @@ static const struct file_operations wult_measure_fops = {
 
 void wult_measure_init(struct dentry *dir)
 {
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "wult/measure:dead",
+					NULL, wult_measure_cpu_dead);
+	if (ret < 0) {
+		/* Without it an offlined CPU's dead event would stay listed. */
+		pr_info("wult: no CPU hotplug state (%d): no debugfs measure file\n",
+			ret);
+		return;
+	}
+	wult_measure_hp = ret;
 	debugfs_create_file("measure", 0644, dir, NULL, &wult_measure_fops);
+}
+
+/* After the measure file is gone; no measure event exists by then. */
+void wult_measure_exit(void)
+{
+	if (wult_measure_hp > 0)
+		cpuhp_remove_state_nocalls(wult_measure_hp);
+	cancel_work_sync(&wult_measure_prune_work);
 }

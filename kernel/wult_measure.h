@@ -6,5 +6,6 @@
 struct dentry;
 
 void wult_measure_init(struct dentry *dir);
+void wult_measure_exit(void);
 
 #endif /* _WULT_MEASURE_H */

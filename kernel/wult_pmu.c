@@ -31,6 +31,7 @@
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
@@ -314,7 +315,9 @@ static int wult_idle_event_init(struct perf_event *event)
 		}
 	}
 	event->hw.config = wult_cfg_kind(event->attr.config);
-	event->hw.config_base = wult_cfg_state(event->attr.config);
+	/* The accounting indexes its per-state arrays with it. */
+	event->hw.config_base = array_index_nospec(wult_cfg_state(event->attr.config),
+						   WULT_IDLE_STATES);
 	event->destroy = wult_idle_event_destroy;
 	return 0;
 }

@@ -109,4 +109,14 @@ static inline bool wult_rule_ldist_unreachable(u64 ldist_max, u64 floor, u64 n)
 	return n >= WULT_FLOOR_MIN_N && ldist_max < floor;
 }
 
+/*
+ * A TSC-clocked source converts its times with tsc_khz: unusable while
+ * the kernel does not know the TSC rate (tsc_khz 0, e.g. calibration
+ * failed), where the conversion would divide by zero.
+ */
+static inline bool wult_rule_tsc_rate_known(u32 tsc_khz)
+{
+	return tsc_khz != 0;
+}
+
 #endif /* _WULT_RULES_H */

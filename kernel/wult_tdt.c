@@ -32,6 +32,7 @@
 
 #include "uapi/linux/wult.h"
 #include "wult_compat.h"
+#include "wult_rules.h"
 #include "wult_source.h"
 #include "wult_tdt.h"
 
@@ -110,6 +111,14 @@ static int wult_tdt_usable(void)
 {
 	if (wult_tdt_mode == WULT_TDT_OFF) {
 		pr_info_ratelimited("wult: tdt: off (module parameter tdt=off)\n");
+		return -EOPNOTSUPP;
+	}
+	/*
+	 * Every tdt time is converted with tsc_khz, and tdt=emulated skips
+	 * the feature test that a kernel without a TSC rate clears.
+	 */
+	if (!wult_rule_tsc_rate_known(tsc_khz)) {
+		pr_info_ratelimited("wult: tdt: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted\n");
 		return -EOPNOTSUPP;
 	}
 	if (wult_tdt_mode == WULT_TDT_AUTO &&

@@ -28,6 +28,7 @@
 #include <linux/wult.h>
 #include <wult/evparse.h>
 #include <wult/pdwrite.h>
+#include <wult/progress.h>
 #include <wult/perfdata.h>
 
 #include "cmds.h"
@@ -88,6 +89,7 @@ struct rec_opts {
 	const char *user_ev[MAX_EVENTS];
 	unsigned int nr_user_ev;
 	int no_counters, no_branches, quiet;
+	const char *states, *deepest;		/* --states, --deepest-state */
 	const char *output;
 	unsigned int pages;
 };
@@ -141,7 +143,12 @@ static void usage(FILE *f)
 "                         is kept as FILE.old, as perf record does; '-' is\n"
 "                         standard output, in perf's pipe mode\n"
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of 2 (default 256)\n"
-"  -q, --quiet            no progress line\n"
+"  -q, --quiet            no progress reports and no summary\n"
+"      --states NAMES     enable only these idle states of the measured CPUs\n"
+"                         (cpuidle names, comma-separated, e.g. POLL,C6)\n"
+"                         while recording; restored afterwards\n"
+"      --deepest-state NAME  enable NAME and the shallower idle states,\n"
+"                         disable the deeper ones while recording\n"
 "  -h, --help             this text\n"
 "\n"
 "Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
@@ -279,6 +286,8 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "states", required_argument, NULL, 'S' },
+		{ "deepest-state", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -311,6 +320,12 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case 'S':
+			o->states = optarg;
+			break;
+		case 'D':
+			o->deepest = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -321,6 +336,10 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "wult record: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->states && o->deepest) {
+		fprintf(stderr, "wult record: --states and --deepest-state exclude each other\n");
 		return -1;
 	}
 	return 0;
@@ -1131,9 +1150,14 @@ static int open_output(struct rec_state *st, const struct rec_opts *o,
 /* Records until a limit, a signal or a failure; returns the time taken (s). */
 static double run(struct rec_state *st, const struct rec_opts *o, struct perf_evlist *evlist)
 {
-	double t0 = now_s(), last_progress = 0, last_sync = 0, last_hp = 0, t;
+	double t0 = now_s(), last_sync = 0, last_hp = 0, t;
 	double last_yield = 0;
-	int progress = !o->quiet && isatty(STDERR_FILENO), ret;
+	struct wult_progress prog;
+	char line[160];
+	int ret;
+
+	/* A log or a CI pipe gets plain lines, not carriage returns. */
+	wult_progress_init(&prog, o->quiet, isatty(STDERR_FILENO));
 
 	perf_evlist__enable(evlist);
 	for (;;) {
@@ -1145,7 +1169,7 @@ static double run(struct rec_state *st, const struct rec_opts *o, struct perf_ev
 			last_hp = t;
 		}
 		if (t - last_yield >= YIELD_EVERY_S) {
-			rec_yield_poll(st->yield, progress && last_progress > 0);
+			rec_yield_poll(st->yield, prog.midline);
 			last_yield = t;
 		}
 		if (stop_signal || st->failed || st->hp_stop ||
@@ -1161,16 +1185,12 @@ static double run(struct rec_state *st, const struct rec_opts *o, struct perf_ev
 			}
 			last_sync = t;
 		}
-		if (progress && t - last_progress >= 0.5) {
-			fprintf(stderr, "\rwult: %llu datapoints, %.0f/s, %llu lost, %.1f s ",
-				st->samples, t > 0 ? st->samples / t : 0.0, st->lost, t);
-			last_progress = t;
-		}
+		if (wult_progress_line(&prog, t, st->samples, st->lost, line, sizeof(line)))
+			fputs(line, stderr);
 	}
 	perf_evlist__disable(evlist);
 	drain(evlist, st);
-	if (progress)
-		fprintf(stderr, "\n");
+	fputs(wult_progress_break(&prog), stderr);
 	return now_s() - t0;
 }
 
@@ -1288,6 +1308,38 @@ static int record_run(struct rec_state *st, const struct rec_opts *o,
 	return st->failed || st->hp_stop ? 1 : 0;
 }
 
+/*
+ * --states, --deepest-state: the idle states set before anything measures.
+ * A signal from here on stops cleanly (the states are put back), also
+ * during the setup. 0, or an exit status with the cause said.
+ */
+static int choose_cstates(const struct rec_opts *o, struct perf_cpu_map *cpus,
+			  struct rec_cstates **out)
+{
+	int i, nr = perf_cpu_map__nr(cpus), *ids, ret;
+
+	*out = NULL;
+	if (!o->states && !o->deepest)
+		return 0;
+	ids = calloc(nr, sizeof(*ids));
+	if (!ids)
+		return 1;
+	for (i = 0; i < nr; i++)
+		ids[i] = perf_cpu_map__cpu(cpus, i).cpu;
+	catch_signals();
+	ret = rec_cstates_set(o->states, o->deepest, ids, nr, o->quiet, out);
+	free(ids);
+	return ret;
+}
+
+/* A stop signal during the setup: no recording, and no output file. */
+static int stopped_early(void)
+{
+	fprintf(stderr, "wult record: stopped by signal %d before recording\n",
+		(int)stop_signal);
+	return 1;
+}
+
 static int record(const struct rec_opts *o, int argc, char **argv)
 {
 	struct perf_thread_map *threads = NULL;
@@ -1295,10 +1347,14 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	struct perf_cpu_map *cpus = NULL;
 	struct ev ev[MAX_EVENTS];
 	struct rec_state st = { .ev = ev, .limit = o->count };
+	struct rec_cstates *cst = NULL;
 	unsigned int i;
 	int ret;
 
 	ret = check_cpus(o, &cpus);
+	if (ret)
+		goto out;
+	ret = choose_cstates(o, cpus, &cst);
 	if (ret)
 		goto out;
 	note_machine();
@@ -1345,7 +1401,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 		ret = 1;
 		goto out_close;
 	}
-	ret = record_run(&st, o, evlist, cpus, argc, argv);
+	ret = stop_signal ? stopped_early() : record_run(&st, o, evlist, cpus, argc, argv);
 	perf_evlist__munmap(evlist);
 out_close:
 	free_hotplug(&st);
@@ -1363,6 +1419,8 @@ out:
 	free(st.cpu_ids);
 	perf_thread_map__put(threads);
 	perf_cpu_map__put(cpus);
+	if (rec_cstates_restore(cst, o->quiet) && !ret)
+		ret = 1;
 	return ret;
 }
 
@@ -1382,6 +1440,9 @@ int wult_cmd_record(int argc, char **argv)
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	/* A run killed with the states changed left them in a restore record. */
+	if (rec_cstates_recover(o.states || o.deepest))
+		return 1;
 	libperf_init(silent_print);
 	return record(&o, argc, argv);
 }

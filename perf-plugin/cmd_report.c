@@ -104,6 +104,11 @@ static void report_usage(FILE *f)
 		"      --module KO[@ADDR]  also the symbols of this module ELF, its .text\n"
 		"                        at ADDR (default: /sys/module/NAME/sections/.text);\n"
 		"                        repeatable\n"
+		"      --json[=OUT]      the report as JSON (schema_version %d): on stdout\n"
+		"                        instead of the text, or into OUT\n"
+		"      --fail-if COND    exit 3 when COND holds, e.g. 'C3.p99.9 WakeLatency\n"
+		"                        > 150us' (STATE.STAT METRIC OP VALUE[UNIT]; OP\n"
+		"                        < <= > >= == !=); repeatable, any one fails\n"
 		"  -h, --help            this text\n\n"
 		"Filter expressions compare metrics (WakeLatency, IntrLatency, SilentTime,\n"
 		"LDist, ReqCState, IntrOff, CC0%%, CPUFreq, SMICnt, CPU, ...) with numbers,\n"
@@ -112,7 +117,8 @@ static void report_usage(FILE *f)
 		"parentheses:\n"
 		"  ReqCState == \"C6\" && WakeLatency > 50\n\n"
 		"Exit status: 0 done, 1 a data error (unreadable or invalid input), 2 a\n"
-		"usage error.\n", DEF_HIST_BUCKETS, DEF_BRANCHES, DEF_BR_DEPTH, WULT_BR_MAX);
+		"usage error, 3 a --fail-if condition held.\n", DEF_HIST_BUCKETS, DEF_BRANCHES,
+		DEF_BR_DEPTH, WULT_BR_MAX, RPT_JSON_SCHEMA);
 }
 
 /* A time metric the statistics can hold (relative times, not stamps). */
@@ -469,6 +475,7 @@ static void free_file(struct rpt_file *f)
 	}
 	free_group(&f->all);
 	rpt_resid_free(f->resid);
+	rpt_meta_free(&f->meta);
 	free(f->desc);
 	free(f);
 }
@@ -1060,7 +1067,10 @@ static int run_file(const struct rpt_opts *o, const char *path, struct rpt_file 
 		data_err(path, rpt_src_error(src));
 		goto out;
 	}
-	rpt_src_describe(src, f);
+	if (rpt_src_describe(src, f)) {
+		fprintf(stderr, "wult report: out of memory\n");
+		goto out;
+	}
 	f->resid = rpt_src_take_resid(src);
 	if (!f->read) {
 		fprintf(stderr, "wult report: %s: no wult datapoints", path);
@@ -1127,7 +1137,7 @@ static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 
 enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
        O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE, O_HTML, O_PLOTS,
-       O_PLOT_X, O_INCLUDE, O_PER_CPU };
+       O_PLOT_X, O_INCLUDE, O_PER_CPU, O_JSON, O_FAIL_IF };
 
 /* The inputs named on the command line, and --raw until it is applied. */
 struct report_args {
@@ -1202,6 +1212,9 @@ static int report_flag(int c, char *arg, struct rpt_opts *o, struct report_args 
 	case O_HTML:
 		o->html_out = arg;
 		return 0;
+	case O_JSON:
+		o->json_out = arg ? arg : "-";
+		return 0;
 	default:
 		return -ENOENT;
 	}
@@ -1241,6 +1254,8 @@ static int report_opt(int c, char *arg, struct rpt_opts *o, struct report_args *
 		return parse_plot_list("--plots", arg, o->plot, &o->nplot, RPT_MAX_PLOT);
 	case O_PLOT_X:
 		return parse_plot_list("--plot-x", arg, o->plot_x, &o->nplot_x, RPT_MAX_PLOT_X);
+	case O_FAIL_IF:
+		return rpt_gate_add(o, arg);
 	default:
 		return -EINVAL;	/* getopt said why */
 	}
@@ -1280,7 +1295,56 @@ static int report_inputs(const struct rpt_opts *o, struct report_args *a, int ar
 	return nfiles;
 }
 
-/* Reads every input and prints (and writes) the report. An exit status. */
+/* --fail-if on a time metric the tables lack: added, as --hist's is. */
+static void add_gate_metrics(struct rpt_opts *o)
+{
+	const struct wult_metric_desc *d;
+	unsigned int i;
+
+	for (i = 0; i < o->ngates; i++) {
+		d = wult_metric_desc(o->gate[i].metric);
+		if (d->is_time && !strcmp(d->csv_unit, "us"))
+			add_time(o, o->gate[i].metric);
+	}
+}
+
+/* --json OUT (not "-"): the JSON document into a file. 0, or an exit
+ * status with the cause said. */
+static int json_file(const struct rpt_opts *o, struct rpt_file *const *files, int nfiles)
+{
+	FILE *f = fopen(o->json_out, "w");
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "wult report: --json: cannot write %s: %s\n", o->json_out,
+			strerror(errno));
+		return RPT_EXIT_DATA;
+	}
+	ret = rpt_json_write(f, o, files, nfiles);
+	if (fclose(f) || ret) {
+		fprintf(stderr, "wult report: --json: write error on %s\n", o->json_out);
+		unlink(o->json_out);	/* a partial document would pass for a report */
+		return RPT_EXIT_DATA;
+	}
+	return 0;
+}
+
+/* The report on stdout: text, or JSON with --json alone or --json=-. */
+static void print_report(const struct rpt_opts *o, struct rpt_file *const *files, int nfiles)
+{
+	if (o->json_out && !strcmp(o->json_out, "-")) {
+		rpt_json_write(stdout, o, files, nfiles);
+	} else if (nfiles == 1) {
+		rpt_print_one(stdout, o, files[0]);
+		if (o->branches)
+			rpt_print_branches(stdout, o, files[0]);
+	} else {
+		rpt_print_diff(stdout, o, files, nfiles);
+	}
+}
+
+/* Reads every input and prints (and writes) the report; then the
+ * --fail-if conditions. An exit status. */
 static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
 {
 	struct rpt_file **files = calloc(nfiles, sizeof(*files));
@@ -1291,19 +1355,22 @@ static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
 	o->width = out_width();
 	for (i = 0; i < nfiles && !status; i++)
 		status = run_file(o, inputs[i], &files[i]);
+	/* An unknown state is a usage error: no report that would pass for
+	 * a checked one. */
+	if (!status)
+		status = rpt_gate_check(o, files, nfiles);
 	if (!status) {
-		if (nfiles == 1) {
-			rpt_print_one(stdout, o, files[0]);
-			if (o->branches)
-				rpt_print_branches(stdout, o, files[0]);
-		} else
-			rpt_print_diff(stdout, o, files, nfiles);
+		print_report(o, files, nfiles);
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "wult report: write error on stdout\n");
 			status = RPT_EXIT_DATA;
 		}
 		if (!status && o->html_out && rpt_html_write(o, files, nfiles))
 			status = RPT_EXIT_DATA;
+		if (!status && o->json_out && strcmp(o->json_out, "-"))
+			status = json_file(o, files, nfiles);
+		if (!status)
+			status = rpt_gate_eval(o, files, nfiles);
 	}
 	for (i = 0; i < nfiles; i++)
 		free_file(files[i]);
@@ -1335,6 +1402,8 @@ int wult_cmd_report(int argc, char **argv)
 		{ "html", required_argument, NULL, O_HTML },
 		{ "plots", required_argument, NULL, O_PLOTS },
 		{ "plot-x", required_argument, NULL, O_PLOT_X },
+		{ "json", optional_argument, NULL, O_JSON },
+		{ "fail-if", required_argument, NULL, O_FAIL_IF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1375,6 +1444,7 @@ int wult_cmd_report(int argc, char **argv)
 	}
 	if (o.hist)
 		add_time(&o, o.hist_metric);
+	add_gate_metrics(&o);
 	status = report_run(&o, a.inputs, nfiles);
 	free_opts(&o);
 	return status;

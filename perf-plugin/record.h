@@ -3,7 +3,8 @@
  * wult record's checks of what wult.ko's counters say (record_yield.c):
  * an LDist range below a CPU's floor is refused before recording, and a
  * recording in which fewer than half of the armed datapoints were valid
- * is warned about, with the main drop reasons.
+ * is warned about, with the main drop reasons. And the idle states chosen
+ * for the recording (record_cstates.c).
  */
 #ifndef WULT_RECORD_H
 #define WULT_RECORD_H
@@ -37,5 +38,28 @@ void rec_yield_poll(struct rec_yield *y, int nl);
 
 /* At the end: says so if fewer than half of all were valid. */
 void rec_yield_end(struct rec_yield *y);
+
+/* ---- record_cstates.c: --states and --deepest-state ---- */
+struct rec_cstates;
+
+/*
+ * Puts back the idle states of a restore record a killed wult record left
+ * (said on stderr). 0, or 1 when states are to be chosen (@need) and that
+ * cannot be done safely: the record's writer still runs, or it could not be
+ * restored.
+ */
+int rec_cstates_recover(int need);
+
+/*
+ * --states @only (comma-separated names) or --deepest-state @deepest on
+ * @cpus (@n of them), the values found saved first in a restore record.
+ * 0 with *@out NULL when neither is asked, 0, 1 when it failed, 2 for a
+ * state that a CPU does not have (the cause said).
+ */
+int rec_cstates_set(const char *only, const char *deepest, const int *cpus, unsigned int n,
+		    int quiet, struct rec_cstates **out);
+
+/* Puts the states back and frees @c (NULL: nothing). 0, or 1 (said). */
+int rec_cstates_restore(struct rec_cstates *c, int quiet);
 
 #endif

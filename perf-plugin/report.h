@@ -19,6 +19,7 @@
 #include <wult/csv.h>
 #include <wult/dpdec.h>
 #include <wult/filter.h>
+#include <wult/gate.h>
 #include <wult/metrics.h>
 #include <wult/perfdata.h>
 #include <wult/stats.h>
@@ -34,9 +35,14 @@
 #define RPT_MAX_PLOT	8		/* metrics plotted in the HTML report */
 #define RPT_MAX_PLOT_X	2		/* x axes of its scatters */
 
-/* Exit statuses: usage errors and data errors are told apart. */
+/* Exit statuses: usage errors and data errors are told apart, and both
+ * from a --fail-if condition that held. */
 #define RPT_EXIT_DATA	1
 #define RPT_EXIT_USAGE	2
+#define RPT_EXIT_GATE	3
+
+#define RPT_JSON_SCHEMA	1		/* --json's schema_version */
+#define RPT_MAX_GATES	32		/* --fail-if */
 
 struct rpt_opts {
 	enum wult_metric time[RPT_MAX_TIME];	/* metrics with full statistics */
@@ -66,6 +72,10 @@ struct rpt_opts {
 	unsigned int nplot_x;
 	int per_cpu;				/* --per-cpu: a group per CPU and state */
 	const char *title;			/* the HTML page's, NULL: "wult report" */
+	const char *json_out;			/* --json: "-" is stdout, instead of the text */
+	struct wult_gate gate[RPT_MAX_GATES];	/* --fail-if */
+	const char *gate_expr[RPT_MAX_GATES];
+	unsigned int ngates;
 };
 
 /* Counter metrics reported as means (wult_point indexes). */
@@ -88,10 +98,23 @@ struct rpt_group {
 	struct rpt_plot *plot;				/* with --html */
 };
 
+/* What an input is, field by field (desc has it as the header's lines):
+ * the JSON output's metadata. NULL: unknown or not this kind's. */
+struct rpt_meta {
+	const char *kind;		/* "perf.data", "intel wult" */
+	int pipe;			/* a perf.data in pipe mode */
+	char *host, *kernel, *command;	/* the perf.data's features */
+	char *format, *format_warning;	/* where the wult:datapoint format came from */
+	char *tool, *tool_version, *device, *cpu;	/* an intel wult result's info.yml */
+	char **events;			/* the perf.data's event names, distinct */
+	unsigned int nevents;
+};
+
 /* One input and what the pass over it found. */
 struct rpt_file {
 	const char *path;
 	char *desc;			/* header lines: what the input is */
+	struct rpt_meta meta;
 	uint64_t read;			/* datapoints decoded */
 	uint64_t kept, excluded;
 	uint64_t undecodable;		/* wult samples that did not decode */
@@ -141,8 +164,10 @@ const struct wult_branches *rpt_src_branches(const struct rpt_src *s);
 /* The idle residency the input's datapoints carried (ownership passes to
  * the caller), or NULL when they carried no idle accounting. */
 struct rpt_resid *rpt_src_take_resid(struct rpt_src *s);
-/* Fills the input's description and validity counts into @f. */
-void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f);
+/* Fills the input's description, metadata and validity counts into @f.
+ * 0 or -ENOMEM. */
+int rpt_src_describe(const struct rpt_src *s, struct rpt_file *f);
+void rpt_meta_free(struct rpt_meta *m);
 /* info.yml values for a CSV export: the CPU and the device. */
 int rpt_src_cpu(const struct rpt_src *s);
 void rpt_src_close(struct rpt_src *s);
@@ -201,6 +226,23 @@ int rpt_resid_add_id(struct rpt_resid *r, uint64_t id, unsigned int kind, unsign
 int rpt_resid_sample(struct rpt_resid *r, const struct wult_pd_sample *s);
 /* Whether any CPU has a span with accounting members. */
 int rpt_resid_any(const struct rpt_resid *r);
+/* A row of the residency table, as every output shows it. */
+struct rpt_resid_row {
+	int cpu;			/* -1: every CPU together ("all") */
+	const char *state;		/* "idle": the states together */
+	double time_pct;		/* of the span */
+	double entries_per_s;
+	double time_s, entries;		/* over the span */
+	int irq;			/* the interrupt figures were recorded */
+	double irq_time_pct;		/* of the state's time */
+	double irqs_per_s;
+};
+typedef void (*rpt_resid_fn)(const struct rpt_resid_row *row, void *ctx);
+/* The span (ns) the table covers, its CPUs, whether it has interrupt figures. */
+void rpt_resid_totals(const struct rpt_resid *r, double *span_ns, unsigned int *ncpus,
+		      int *irq);
+/* Each row of the table in order: per CPU, then every CPU when several. */
+void rpt_resid_foreach(const struct rpt_resid *r, rpt_resid_fn fn, void *ctx);
 /* The residency table: per CPU, and every CPU together when several. */
 void rpt_resid_print(FILE *out, const struct rpt_resid *r);
 
@@ -237,6 +279,24 @@ int64_t rpt_plot_series(const struct rpt_plot *p, unsigned int i, enum wult_metr
 			enum wult_metric *ym, void (*emit)(double x, double y, void *ctx),
 			void *ctx);
 void rpt_plot_free(struct rpt_plot *p);
+
+/* ---- report_gate.c: --fail-if ---- */
+/* Parses condition @expr into o->gate. 0, or -EINVAL (said why). */
+int rpt_gate_add(struct rpt_opts *o, const char *expr);
+/* Whether every condition's state is in some input: 0, or RPT_EXIT_USAGE
+ * with the unknown state said. */
+int rpt_gate_check(const struct rpt_opts *o, struct rpt_file *const *files,
+		   unsigned int nfiles);
+/* Evaluates the conditions on every input, saying each one's result on
+ * stderr: RPT_EXIT_GATE when one held, else 0. */
+int rpt_gate_eval(const struct rpt_opts *o, struct rpt_file *const *files,
+		  unsigned int nfiles);
+
+/* ---- report_json.c ---- */
+/* Writes the report of @files to @f as JSON (schema RPT_JSON_SCHEMA). 0 or
+ * -EIO. */
+int rpt_json_write(FILE *f, const struct rpt_opts *o, struct rpt_file *const *files,
+		   unsigned int nfiles);
 
 /* ---- report_html.c ---- */
 /* Writes the HTML report of @files to o->html_out. 0, or -errno (printed). */

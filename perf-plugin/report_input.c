@@ -708,7 +708,81 @@ static void describe_symbols(const struct rpt_src *s, struct rpt_file *f, const 
 			 "machine's --kallsyms", os, u.release);
 }
 
-void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f)
+/* A copy of @v into *@dst (NULL stays NULL). 0 or -ENOMEM. */
+static int meta_str(char **dst, const char *v)
+{
+	*dst = v ? strdup(v) : NULL;
+	return v && !*dst ? -ENOMEM : 0;
+}
+
+/* The perf.data's event names, each once (a CPU back online repeats its
+ * group's). 0 or -ENOMEM. */
+static int meta_events(const struct rpt_src *s, struct rpt_meta *m)
+{
+	unsigned int i, k, n = wult_pd_nr_attrs(s->pd);
+	const char *name;
+
+	m->events = calloc(n ? n : 1, sizeof(*m->events));
+	if (!m->events)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		name = wult_pd_attr(s->pd, i)->name;
+		for (k = 0; name && k < m->nevents && strcmp(m->events[k], name); k++)
+			;
+		if (!name || k < m->nevents)
+			continue;
+		m->events[m->nevents] = strdup(name);
+		if (!m->events[m->nevents++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The input's metadata, field by field. 0 or -ENOMEM. */
+static int describe_meta(const struct rpt_src *s, struct rpt_meta *m)
+{
+	int ret = 0;
+
+	rpt_meta_free(m);
+	if (s->csv) {
+		m->kind = "intel wult";
+		ret |= meta_str(&m->tool, wult_csv_info(s->csv, "toolname"));
+		ret |= meta_str(&m->tool_version, wult_csv_info(s->csv, "toolver"));
+		ret |= meta_str(&m->device, wult_csv_info(s->csv, "devid"));
+		ret |= meta_str(&m->cpu, wult_csv_info(s->csv, "cpu"));
+		return ret ? -ENOMEM : 0;
+	}
+	m->kind = "perf.data";
+	m->pipe = wult_pd_is_pipe(s->pd);
+	ret |= meta_str(&m->host, wult_pd_hostname(s->pd));
+	ret |= meta_str(&m->kernel, wult_pd_osrelease(s->pd));
+	ret |= meta_str(&m->command, wult_pd_cmdline(s->pd));
+	ret |= meta_str(&m->format, s->dp_ready ? s->fmt_desc : NULL);
+	ret |= meta_str(&m->format_warning, s->fmt_warn[0] ? s->fmt_warn : NULL);
+	ret |= meta_events(s, m);
+	return ret ? -ENOMEM : 0;
+}
+
+void rpt_meta_free(struct rpt_meta *m)
+{
+	unsigned int i;
+
+	free(m->host);
+	free(m->kernel);
+	free(m->command);
+	free(m->format);
+	free(m->format_warning);
+	free(m->tool);
+	free(m->tool_version);
+	free(m->device);
+	free(m->cpu);
+	for (i = 0; i < m->nevents; i++)
+		free(m->events[i]);
+	free(m->events);
+	memset(m, 0, sizeof(*m));
+}
+
+int rpt_src_describe(const struct rpt_src *s, struct rpt_file *f)
 {
 	const char *host, *os, *cmd, *v;
 
@@ -755,6 +829,7 @@ void rpt_src_describe(const struct rpt_src *s, struct rpt_file *f)
 	f->other = s->other;
 	f->br_read = s->br_read;
 	f->br_matched = s->br_matched;
+	return describe_meta(s, &f->meta);
 }
 
 void rpt_src_close(struct rpt_src *s)

@@ -221,20 +221,24 @@ int rpt_resid_any(const struct rpt_resid *r)
 	return 0;
 }
 
-/* A row's figures, ns and counts over @span ns. */
+/* A row's sums, ns and counts over a span, and their rates. */
 struct res_row {
 	double time, entries, irq_time, irqs, rate, irq_rate;
 };
 
-static void print_row(FILE *out, const char *cpu, const char *state, const struct res_row *w,
-		      double span_ns, int irq)
+/* The row's figures from its sums over @span ns: the one place they are
+ * computed, for the text table and the JSON output alike. */
+static void emit(const struct res_row *w, int cpu, const char *state, double span, int irq,
+		 rpt_resid_fn fn, void *ctx)
 {
-	fprintf(out, "  %-5s %-12s %8.2f %11.1f %12.6f %12.0f", cpu, state,
-		100.0 * w->time / span_ns, w->rate, w->time / 1e9, w->entries);
-	if (irq)
-		fprintf(out, " %10.2f %9.1f", w->time > 0 ? 100.0 * w->irq_time / w->time : 0.0,
-			w->irq_rate);
-	fputc('\n', out);
+	struct rpt_resid_row row = {
+		.cpu = cpu, .state = state, .time_pct = 100.0 * w->time / span,
+		.entries_per_s = w->rate, .time_s = w->time / 1e9, .entries = w->entries,
+		.irq = irq, .irq_time_pct = w->time > 0 ? 100.0 * w->irq_time / w->time : 0.0,
+		.irqs_per_s = w->irq_rate,
+	};
+
+	fn(&row, ctx);
 }
 
 static void row_add(struct res_row *t, const struct res_row *w)
@@ -259,26 +263,25 @@ static struct res_row cpu_row(const struct res_cpu *c, unsigned int k)
 }
 
 /* One CPU's rows: each state with a member, then the total. */
-static void print_cpu(FILE *out, const struct rpt_resid *r, unsigned int cpu, int irq)
+static void cpu_rows(const struct rpt_resid *r, unsigned int cpu, int irq, rpt_resid_fn fn,
+		     void *ctx)
 {
 	const struct res_cpu *c = r->cpu[cpu];
 	struct res_row w, t = { 0 };
-	char label[16];
 	unsigned int k;
 
-	snprintf(label, sizeof(label), "%u", cpu);
 	for (k = 0; k < WULT_IDLE_STATES; k++) {
 		if (!(c->has & (1U << k)))
 			continue;
 		w = cpu_row(c, k);
-		print_row(out, label, r->name[k], &w, c->span, irq);
+		emit(&w, (int)cpu, r->name[k], c->span, irq, fn, ctx);
 		row_add(&t, &w);
 	}
-	print_row(out, label, "idle", &t, c->span, irq);
+	emit(&t, (int)cpu, "idle", c->span, irq, fn, ctx);
 }
 
 /* Every CPU together: time over the CPUs' spans summed, rates summed. */
-static void print_all(FILE *out, const struct rpt_resid *r, int irq)
+static void all_rows(const struct rpt_resid *r, int irq, rpt_resid_fn fn, void *ctx)
 {
 	struct res_row st[WULT_IDLE_STATES] = { 0 }, w, t = { 0 };
 	unsigned int has = 0, k, cpu;
@@ -299,27 +302,70 @@ static void print_all(FILE *out, const struct rpt_resid *r, int irq)
 	for (k = 0; k < WULT_IDLE_STATES; k++) {
 		if (!(has & (1U << k)))
 			continue;
-		print_row(out, "all", r->name[k], &st[k], span, irq);
+		emit(&st[k], -1, r->name[k], span, irq, fn, ctx);
 		row_add(&t, &st[k]);
 	}
-	print_row(out, "all", "idle", &t, span, irq);
+	emit(&t, -1, "idle", span, irq, fn, ctx);
+}
+
+void rpt_resid_totals(const struct rpt_resid *r, double *span_ns, unsigned int *ncpus,
+		      int *irq)
+{
+	unsigned int cpu;
+
+	*span_ns = 0;
+	*ncpus = 0;
+	*irq = 0;
+	for (cpu = 0; r && cpu < RPT_MAX_CPUS; cpu++) {
+		if (r->cpu[cpu] && r->cpu[cpu]->has && r->cpu[cpu]->span) {
+			(*ncpus)++;
+			*span_ns += r->cpu[cpu]->span;
+			*irq |= r->cpu[cpu]->has_irq != 0;
+		}
+	}
+}
+
+void rpt_resid_foreach(const struct rpt_resid *r, rpt_resid_fn fn, void *ctx)
+{
+	unsigned int cpu, ncpus;
+	double span;
+	int irq;
+
+	rpt_resid_totals(r, &span, &ncpus, &irq);
+	if (!ncpus)
+		return;
+	for (cpu = 0; cpu < RPT_MAX_CPUS; cpu++)
+		if (r->cpu[cpu] && r->cpu[cpu]->has && r->cpu[cpu]->span)
+			cpu_rows(r, cpu, irq, fn, ctx);
+	if (ncpus > 1)
+		all_rows(r, irq, fn, ctx);
+}
+
+static void print_row(const struct rpt_resid_row *w, void *ctx)
+{
+	FILE *out = ctx;
+	char label[16];
+
+	if (w->cpu < 0)
+		snprintf(label, sizeof(label), "all");
+	else
+		snprintf(label, sizeof(label), "%d", w->cpu);
+	fprintf(out, "  %-5s %-12s %8.2f %11.1f %12.6f %12.0f", label, w->state, w->time_pct,
+		w->entries_per_s, w->time_s, w->entries);
+	if (w->irq)
+		fprintf(out, " %10.2f %9.1f", w->irq_time_pct, w->irqs_per_s);
+	fputc('\n', out);
 }
 
 void rpt_resid_print(FILE *out, const struct rpt_resid *r)
 {
-	unsigned int cpu, ncpus = 0;
-	double span = 0;
-	int irq = 0;
+	unsigned int ncpus;
+	double span;
+	int irq;
 
 	if (!rpt_resid_any(r))
 		return;
-	for (cpu = 0; cpu < RPT_MAX_CPUS; cpu++) {
-		if (r->cpu[cpu] && r->cpu[cpu]->has && r->cpu[cpu]->span) {
-			ncpus++;
-			span += r->cpu[cpu]->span;
-			irq |= r->cpu[cpu]->has_irq != 0;
-		}
-	}
+	rpt_resid_totals(r, &span, &ncpus, &irq);
 	fprintf(out, "\nidle residency (wult.ko's idle accounting, %.3f s of %u CPU%s between "
 		"each CPU's first and last datapoints):\n", span / 1e9, ncpus,
 		ncpus == 1 ? "" : "s");
@@ -328,9 +374,5 @@ void rpt_resid_print(FILE *out, const struct rpt_resid *r)
 	if (irq)
 		fprintf(out, " %10s %9s", "IRQ time %", "IRQs/s");
 	fputc('\n', out);
-	for (cpu = 0; cpu < RPT_MAX_CPUS; cpu++)
-		if (r->cpu[cpu] && r->cpu[cpu]->has && r->cpu[cpu]->span)
-			print_cpu(out, r, cpu, irq);
-	if (ncpus > 1)
-		print_all(out, r, irq);
+	rpt_resid_foreach(r, print_row, out);
 }

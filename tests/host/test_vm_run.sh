@@ -28,6 +28,7 @@ test -d /sys/kernel/tracing/events && test -d /sys/kernel/debug
 echo "mounts:$?"
 command -v wult perf trace-cmd python3 >/dev/null; echo "tools:$(command -v wult)"
 echo "clock:$WULT_CLOCK cpus:$(nproc) online:$(cat /sys/devices/system/cpu/online)"
+echo "cmdline:$(grep -o 'maxcpus=[0-9]*' /proc/cmdline)"
 awk '/^cpu MHz/ { print "mhz:" int($4 + 0.5); exit }' /proc/cpuinfo
 # Idle time is skipped: 100 s of guest sleep fit in the 60 s timeout.
 sleep 100 && echo slept
@@ -36,6 +37,7 @@ G
 out=$("$vr" --timeout 60 --out "$tmp/o" "$tmp/g.sh" "a b" 'c$d' 2>"$tmp/err")
 t_eq "guest exit status propagates" 7 $?
 t_check "icount is the default clock; two CPUs online" grep -qx 'clock:icount cpus:2 online:0-1' <<<"$out"
+t_check "icount 6.1: booted with maxcpus=1, /init onlined CPU 1" grep -qx 'cmdline:maxcpus=1' <<<"$out"
 t_check "icount: the TSC runs at 1 GHz" grep -qx 'mhz:1000' <<<"$out"
 t_check "icount: idle time is skipped (sleep 100 in a 60 s run)" grep -qx slept <<<"$out"
 t_check "arguments arrive intact" grep -qx 'args:2:a b:c$d' <<<"$out"
@@ -48,6 +50,16 @@ t_check "dmesg.txt saved" grep -q 'Linux version' "$tmp/o/dmesg.txt"
 printf '#!/bin/sh\necho "clock:$WULT_CLOCK cpus:$(nproc)"\n' > "$tmp/h1.sh"
 out=$("$vr" --clock host --cpus 3 --out "$tmp/h1" "$tmp/h1.sh" 2>/dev/null)
 t_check "--clock host: the host's clock, three CPUs" grep -qx 'clock:host cpus:3' <<<"$out"
+# Under icount 6.12 brings its secondary CPUs up at boot itself (its
+# bring-up waits with cpu_relax() and sleeps, which let them run).
+cat > "$tmp/s.sh" <<'G'
+#!/bin/sh
+echo "online:$(cat /sys/devices/system/cpu/online) cmdline:$(grep -o 'maxcpus=[0-9]*' /proc/cmdline)"
+dmesg | grep -o 'Brought up 1 node, [0-9]* CPUs'
+G
+out=$("$vr" --kernel 6.12 --cpus 2 --timeout 300 --out "$tmp/s" "$tmp/s.sh" 2>/dev/null)
+t_check "icount 6.12: both CPUs online, no maxcpus=" grep -qx 'online:0-1 cmdline:' <<<"$out"
+t_check "icount 6.12: both brought up at boot" grep -qx 'Brought up 1 node, 2 CPUs' <<<"$out"
 
 # The base initramfs is keyed by content only: started by another path
 # (relative, with ..), vm-run reuses the base the run above left.

@@ -100,6 +100,14 @@ static void test_ldist_unreachable(void)
 	WT_EQ(wult_rule_ldist_unreachable(0, 0, 0), false);
 }
 
+/* tdt converts with tsc_khz: refused while it is 0. */
+static void test_tsc_rate(void)
+{
+	WT_EQ(wult_rule_tsc_rate_known(0), false);
+	WT_EQ(wult_rule_tsc_rate_known(1), true);
+	WT_EQ(wult_rule_tsc_rate_known(2995200), true);
+}
+
 int main(void)
 {
 	test_intr_in_idle();
@@ -109,5 +117,6 @@ int main(void)
 	test_wrap();
 	test_floor();
 	test_ldist_unreachable();
+	test_tsc_rate();
 	return wt_done();
 }

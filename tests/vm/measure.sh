@@ -41,5 +41,31 @@ a=$(wult_cnt 1 armed)
 sleep 0.5
 t_eq "nothing armed after stop" "$a" "$(wult_cnt 1 armed)"
 t_eq "no wult event left" 0 "$(cat /sys/kernel/debug/wult/events)"
+
+# A measured CPU going offline leaves the set: perf drops its event for
+# good, so listing it (and holding the dead event) would be a lie.
+on=/sys/devices/system/cpu/cpu1/online
+if [ -w $on ]; then
+	t_check "measure CPUs 0-1" sh -c "echo 0-1 > $M"
+	t_check "CPU 1 measuring" wult_wait_change 1 armed 100
+	echo 0 > $on
+	for i in $(seq 50); do
+		[ "$(cat /sys/kernel/debug/wult/events)" = 1 ] && break
+		sleep 0.1
+	done
+	t_eq "CPU 1 offline: measure lists CPU 0 only" \
+		"cpus=0 ldist=0,4000 source=hrt" "$(cat $M)"
+	t_eq "CPU 1's event is released" 1 "$(cat /sys/kernel/debug/wult/events)"
+	echo 1 > $on
+	t_eq "back online: not measured until written again" \
+		"cpus=0 ldist=0,4000 source=hrt" "$(cat $M)"
+	t_check "measure CPU 1 after its return" sh -c "echo 1 > $M"
+	t_check "CPU 1 measuring again" wult_wait_change 1 armed 100
+	t_check "stop" sh -c "echo none > $M"
+	t_eq "no wult event left after the hotplug" 0 \
+		"$(cat /sys/kernel/debug/wult/events)"
+else
+	t_skip "CPU 1 cannot go offline"
+fi
 t_check "rmmod" rmmod wult
 t_done

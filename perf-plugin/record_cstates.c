@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult record --states NAMES and --deepest-state NAME: the measured CPUs'
+ * idle states chosen through cpuidle's sysfs for the recording and put
+ * back after it, on every way out of record() (lib/cpuidle.c). A SIGKILL
+ * leaves the restore record, which the next wult record restores from
+ * before anything else.
+ *
+ * WULT_CPUIDLE_SYSFS and WULT_CPUIDLE_RECORD move the sysfs tree and the
+ * record (tests use a fake tree; a system whose /run is not writable may
+ * keep the record elsewhere).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <wult/cpuidle.h>
+
+#include "record.h"
+
+struct rec_cstates {
+	struct wult_cpuidle *idle;
+};
+
+static const char *sysfs_root(void)
+{
+	const char *r = getenv("WULT_CPUIDLE_SYSFS");
+
+	return r && *r ? r : WULT_CPUIDLE_ROOT;
+}
+
+static const char *record_path(void)
+{
+	const char *r = getenv("WULT_CPUIDLE_RECORD");
+
+	return r && *r ? r : WULT_CPUIDLE_RECORD;
+}
+
+int rec_cstates_recover(int need)
+{
+	char err[768];
+	int pid, ret = wult_cpuidle_recover(record_path(), &pid, err, sizeof(err));
+
+	if (ret == 1)
+		fprintf(stderr, "wult record: restored the idle states that a killed wult "
+			"record (pid %d) had changed (%s)\n", pid, record_path());
+	if (ret >= 0)
+		return 0;
+	if (ret == -EBUSY) {
+		if (!need)
+			return 0;	/* another run's states: not ours to touch */
+		fprintf(stderr, "wult record: wult record pid %d has changed the idle states "
+			"(%s): wait for it to end before choosing states\n", pid,
+			record_path());
+		return 1;
+	}
+	fprintf(stderr, "wult record: %s%s\n", err, need ? "" : " (left as it is)");
+	return need ? 1 : 0;
+}
+
+int rec_cstates_set(const char *only, const char *deepest, const int *cpus, unsigned int n,
+		    int quiet, struct rec_cstates **out)
+{
+	const char *opt = only ? "--states" : "--deepest-state";
+	struct rec_cstates *c;
+	char err[768], desc[1024];
+	int ret;
+
+	*out = NULL;
+	if (!only && !deepest)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return 1;
+	ret = wult_cpuidle_open(sysfs_root(), cpus, n, &c->idle, err, sizeof(err));
+	if (!ret)
+		ret = only ? wult_cpuidle_only(c->idle, only, err, sizeof(err)) :
+		      wult_cpuidle_deepest(c->idle, deepest, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "wult record: %s: %s\n", opt, err);
+		wult_cpuidle_free(c->idle);
+		free(c);
+		return ret == -EINVAL ? 2 : 1;
+	}
+	ret = wult_cpuidle_apply(c->idle, record_path(), err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "wult record: %s: %s%s\n", opt, err, ret == -EACCES ||
+			ret == -EPERM ? " (run as root)" : "");
+		wult_cpuidle_free(c->idle);
+		free(c);
+		return 1;
+	}
+	if (!quiet) {
+		wult_cpuidle_describe(c->idle, desc, sizeof(desc));
+		fprintf(stderr, "wult record: idle states for the recording: %s\n", desc);
+	}
+	*out = c;
+	return 0;
+}
+
+int rec_cstates_restore(struct rec_cstates *c, int quiet)
+{
+	char err[768];
+	int ret;
+
+	if (!c)
+		return 0;
+	ret = wult_cpuidle_restore(c->idle, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "wult record: %s; the restore record %s is kept: the next "
+			"wult record puts the rest back\n", err, record_path());
+	else if (!quiet)
+		fprintf(stderr, "wult record: idle states restored\n");
+	wult_cpuidle_free(c->idle);
+	free(c);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult report --json: the report as one JSON document, for scripts and CI
+ * (schema in Documentation/wult-report.md, "JSON OUTPUT"). It reads the
+ * same summaries the text tables print (rpt_stat_val(), rpt_mean_val(),
+ * rpt_resid_foreach()), so the numbers cannot drift from them; only the
+ * rounding differs: times are ns to 0.001, not the output unit's digits.
+ *
+ * JSON has no NaN or infinity: a value that is none (a statistic of no
+ * datapoints, stddev of one) is null. Strings are escaped per RFC 8259 and
+ * bytes that are not UTF-8 become U+FFFD, so any path or host name gives
+ * a document every parser takes.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "report.h"
+
+/* Where the next member goes: no comma before the first of an object. */
+struct jw {
+	FILE *f;
+	int first;
+};
+
+/* Length of the valid UTF-8 sequence at @p (1..4), 0 when it is none. */
+static int utf8_len(const unsigned char *p)
+{
+	int n, i;
+	unsigned int c;
+
+	if (p[0] < 0x80)
+		return 1;
+	n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 &&
+	    p[0] < 0xe0 ? 2 : 0;
+	if (!n)
+		return 0;
+	c = p[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and code points past U+10FFFF. */
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* One character of a string at @p, escaped; the bytes it took. */
+static int put_char(FILE *f, const unsigned char *p)
+{
+	int n = 0;
+
+	if (*p == '"' || *p == '\\')
+		fprintf(f, "\\%c", *p);
+	else if (*p == '\n')
+		fputs("\\n", f);
+	else if (*p == '\t')
+		fputs("\\t", f);
+	else if (*p < 0x20 || *p == 0x7f)
+		fprintf(f, "\\u%04x", *p);
+	else if ((n = utf8_len(p)) > 0)
+		fwrite(p, 1, n, f);	/* ferror() tells a failure at the end */
+	else
+		fputs("\\ufffd", f);
+	return n > 0 ? n : 1;
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	while (*p)
+		p += put_char(f, p);
+	fputc('"', f);
+}
+
+/* A number as JSON has them: null for NaN and infinities; integers whole. */
+static void put_num(FILE *f, double v)
+{
+	if (!isfinite(v))
+		fputs("null", f);
+	else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.15g", v);	/* may be "1e+20": JSON too */
+}
+
+/* A time in ns, to 0.001 ns: the statistics' exact values without the
+ * binary fractions' noise. */
+static void put_ns(FILE *f, double v)
+{
+	put_num(f, isfinite(v) ? round(v * 1e3) / 1e3 : v);
+}
+
+static void key(struct jw *w, const char *k)
+{
+	fputs(w->first ? "" : ",", w->f);
+	w->first = 0;
+	put_str(w->f, k);
+	fputc(':', w->f);
+}
+
+static void kv_str(struct jw *w, const char *k, const char *v)
+{
+	key(w, k);
+	put_str(w->f, v);
+}
+
+static void kv_num(struct jw *w, const char *k, double v)
+{
+	key(w, k);
+	put_num(w->f, v);
+}
+
+static void kv_u64(struct jw *w, const char *k, uint64_t v)
+{
+	key(w, k);
+	fprintf(w->f, "%llu", (unsigned long long)v);
+}
+
+/* Opens an object as member @k (NULL: an array element) into @inner. */
+static void open_obj(struct jw *w, const char *k, struct jw *inner)
+{
+	if (k) {
+		key(w, k);
+	} else {
+		fputs(w->first ? "" : ",", w->f);
+		w->first = 0;
+	}
+	fputc('{', w->f);
+	*inner = (struct jw){ w->f, 1 };
+}
+
+static void close_obj(struct jw *inner)
+{
+	fputc('}', inner->f);
+}
+
+static void open_arr(struct jw *w, const char *k, struct jw *inner)
+{
+	key(w, k);
+	fputc('[', w->f);
+	*inner = (struct jw){ w->f, 1 };
+}
+
+static void close_arr(struct jw *inner)
+{
+	fputc(']', inner->f);
+}
+
+/* The measured CPUs, ascending. */
+static void put_cpus(struct jw *w, const struct rpt_file *rf)
+{
+	struct jw a;
+	unsigned int c;
+
+	open_arr(w, "cpus", &a);
+	for (c = 0; c < RPT_MAX_CPUS; c++) {
+		if (!(rf->cpus[c / 64] & (1ULL << (c % 64))))
+			continue;
+		fprintf(a.f, "%s%u", a.first ? "" : ",", c);
+		a.first = 0;
+	}
+	close_arr(&a);
+}
+
+/* The header's lines, without their indentation. */
+static void put_desc(struct jw *w, const char *desc)
+{
+	struct jw a;
+	const char *p = desc, *nl;
+	char line[1024];
+
+	open_arr(w, "description", &a);
+	while (p && *p) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		p += strspn(p, " ");
+		snprintf(line, sizeof(line), "%.*s", (int)(nl > p ? nl - p : 0), p);
+		fputs(a.first ? "" : ",", a.f);
+		a.first = 0;
+		put_str(a.f, line);
+		p = *nl ? nl + 1 : nl;
+	}
+	close_arr(&a);
+}
+
+static void put_meta(struct jw *w, const struct rpt_file *rf)
+{
+	const struct rpt_meta *m = &rf->meta;
+	char src[64];
+	struct jw a;
+	unsigned int i;
+
+	kv_str(w, "kind", m->kind);
+	key(w, "pipe_mode");
+	fputs(m->kind && !strcmp(m->kind, "perf.data") ? (m->pipe ? "true" : "false") : "null",
+	      w->f);
+	kv_str(w, "host", m->host);
+	kv_str(w, "kernel", m->kernel);
+	kv_str(w, "command", m->command);
+	kv_str(w, "format", m->format);
+	kv_str(w, "format_warning", m->format_warning);
+	kv_str(w, "tool", m->tool);
+	kv_str(w, "tool_version", m->tool_version);
+	kv_str(w, "device", m->device);
+	kv_str(w, "cpu", m->cpu);
+	kv_str(w, "method", rpt_sources_name(rf->sources, src, sizeof(src)));
+	open_arr(w, "events", &a);
+	for (i = 0; i < m->nevents; i++) {
+		fputs(a.first ? "" : ",", a.f);
+		a.first = 0;
+		put_str(a.f, m->events[i]);
+	}
+	close_arr(&a);
+	put_cpus(w, rf);
+	if (isnan(rf->ldist_min)) {
+		kv_num(w, "ldist_ns", NAN);
+	} else {
+		struct jw o;
+
+		open_obj(w, "ldist_ns", &o);
+		key(&o, "min");
+		put_ns(o.f, rf->ldist_min);
+		key(&o, "max");
+		put_ns(o.f, rf->ldist_max);
+		close_obj(&o);
+	}
+	put_desc(w, rf->desc);
+}
+
+static void put_validity(struct jw *w, const struct rpt_file *rf)
+{
+	struct jw o;
+
+	open_obj(w, "validity", &o);
+	kv_u64(&o, "read", rf->read);
+	kv_u64(&o, "kept", rf->kept);
+	kv_u64(&o, "excluded", rf->excluded);
+	kv_u64(&o, "lost_samples", rf->lost);
+	kv_u64(&o, "lost_records", rf->lost_records);
+	kv_u64(&o, "undecodable", rf->undecodable);
+	kv_u64(&o, "other_samples", rf->other);
+	kv_u64(&o, "multiplexed", rf->all.scaled);
+	kv_u64(&o, "out_of_range", rf->clamped);
+	close_obj(&o);
+}
+
+/* A time metric's statistics: the count as an integer, the rest in ns. */
+static void put_time_stats(struct jw *w, const char *name, const struct wult_stats_summary *s)
+{
+	struct jw o;
+	int k;
+
+	open_obj(w, name, &o);
+	kv_str(&o, "unit", "ns");
+	for (k = 0; k < RPT_S_NR; k++) {
+		key(&o, rpt_stat_names[k]);
+		if (k == RPT_S_COUNT)
+			put_num(o.f, rpt_stat_val(s, k));
+		else
+			put_ns(o.f, rpt_stat_val(s, k));
+	}
+	close_obj(&o);
+}
+
+/* A counter metric's unit, as its name or intel wult's table says. */
+static const char *ctr_unit(enum wult_metric m)
+{
+	const char *u = wult_metric_desc(m)->csv_unit;
+
+	return u[0] ? u : "count";
+}
+
+static void put_group(struct jw *w, const struct rpt_opts *o, const struct rpt_group *g)
+{
+	struct jw go, mo, co, c;
+	unsigned int i, cpu;
+	int state_at = 0;
+
+	open_obj(w, NULL, &go);
+	kv_str(&go, "name", g->name);
+	/* --per-cpu names its groups "CPUn STATE" (cmd_report.c). */
+	key(&go, "cpu");
+	if (o->per_cpu && sscanf(g->name, "CPU%u %n", &cpu, &state_at) == 1 && state_at)
+		fprintf(go.f, "%u", cpu);
+	else
+		fputs("null", go.f);
+	kv_str(&go, "state", g->name + state_at);
+	kv_u64(&go, "kept", g->kept);
+	kv_u64(&go, "excluded", g->excluded);
+	kv_u64(&go, "multiplexed", g->scaled);
+	open_obj(&go, "metrics", &mo);
+	for (i = 0; i < o->ntime; i++)
+		put_time_stats(&mo, o->time_name[i] ? o->time_name[i] :
+			       wult_metric_desc(o->time[i])->name, &g->sum[i]);
+	close_obj(&mo);
+	open_obj(&go, "counter_means", &co);
+	for (i = 0; i < RPT_NCTR; i++) {
+		if (!g->ctr[i].n)
+			continue;
+		open_obj(&co, wult_metric_desc(rpt_ctr_metrics[i])->name, &c);
+		kv_num(&c, "mean", rpt_mean_val(&g->ctr[i]));
+		kv_str(&c, "unit", ctr_unit(rpt_ctr_metrics[i]));
+		kv_u64(&c, "datapoints", g->ctr[i].n);
+		close_obj(&c);
+	}
+	close_obj(&co);
+	close_obj(&go);
+}
+
+static void put_resid_row(const struct rpt_resid_row *r, void *ctx)
+{
+	struct jw *a = ctx, o;
+
+	open_obj(a, NULL, &o);
+	key(&o, "cpu");
+	if (r->cpu < 0)
+		fputs("null", o.f);
+	else
+		fprintf(o.f, "%d", r->cpu);
+	kv_str(&o, "state", r->state);
+	kv_num(&o, "time_pct", r->time_pct);
+	kv_num(&o, "entries_per_s", r->entries_per_s);
+	kv_num(&o, "time_s", r->time_s);
+	kv_num(&o, "entries", r->entries);
+	kv_num(&o, "irq_time_pct", r->irq ? r->irq_time_pct : NAN);
+	kv_num(&o, "irqs_per_s", r->irq ? r->irqs_per_s : NAN);
+	close_obj(&o);
+}
+
+static void put_resid(struct jw *w, const struct rpt_resid *r)
+{
+	unsigned int ncpus;
+	double span;
+	struct jw o, a;
+	int irq;
+
+	if (!rpt_resid_any(r)) {
+		kv_num(w, "idle_residency", NAN);
+		return;
+	}
+	rpt_resid_totals(r, &span, &ncpus, &irq);
+	open_obj(w, "idle_residency", &o);
+	kv_num(&o, "span_s", span / 1e9);
+	kv_u64(&o, "cpus", ncpus);
+	key(&o, "irq");
+	fputs(irq ? "true" : "false", o.f);
+	open_arr(&o, "rows", &a);
+	rpt_resid_foreach(r, put_resid_row, &a);
+	close_arr(&a);
+	close_obj(&o);
+}
+
+static void put_file(struct jw *w, const struct rpt_opts *o, const struct rpt_file *rf)
+{
+	struct jw fo, ga;
+	unsigned int i;
+
+	open_obj(w, NULL, &fo);
+	kv_str(&fo, "path", rf->path);
+	put_meta(&fo, rf);
+	put_validity(&fo, rf);
+	open_arr(&fo, "groups", &ga);
+	for (i = 0; i < rf->ngroups; i++)
+		put_group(&ga, o, rf->groups[i]);
+	put_group(&ga, o, &rf->all);
+	close_arr(&ga);
+	put_resid(&fo, rf->resid);
+	close_obj(&fo);
+}
+
+int rpt_json_write(FILE *f, const struct rpt_opts *o, struct rpt_file *const *files,
+		   unsigned int nfiles)
+{
+	struct jw top = { f, 1 }, doc, a, u;
+	unsigned int j;
+	int k;
+
+	open_obj(&top, NULL, &doc);
+	kv_num(&doc, "schema_version", RPT_JSON_SCHEMA);
+	kv_str(&doc, "generator", "wult report " WULT_VERSION);
+	open_obj(&doc, "units", &u);
+	kv_str(&u, "time", "ns");
+	kv_str(&u, "ldist", "ns");
+	kv_str(&u, "counter_means", "each counter's own, in its 'unit'");
+	kv_str(&u, "idle_residency", "percent, per second, seconds, counts as named");
+	close_obj(&u);
+	open_arr(&doc, "statistics", &a);
+	for (k = 0; k < RPT_S_NR; k++) {
+		fputs(a.first ? "" : ",", f);
+		a.first = 0;
+		put_str(f, rpt_stat_names[k]);
+	}
+	close_arr(&a);
+	open_arr(&doc, "inputs", &a);
+	for (j = 0; j < nfiles; j++)
+		put_file(&a, o, files[j]);
+	close_arr(&a);
+	close_obj(&doc);
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}

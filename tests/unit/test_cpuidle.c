@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Idle-state selection (lib/cpuidle.c) on a fake cpuidle sysfs tree in a
+ * temporary directory: the plans of --states and --deepest-state, the
+ * restore record written before any change, the values put back, and the
+ * recovery from a record a killed run left.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <wult/cpuidle.h>
+
+#include "wt.h"
+
+static char root[256], record[300];
+static const char *const names[] = { "POLL", "C1", "C1E", "C6" };
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* root/cpuN/cpuidle/stateK/{name,disable} for CPUs 0 and 1. */
+static void make_tree(void)
+{
+	char path[512], line[16];
+	int cpu, k;
+
+	mkdir(root, 0755);
+	for (cpu = 0; cpu < 2; cpu++) {
+		snprintf(path, sizeof(path), "%s/cpu%d", root, cpu);
+		mkdir(path, 0755);
+		strcat(path, "/cpuidle");
+		mkdir(path, 0755);
+		for (k = 0; k < 4; k++) {
+			snprintf(path, sizeof(path), "%s/cpu%d/cpuidle/state%d", root, cpu, k);
+			mkdir(path, 0755);
+			snprintf(path, sizeof(path), "%s/cpu%d/cpuidle/state%d/name", root, cpu, k);
+			snprintf(line, sizeof(line), "%s\n", names[k]);
+			put(path, line);
+			snprintf(path, sizeof(path), "%s/cpu%d/cpuidle/state%d/disable", root,
+				 cpu, k);
+			/* CPU 1's C1E was disabled by hand: it must come back so. */
+			put(path, cpu == 1 && k == 2 ? "1\n" : "0\n");
+		}
+	}
+}
+
+/* The "disable" values of @cpu as a string, "0010". */
+static const char *disabled(int cpu)
+{
+	static char out[8];
+	char path[512], v[8];
+	FILE *f;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		snprintf(path, sizeof(path), "%s/cpu%d/cpuidle/state%d/disable", root, cpu, k);
+		f = fopen(path, "r");
+		out[k] = f && fgets(v, sizeof(v), f) ? v[0] : '?';
+		if (f)
+			fclose(f);
+	}
+	out[4] = '\0';
+	return out;
+}
+
+static int exists(const char *path)
+{
+	return !access(path, F_OK);
+}
+
+static void states(void)
+{
+	static const int cpus[] = { 0, 1 };
+	struct wult_cpuidle *c;
+	char err[512], desc[512];
+
+	WT_EQ(wult_cpuidle_open(root, cpus, 2, &c, err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_only(c, "POLL,C6", err, sizeof(err)), 0);
+	wult_cpuidle_describe(c, desc, sizeof(desc));
+	WT_CHECK(!strcmp(desc, "CPU 0: POLL C6 enabled, C1 C1E disabled; CPU 1: POLL C6 "
+			 "enabled, C1 C1E disabled"), "'%s'", desc);
+	WT_EQ(wult_cpuidle_apply(c, record, err, sizeof(err)), 0);
+	WT_CHECK(!strcmp(disabled(0), "0110") && !strcmp(disabled(1), "0110"), "%s %s",
+		 disabled(0), disabled(1));
+	WT_CHECK(exists(record), "the restore record is written before the values");
+	WT_EQ(wult_cpuidle_restore(c, err, sizeof(err)), 0);
+	WT_CHECK(!strcmp(disabled(0), "0000") && !strcmp(disabled(1), "0010"), "%s %s",
+		 disabled(0), disabled(1));
+	WT_CHECK(!exists(record), "the record is removed once restored");
+	wult_cpuidle_free(c);
+}
+
+static void deepest(void)
+{
+	static const int cpus[] = { 1 };
+	struct wult_cpuidle *c;
+	char err[512];
+
+	WT_EQ(wult_cpuidle_open(root, cpus, 1, &c, err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_deepest(c, "C1E", err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_apply(c, record, err, sizeof(err)), 0);
+	WT_CHECK(!strcmp(disabled(1), "0001"), "%s", disabled(1));
+	WT_EQ(wult_cpuidle_restore(c, err, sizeof(err)), 0);
+	WT_CHECK(!strcmp(disabled(1), "0010"), "%s", disabled(1));
+	wult_cpuidle_free(c);
+}
+
+static void errors(void)
+{
+	static const int cpus[] = { 0, 7 };
+	struct wult_cpuidle *c;
+	char err[512];
+
+	WT_EQ(wult_cpuidle_open(root, cpus, 2, &c, err, sizeof(err)), -ENOENT);
+	WT_CHECK(strstr(err, "CPU 7 has no cpuidle states") != NULL, "'%s'", err);
+	WT_CHECK(c == NULL, "no object on failure");
+	WT_EQ(wult_cpuidle_open(root, cpus, 1, &c, err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_only(c, "C1,C7", err, sizeof(err)), -EINVAL);
+	WT_CHECK(strstr(err, "CPU 0 has no idle state 'C7' (it has POLL, C1, C1E, C6)") != NULL,
+		 "'%s'", err);
+	WT_EQ(wult_cpuidle_only(c, "C1,,C6", err, sizeof(err)), -EINVAL);
+	WT_CHECK(strstr(err, "empty state name") != NULL, "'%s'", err);
+	WT_EQ(wult_cpuidle_deepest(c, "C3", err, sizeof(err)), -EINVAL);
+	/* A record that cannot be written: nothing is changed. */
+	WT_EQ(wult_cpuidle_only(c, "C1", err, sizeof(err)), 0);
+	WT_CHECK(wult_cpuidle_apply(c, "/nonexistent/dir/rec", err, sizeof(err)) < 0,
+		 "unwritable record");
+	WT_CHECK(strstr(err, "restore record") != NULL, "'%s'", err);
+	WT_CHECK(!strcmp(disabled(0), "0000"), "%s", disabled(0));
+	wult_cpuidle_free(c);
+}
+
+/* A run killed after applying leaves the record; the next run restores. */
+static void recover(void)
+{
+	static const int cpus[] = { 0 };
+	struct wult_cpuidle *c;
+	char err[512], path[600];
+	int pid;
+
+	WT_EQ(wult_cpuidle_recover(record, &pid, err, sizeof(err)), 0);	/* none */
+	WT_EQ(wult_cpuidle_open(root, cpus, 1, &c, err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_only(c, "C6", err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_apply(c, record, err, sizeof(err)), 0);
+	wult_cpuidle_free(c);	/* "killed": nothing put back */
+	WT_CHECK(!strcmp(disabled(0), "1110"), "%s", disabled(0));
+	/* Its writer is this process: not a live other run. */
+	WT_EQ(wult_cpuidle_recover(record, &pid, err, sizeof(err)), 1);
+	WT_EQ(pid, getpid());
+	WT_CHECK(!strcmp(disabled(0), "0000"), "%s", disabled(0));
+	WT_CHECK(!exists(record), "record removed");
+	/* A record naming a file that is not a cpuidle "disable": refused, kept. */
+	put(record, "wult cpuidle restore 1\npid 1\n/etc/passwd 0\n");
+	WT_EQ(wult_cpuidle_recover(record, &pid, err, sizeof(err)), -EINVAL);
+	WT_CHECK(strstr(err, "not a cpuidle disable file") != NULL, "'%s'", err);
+	WT_CHECK(exists(record), "a bad record is kept");
+	put(record, "wult cpuidle restore 1\npid 1\n/sys/cpu0/cpuidle/state0/../../../../etc/x"
+	    "/disable 0\n");
+	WT_EQ(wult_cpuidle_recover(record, &pid, err, sizeof(err)), -EINVAL);
+	put(record, "something else\n");
+	WT_EQ(wult_cpuidle_recover(record, &pid, err, sizeof(err)), -EINVAL);
+	WT_CHECK(strstr(err, "is not a wult restore record") != NULL, "'%s'", err);
+	snprintf(path, sizeof(path), "wult cpuidle restore 1\npid %d\n", (int)getppid());
+	put(record, path);
+	/* A live writer that is not wult (the test's parent): not alive as
+	 * a writer, so restored (nothing to write). */
+	WT_EQ(wult_cpuidle_recover(record, &pid, err, sizeof(err)), 1);
+}
+
+int main(void)
+{
+	char cmd[300];
+
+	snprintf(root, sizeof(root), "/tmp/wult-test-cpuidle.%d", (int)getpid());
+	snprintf(record, sizeof(record), "%s/restore", root);
+	make_tree();
+	states();
+	deepest();
+	errors();
+	recover();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	if (system(cmd))
+		WT_SKIP("temporary tree not removed");
+	return wt_done();
+}
