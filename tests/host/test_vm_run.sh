@@ -47,6 +47,20 @@ t_eq "binary file transferred intact" "$(cat "$tmp/o/blob.sha1" 2>/dev/null)" \
 	"$(sha1sum "$tmp/o/blob" 2>/dev/null | cut -d' ' -f1)"
 t_check "transferred file has its size" test "$(stat -c %s "$tmp/o/blob" 2>/dev/null)" = 100000
 t_check "dmesg.txt saved" grep -q 'Linux version' "$tmp/o/dmesg.txt"
+# The booted guest is saved once and restored by every later run of the
+# same machine, each with its own payload (script, arguments, module).
+out=$("$vr" --timeout 60 --out "$tmp/o2" "$tmp/g.sh" second 2>"$tmp/err2")
+t_eq "restored guest: exit status" 7 $?
+t_check "a later run restores the saved guest" grep -q 'restoring the booted 6.1 guest' "$tmp/err2"
+t_check "restored guest: this run's arguments" grep -qx 'args:1:second:' <<<"$out"
+t_check "restored guest: icount, two CPUs online" grep -qx 'clock:icount cpus:2 online:0-1' <<<"$out"
+t_check "restored guest: idle time skipped" grep -qx slept <<<"$out"
+t_eq "restored guest: a file transferred intact" "$(cat "$tmp/o2/blob.sha1" 2>/dev/null)" \
+	"$(sha1sum "$tmp/o2/blob" 2>/dev/null | cut -d' ' -f1)"
+out=$(WULT_VM_SNAPSHOT=0 "$vr" --timeout 120 --out "$tmp/o3" "$tmp/g.sh" third 2>"$tmp/err3")
+t_eq "WULT_VM_SNAPSHOT=0: exit status" 7 $?
+t_check "WULT_VM_SNAPSHOT=0 boots" sh -c "! grep -q restoring '$tmp/err3'"
+t_check "WULT_VM_SNAPSHOT=0: arguments" grep -qx 'args:1:third:' <<<"$out"
 printf '#!/bin/sh\necho "clock:$WULT_CLOCK cpus:$(nproc)"\n' > "$tmp/h1.sh"
 out=$("$vr" --clock host --cpus 3 --out "$tmp/h1" "$tmp/h1.sh" 2>/dev/null)
 t_check "--clock host: the host's clock, three CPUs" grep -qx 'clock:host cpus:3' <<<"$out"
