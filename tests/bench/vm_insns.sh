@@ -12,8 +12,11 @@
 #      and wult's (hook entry -> TSC read);
 #   3. one wake (idle exit -> back at the next idle entry) with a wult event
 #      armed, against the same wake by a plain pinned hrtimer without wult.
-# Goal: wult's part <= 12 for each stamp path. Each figure is the most
-# frequent value over the wakes of its kind, with how many had it.
+# Goal: wult's part <= 12 for each stamp path. A stamp path's figure is the
+# most frequent value over the wakes of its kind; a whole wake's, whose
+# length moves with the kernel's own state (the governor's history, the
+# tick), is its shortest path taken by at least 1% of the wakes. Each is
+# printed with how many wakes had it.
 # vm-args: --cpus 1
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
@@ -76,15 +79,17 @@ count tdt_cnt tdt
 head -n 1 a.rec > heads.txt
 read -r _ _ hi hl ht _ < heads.txt
 head_idle=${hi#idle=} head_lt=${hl#lt=} head_timer=${ht#timer=}
-if [ "$(awk '{ print $4 }' tdt_lt.dp | sort -u)" != 1000000 ]; then
-	echo "  tsc_khz is not 1000000: not the instruction-counted clock"
-	exit 1
-fi
-
 # mode: "VALUE COUNT TOTAL" of the numbers on stdin (VALUE - if none).
 mode() {
 	sort -n | uniq -c | sort -k1,1nr -k2,2n |
 		awk '{ t += $1; if (NR == 1) { v = $2; c = $1 } } END { print (t ? v : "-"), c + 0, t + 0 }'
+}
+# floor: "VALUE COUNT TOTAL": the smallest number on stdin that at least 1%
+# of them equal.
+floor() {
+	sort -n | uniq -c | awk '{ t += $1; c[NR] = $1; v[NR] = $2 }
+		END { for (i = 1; i <= NR; i++) if (c[i] * 100 >= t) { print v[i], c[i], t; exit }
+		      print "-", 0, t }'
 }
 # Records and datapoints in TSC order: "KEY TYPE A B".
 # Pass a: X (idle_first, aux S_exit), 1 (lt_first), T (timer) per wake.
@@ -113,9 +118,14 @@ wakes hrt_cnt N > hrt_cnt.w
 wakes tdt_cnt N > tdt_cnt.w
 # The lt_first passes with wult: a '1' stamp whose S_exit precedes the
 # datapoint's TAI stamp and which precedes its TIntr stamp (IntrOff = 1).
+# tdt's TIntr is the TSC converted to ns with tsc_khz, floor(c * 10^6 /
+# khz), and the guest's khz is 1000000 give or take a few: the TSC it was
+# is intr_ts1 - (conv(intr_ts1) - TIntr), exact unless the two conversions
+# round apart (about one datapoint in a thousand per kHz of difference).
 intr() {
 	{ awk '$1 == "1" { print $2, "1", $3 }' "$1.rec"
-	  awk '{ print $5, "D", $6, $7 }' "$1.dp"; } | sort -n |
+	  awk '{ x = $6 * (1000000 - $4) / $4; f = int(x); if (x < f) f--
+		 printf "%s D %s %.0f\n", $5, $6, $7 - f }' "$1.dp"; } | sort -n |
 		awk '$2 == "D" { ai = $1; i1 = $3; ti = $4; next }
 		     $2 == "1" && ai && $3 < ai && $1 < i1 { print ai - $3, i1 - $1, ti - $1; ai = 0 }'
 }
@@ -129,36 +139,43 @@ read -r T_hrt Tn_hrt TN_hrt <<< "$(awk '{ print $1 }' hrt_lt.w | mode)"
 read -r X_hrt Xn XN <<< "$(awk '{ print $2 }' hrt_lt.w | mode)"
 read -r T_tdt Tn_tdt TN_tdt <<< "$(awk '{ print $1 }' tdt_lt.w | mode)"
 read -r Z_tdt Zn ZN <<< "$(awk '{ print $3 }' tdt_lt.w | mode)"
-read -r base bn bN <<< "$(mode < b.w)"
-read -r w_hrt whn whN <<< "$(mode < hrt.w)"
-read -r w_tdt wtn wtN <<< "$(mode < tdt.w)"
-read -r c_hrt chn chN <<< "$(mode < hrt_cnt.w)"
-read -r c_tdt ctn ctN <<< "$(mode < tdt_cnt.w)"
+read -r base bn bN <<< "$(floor < b.w)"
+read -r w_hrt whn whN <<< "$(floor < hrt.w)"
+read -r w_tdt wtn wtN <<< "$(floor < tdt.w)"
+read -r c_hrt chn chN <<< "$(floor < hrt_cnt.w)"
+read -r c_tdt ctn ctN <<< "$(floor < tdt_cnt.w)"
 for v in "$K_tai" "$Y" "$C" "$T_hrt" "$X_hrt" "$T_tdt" "$Z_tdt" "$base" "$w_hrt" "$w_tdt" "$c_hrt" "$c_tdt"; do
 	[ "$v" != - ] || { echo "  a pass gave no wake of its kind (see $OUT)"; exit 1; }
 done
 
 goal() { [ "$1" -le 12 ] && echo met || echo "GOAL MISSED"; }
+# How many wakes each figure stands for varies from run to run, the figures
+# do not: the shares go to shares.txt, not beside the figures.
+{
+	echo "K_tai $Kn/$KN Y $Yn/$YN C $Cn/$CN T_hrt $Tn_hrt/$TN_hrt X_hrt $Xn/$XN"
+	echo "T_tdt $Tn_tdt/$TN_tdt Z_tdt $Zn/$ZN base $bn/$bN w_hrt $whn/$whN"
+	echo "w_tdt $wtn/$wtN c_hrt $chn/$chN c_tdt $ctn/$ctN"
+} > shares.txt
 echo "  stamp heads (entry -> TSC read, checked in the code): cpu_idle $head_idle, local_timer_entry $head_lt, timer $head_timer"
 for s in hrt tdt; do
-	[ $s = hrt ] && t=$T_hrt n="$Tn_hrt/$TN_hrt" || t=$T_tdt n="$Tn_tdt/$TN_tdt"
+	[ $s = hrt ] && t=$T_hrt || t=$T_tdt
 	w=$((t - K_tai))
-	printf '  %-4s idle exit -> TAI TSC read: %4d = kernel %4d (to the cpu_idle probe, %s wakes) + wult %2d (probe entry -> read; goal <= 12): %s  [%s wakes]\n' \
-		$s "$t" "$K_tai" "$Kn/$KN" "$w" "$(goal $w)" "$n"
+	printf '  %-4s idle exit -> TAI TSC read:   %4d = kernel %4d (to the cpu_idle probe) + wult %2d (probe entry -> read; goal <= 12): %s\n' \
+		$s "$t" "$K_tai" "$w" "$(goal $w)"
 done
 w=$((X_hrt - Y + head_timer))
-printf '  hrt  timer IRQ -> TIntr TSC read: kernel %4d (local_timer_entry stamp -> wult_hrt_fn, %s) + wult %2d (callback entry -> read; goal <= 12): %s  [%s wakes]\n' \
-	"$((Y - head_timer))" "$Yn/$YN" "$w" "$(goal $w)" "$Xn/$XN"
+printf '  hrt  timer IRQ -> TIntr TSC read: kernel %4d (local_timer_entry stamp -> wult_hrt_fn) + wult %2d (callback entry -> read; goal <= 12): %s\n' \
+	"$((Y - head_timer))" "$w" "$(goal $w)"
 w=$((Z_tdt - C + head_lt))
-printf '  tdt  timer IRQ -> TIntr TSC read: kernel    0 (wult hooks local_timer_entry itself) + wult %2d (probe entry -> read; goal <= 12): %s  [%s wakes; stacked-stamp calibration %d, %s]\n' \
-	"$w" "$(goal $w)" "$Zn/$ZN" "$C" "$Cn/$CN"
-# adds KIND VALUE COUNTS: one wake against the baseline.
+printf '  tdt  timer IRQ -> TIntr TSC read: kernel    0 (wult hooks local_timer_entry itself) + wult %2d (probe entry -> read; goal <= 12): %s\n' \
+	"$w" "$(goal $w)"
+# adds KIND VALUE: one wake against the baseline.
 adds() {
-	awk -v s="$1" -v v="$2" -v b="$base" -v n="$3" -v bn="$bn/$bN" 'BEGIN {
-		printf "  %-22s one wake (idle exit -> next idle entry): %5d vs %5d baseline (pinned hrtimer, no wult): %.2fx, wult adds %d  [%s, baseline %s wakes]\n",
-			s, v, b, v / b, v - b, n, bn }'
+	awk -v s="$1" -v v="$2" -v b="$base" 'BEGIN {
+		printf "  %-23s one wake (idle exit -> next idle entry): %5d vs %5d baseline (pinned hrtimer, no wult): %.2fx, wult adds %d\n",
+			s, v, b, v / b, v - b }'
 }
-adds "hrt, perf record -R" "$w_hrt" "$whn/$whN"
-adds "tdt, perf record -R" "$w_tdt" "$wtn/$wtN"
-adds "hrt, counting (measure)" "$c_hrt" "$chn/$chN"
-adds "tdt, counting (measure)" "$c_tdt" "$ctn/$ctN"
+adds "hrt, perf record -R" "$w_hrt"
+adds "tdt, perf record -R" "$w_tdt"
+adds "hrt, counting (measure)" "$c_hrt"
+adds "tdt, counting (measure)" "$c_tdt"
