@@ -170,8 +170,8 @@ static notrace int refidle_enter_masked(struct cpuidle_device *dev,
  *   lt_first    a local_timer_entry probe run before wult's tdt probe;
  *   lt_second   another one, run after lt_first;
  *   timer=NS    a pinned hard hrtimer firing every NS ns on the writer's
- *               CPU, its callback doing nothing but re-arming: a wake of
- *               the same kind as wult's hrtimer, without wult.
+ *               CPU, its callback doing nothing but record its stamp and
+ *               re-arm: a wake of the same kind as wult's, without wult.
  *
  * Each stamp function's first instruction after an optional endbr64 is the
  * TSC read, which is checked when they are started: the instructions from
