@@ -34,15 +34,26 @@
  * detection cost (one IRR scan), measured at load.
  */
 #include <linux/cpuidle.h>
+#include <linux/debugfs.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include <asm/apic.h>
 #include <asm/irqflags.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 #include <asm/tsc.h>
+#include <trace/events/power.h>
+
+#include "wult_compat.h"
 
 #define REFIDLE_STATES		3	/* C1..C3, after POLL */
 #define REFIDLE_IRR_REGS	8	/* 256 vectors, 32 per register */
@@ -70,6 +81,12 @@ static u64 refidle_cycles[REFIDLE_STATES + 1];
 static u64 refidle_masked_max_cycles;
 
 /*
+ * The TSC read that ended the last wait of each CPU: where its idle state
+ * ended. One store per wake; only the instruction benchmark reads it.
+ */
+static DEFINE_PER_CPU(u64, refidle_exit_tsc);
+
+/*
  * One turn of a wait loop. No pause (cpu_relax()): under QEMU's TCG every
  * pause leaves translated code for the main loop (helper_pause), so a loop
  * with one advances the guest's instruction-counted clock (vm-run --clock
@@ -82,12 +99,14 @@ static __always_inline void refidle_spin(void)
 	barrier();
 }
 
-static notrace void refidle_wait(int index)
+/* Returns the TSC read that ended the wait: the idle exit. */
+static notrace u64 refidle_wait(int index)
 {
-	u64 end = rdtsc() + refidle_cycles[index];
+	u64 end = rdtsc() + refidle_cycles[index], now;
 
-	while ((s64)(rdtsc() - end) < 0)
+	while ((s64)((now = rdtsc()) - end) < 0)
 		refidle_spin();
+	return now;
 }
 
 /* Is an interrupt waiting to be taken? Interrupts are masked here. */
@@ -109,7 +128,7 @@ static notrace int refidle_enter_halt(struct cpuidle_device *dev,
 		raw_safe_halt();
 		raw_local_irq_disable();
 	}
-	refidle_wait(index);
+	__this_cpu_write(refidle_exit_tsc, refidle_wait(index));
 	return index;
 }
 
@@ -134,8 +153,346 @@ static notrace int refidle_enter_masked(struct cpuidle_device *dev,
 		}
 		refidle_spin();
 	}
-	refidle_wait(index);
+	__this_cpu_write(refidle_exit_tsc, refidle_wait(index));
 	return index;
+}
+
+/*
+ * The instruction benchmark (tests/bench/vm_insns.sh, Documentation/bench.md).
+ * On the instruction-counted clock of the test guests a TSC difference is
+ * the number of instructions executed between two TSC reads, so stamps put
+ * at the right places count the instructions of a path exactly. Beside the
+ * exit stamp above, debugfs wult_refidle/bench offers stamps that exist
+ * only while asked for, so they cost nothing otherwise:
+ *
+ *   idle_first  a cpu_idle probe run before wult's (higher priority);
+ *   idle_last   one run after it (lower priority), also at idle entry;
+ *   lt_first    a local_timer_entry probe run before wult's tdt probe;
+ *   lt_second   another one, run after lt_first;
+ *   timer=NS    a pinned hard hrtimer firing every NS ns on the writer's
+ *               CPU, its callback doing nothing but record its stamp and
+ *               re-arm: a wake of the same kind as wult's, without wult.
+ *
+ * Each stamp function's first instruction after an optional endbr64 is the
+ * TSC read, which is checked when they are started: the instructions from
+ * a stamp function's entry to its TSC read are then known (its "head").
+ * Writing a list of the above (or "off") stops what runs, clears the record
+ * and starts the list; reading gives the heads and the records of the
+ * writer's CPU, in order: "KIND TSC AUX" with KIND
+ *   X  idle_first at idle exit, AUX = refidle_exit_tsc (the idle exit);
+ *   L  idle_last at idle exit, AUX = refidle_exit_tsc;
+ *   E  idle_last at idle entry, AUX = the state;
+ *   1, 2  lt_first, lt_second, AUX = refidle_exit_tsc;
+ *   T  the timer's callback.
+ */
+#define REFIDLE_RECS		8192
+#define REFIDLE_PRIO_FIRST	(TRACEPOINT_DEFAULT_PRIO + 1)
+#define REFIDLE_PRIO_LAST	(TRACEPOINT_DEFAULT_PRIO - 1)
+#define REFIDLE_FIRST		((void *)1UL)
+#define REFIDLE_LAST		((void *)2UL)
+#define REFIDLE_BENCH_MAX_WRITE	128
+
+enum {
+	REFIDLE_B_IDLE_FIRST	= BIT(0),
+	REFIDLE_B_IDLE_LAST	= BIT(1),
+	REFIDLE_B_LT_FIRST	= BIT(2),
+	REFIDLE_B_LT_SECOND	= BIT(3),
+	REFIDLE_B_TIMER		= BIT(4),
+};
+
+struct refidle_rec {
+	u64 tsc;
+	u64 aux;
+	char kind;
+};
+
+static DEFINE_MUTEX(refidle_bench_lock);
+static struct refidle_rec *refidle_recs;
+static unsigned int refidle_nrecs;
+static int refidle_bench_cpu = -1;
+static unsigned int refidle_bench_on;
+static u64 refidle_bench_period;
+static struct hrtimer refidle_bench_timer;
+static struct tracepoint *refidle_lt_tp;
+static struct dentry *refidle_dir;
+
+/* IRQs off, on the benchmark's CPU only. */
+static notrace void refidle_note(char kind, u64 tsc, u64 aux)
+{
+	unsigned int n = READ_ONCE(refidle_nrecs);
+
+	if (raw_smp_processor_id() != READ_ONCE(refidle_bench_cpu) ||
+	    n >= REFIDLE_RECS)
+		return;
+	refidle_recs[n].tsc = tsc;
+	refidle_recs[n].aux = aux;
+	refidle_recs[n].kind = kind;
+	WRITE_ONCE(refidle_nrecs, n + 1);
+}
+
+/*
+ * The stamp functions: the TSC read first, everything else in a tail call
+ * (a value kept across a call would need a register saved before it).
+ */
+static noinline notrace void refidle_idle_rest(void *data, unsigned int state,
+					       u64 tsc)
+{
+	if (state == PWR_EVENT_EXIT)
+		refidle_note(data == REFIDLE_FIRST ? 'X' : 'L', tsc,
+			     __this_cpu_read(refidle_exit_tsc));
+	else if (data == REFIDLE_LAST)
+		refidle_note('E', tsc, state);
+}
+
+static notrace void refidle_stamp_idle(void *data, unsigned int state,
+				       unsigned int cpu)
+{
+	refidle_idle_rest(data, state, rdtsc());
+}
+
+static noinline notrace void refidle_lt_rest(void *data, u64 tsc)
+{
+	refidle_note(data == REFIDLE_FIRST ? '1' : '2', tsc,
+		     __this_cpu_read(refidle_exit_tsc));
+}
+
+static notrace void refidle_stamp_lt(void *data, int vector)
+{
+	refidle_lt_rest(data, rdtsc());
+}
+
+static noinline notrace enum hrtimer_restart
+refidle_timer_rest(struct hrtimer *timer, u64 tsc)
+{
+	refidle_note('T', tsc, 0);
+	hrtimer_forward_now(timer, ns_to_ktime(refidle_bench_period));
+	return HRTIMER_RESTART;
+}
+
+static notrace enum hrtimer_restart refidle_stamp_timer(struct hrtimer *timer)
+{
+	return refidle_timer_rest(timer, rdtsc());
+}
+
+/*
+ * Instructions from @fn's entry to its TSC read, that read included: 1, or
+ * 2 after an endbr64; -1 if the compiler put anything else first.
+ */
+static int refidle_head(const void *fn)
+{
+	static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const u8 rdtsc_op[] = { 0x0f, 0x31 };
+	const u8 *p = fn;
+	int head = 1;
+
+	if (!memcmp(p, endbr64, sizeof(endbr64))) {
+		p += sizeof(endbr64);
+		head++;
+	}
+	return memcmp(p, rdtsc_op, sizeof(rdtsc_op)) ? -1 : head;
+}
+
+static void refidle_lt_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "local_timer_entry"))
+		refidle_lt_tp = tp;
+}
+
+static void refidle_bench_stop(void)
+{
+	unsigned int on = refidle_bench_on;
+
+	refidle_bench_on = 0;
+	if (on & REFIDLE_B_TIMER)
+		hrtimer_cancel(&refidle_bench_timer);
+	if (on & REFIDLE_B_IDLE_FIRST)
+		unregister_trace_cpu_idle(refidle_stamp_idle, REFIDLE_FIRST);
+	if (on & REFIDLE_B_IDLE_LAST)
+		unregister_trace_cpu_idle(refidle_stamp_idle, REFIDLE_LAST);
+	if (on & REFIDLE_B_LT_FIRST)
+		tracepoint_probe_unregister(refidle_lt_tp, refidle_stamp_lt,
+					    REFIDLE_FIRST);
+	if (on & REFIDLE_B_LT_SECOND)
+		tracepoint_probe_unregister(refidle_lt_tp, refidle_stamp_lt,
+					    REFIDLE_LAST);
+	if (on)
+		tracepoint_synchronize_unregister();
+}
+
+static int refidle_bench_start(unsigned int want)
+{
+	int ret = 0;
+
+	if (refidle_head(refidle_stamp_idle) < 0 ||
+	    refidle_head(refidle_stamp_lt) < 0 ||
+	    refidle_head(refidle_stamp_timer) < 0) {
+		pr_err("wult_refidle: bench: a stamp function does not start with its TSC read\n");
+		return -ENOEXEC;
+	}
+	if ((want & (REFIDLE_B_LT_FIRST | REFIDLE_B_LT_SECOND)) && !refidle_lt_tp)
+		return -EOPNOTSUPP;
+	if (!refidle_recs) {
+		refidle_recs = kvcalloc(REFIDLE_RECS, sizeof(*refidle_recs),
+					GFP_KERNEL);
+		if (!refidle_recs)
+			return -ENOMEM;
+	}
+	WRITE_ONCE(refidle_nrecs, 0);
+	WRITE_ONCE(refidle_bench_cpu, get_cpu());
+	put_cpu();
+
+	if (want & REFIDLE_B_IDLE_FIRST) {
+		ret = register_trace_prio_cpu_idle(refidle_stamp_idle,
+						   REFIDLE_FIRST,
+						   REFIDLE_PRIO_FIRST);
+		if (ret)
+			return ret;
+		refidle_bench_on |= REFIDLE_B_IDLE_FIRST;
+	}
+	if (want & REFIDLE_B_IDLE_LAST) {
+		ret = register_trace_prio_cpu_idle(refidle_stamp_idle,
+						   REFIDLE_LAST,
+						   REFIDLE_PRIO_LAST);
+		if (ret)
+			return ret;
+		refidle_bench_on |= REFIDLE_B_IDLE_LAST;
+	}
+	if (want & REFIDLE_B_LT_FIRST) {
+		ret = tracepoint_probe_register_prio(refidle_lt_tp,
+						     refidle_stamp_lt,
+						     REFIDLE_FIRST,
+						     REFIDLE_PRIO_FIRST);
+		if (ret)
+			return ret;
+		refidle_bench_on |= REFIDLE_B_LT_FIRST;
+	}
+	if (want & REFIDLE_B_LT_SECOND) {
+		ret = tracepoint_probe_register_prio(refidle_lt_tp,
+						     refidle_stamp_lt,
+						     REFIDLE_LAST,
+						     TRACEPOINT_DEFAULT_PRIO);
+		if (ret)
+			return ret;
+		refidle_bench_on |= REFIDLE_B_LT_SECOND;
+	}
+	if (want & REFIDLE_B_TIMER) {
+		/* Pinned: on this, the writer's, CPU. */
+		preempt_disable();
+		hrtimer_start(&refidle_bench_timer,
+			      ns_to_ktime(refidle_bench_period),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		preempt_enable();
+		refidle_bench_on |= REFIDLE_B_TIMER;
+	}
+	return 0;
+}
+
+static int refidle_bench_parse(char *buf, unsigned int *want)
+{
+	char *tok;
+	u64 ns;
+
+	*want = 0;
+	while ((tok = strsep(&buf, " \t\n"))) {
+		if (!*tok || !strcmp(tok, "off"))
+			continue;
+		if (!strcmp(tok, "idle_first")) {
+			*want |= REFIDLE_B_IDLE_FIRST;
+		} else if (!strcmp(tok, "idle_last")) {
+			*want |= REFIDLE_B_IDLE_LAST;
+		} else if (!strcmp(tok, "lt_first")) {
+			*want |= REFIDLE_B_LT_FIRST;
+		} else if (!strcmp(tok, "lt_second")) {
+			*want |= REFIDLE_B_LT_SECOND;
+		} else if (!strncmp(tok, "timer=", 6)) {
+			if (kstrtou64(tok + 6, 10, &ns) || ns < NSEC_PER_USEC)
+				return -EINVAL;
+			refidle_bench_period = ns;
+			*want |= REFIDLE_B_TIMER;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static ssize_t refidle_bench_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	unsigned int want;
+	char *buf;
+	int ret;
+
+	if (len > REFIDLE_BENCH_MAX_WRITE)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = refidle_bench_parse(buf, &want);
+	kfree(buf);
+	if (ret)
+		return ret;
+
+	mutex_lock(&refidle_bench_lock);
+	refidle_bench_stop();
+	if (want) {
+		ret = refidle_bench_start(want);
+		if (ret)
+			refidle_bench_stop();
+	}
+	mutex_unlock(&refidle_bench_lock);
+	return ret ? ret : len;
+}
+
+static int refidle_bench_show(struct seq_file *m, void *v)
+{
+	unsigned int i, n;
+
+	mutex_lock(&refidle_bench_lock);
+	n = READ_ONCE(refidle_nrecs);
+	seq_printf(m, "# heads idle=%d lt=%d timer=%d records=%u\n",
+		   refidle_head(refidle_stamp_idle),
+		   refidle_head(refidle_stamp_lt),
+		   refidle_head(refidle_stamp_timer), n);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%c %llu %llu\n", refidle_recs[i].kind,
+			   refidle_recs[i].tsc, refidle_recs[i].aux);
+	mutex_unlock(&refidle_bench_lock);
+	return 0;
+}
+
+static int refidle_bench_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, refidle_bench_show, NULL,
+				(REFIDLE_RECS + 1) * 48);
+}
+
+static const struct file_operations refidle_bench_fops = {
+	.owner		= THIS_MODULE,
+	.open		= refidle_bench_open,
+	.read		= seq_read,
+	.write		= refidle_bench_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static void refidle_bench_init(void)
+{
+	wult_hrtimer_setup(&refidle_bench_timer, refidle_stamp_timer,
+			   CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	for_each_kernel_tracepoint(refidle_lt_find, NULL);
+	refidle_dir = debugfs_create_dir("wult_refidle", NULL);
+	debugfs_create_file("bench", 0600, refidle_dir, NULL,
+			    &refidle_bench_fops);
+}
+
+static void refidle_bench_exit(void)
+{
+	debugfs_remove_recursive(refidle_dir);
+	mutex_lock(&refidle_bench_lock);
+	refidle_bench_stop();
+	mutex_unlock(&refidle_bench_lock);
+	kvfree(refidle_recs);
 }
 
 static struct cpuidle_driver refidle_driver = {
@@ -209,6 +566,7 @@ static int __init refidle_init(void)
 		       ret == -ENODEV ? ": cpuidle is off" : "");
 		return ret;
 	}
+	refidle_bench_init();
 	pr_info("wult_refidle: exit %u/%u/%u us, residency %u/%u/%u us, irqs_off %#x (at most %u us), timer_stop %d, detection %llu ns\n",
 		exit_us[0], exit_us[1], exit_us[2], target_us[0], target_us[1],
 		target_us[2], irqs_off, masked_max_us, timer_stop, base_ns);
@@ -217,6 +575,7 @@ static int __init refidle_init(void)
 
 static void __exit refidle_exit(void)
 {
+	refidle_bench_exit();
 	cpuidle_unregister(&refidle_driver);
 }
 

@@ -4,6 +4,8 @@
 # each source's first hook in its interrupt to the TIntr read (hrt: the
 # hrtimer callback, then ktime_get(); tdt: the local_timer_entry probe,
 # then the TSC), from each kernel's build of wult.ko. Goal: at most 12 each.
+# A static count; tests/bench/vm_insns.sh measures the same paths in a guest
+# on the instruction-counted clock (Documentation/bench.md).
 build=${WULT_BUILD:-$(dirname "$0")/../../build}
 for k in 6.1 6.12 6.12-rt; do
 	ko=$build/kernel/$k/wult.ko
