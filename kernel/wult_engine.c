@@ -33,6 +33,12 @@
  * idle entry is the CPU's LDist floor (wult_rules.h), which the PMU
  * enforces.
  *
+ * What ends a datapoint arms the next (wult_rule_next()): at once, or,
+ * when our interrupt found the CPU running a task, after a hold-off, so
+ * that a busy CPU does not take an interrupt every LDist; nothing while
+ * every event of the CPU is stopped. A failed arm is counted and retried
+ * at the next idle exit.
+ *
  * All state of a CPU lives in one struct wult_cpu reached through
  * wult_cpu(); it is only touched on its own CPU with IRQs off (probes,
  * the event's interrupt, perf add/del), so it needs no lock. Nothing here
@@ -66,6 +72,8 @@
 
 struct wult_cpu {
 	bool active;		/* measuring this CPU: the probes' first test */
+	bool paused;		/* no started event: arm nothing (wult_rule_next) */
+	bool holdoff;		/* the source is armed for a busy hold-off */
 	bool ltime_ok;		/* at the last idle entry LTime was programmed */
 	bool armed;		/* event armed, its interrupt not handled yet */
 	bool in_idle;		/* TBI taken, the idle exit not seen yet */
@@ -74,6 +82,8 @@ struct wult_cpu {
 	bool want_br;		/* a branches event is active on this CPU */
 	bool have_br;		/* brrec holds this wake's branch context */
 	u32 entries;		/* idle entries since the event was armed */
+	bool arm_in_irq;	/* armed from hard IRQ context ... */
+	u32 arm_irqs;		/* ... when the interrupt count was this */
 	u64 arm_tsc;		/* TSC just before the event was armed */
 	u32 poll_mask;		/* idle states polling with IRQs on */
 	const struct wult_source *src;	/* of the events measuring this CPU */
@@ -153,33 +163,71 @@ static void wult_floor_take(struct wult_cpu *wc)
 	wult_inc(&s->floor_n);
 }
 
-/*
- * Arms the next datapoint's event. Called when the previous one ended, so
- * before the CPU picks its next idle state: the governor sees LTime as the
- * next timer event and LDist decides which state is measured, as on a
- * system woken by a timer.
- */
-static void wult_arm(struct wult_cpu *wc)
+/* A datapoint armed or waiting for its second half, or a hold-off. */
+static bool wult_in_flight(const struct wult_cpu *wc)
 {
-	struct wult_dp *dp = &wc->rec.dp;
-	u64 ldist = wult_pick_ldist(wc);
-	u64 ltime;
+	return wc->armed || wc->fired || wc->holdoff;
+}
 
+/* Ends the current datapoint's state; the floor takes its interval. */
+static void wult_end(struct wult_cpu *wc)
+{
 	wc->in_idle = false;
 	wc->woken = false;
 	wc->fired = false;
 	wc->have_br = false;
+	wc->armed = false;
 	wult_floor_take(wc);
 	wc->entries = 0;
+}
+
+/*
+ * Arms the next datapoint's event. Called when the previous one ended, so
+ * before the CPU picks its next idle state: the governor sees LTime as the
+ * next timer event and LDist decides which state is measured, as on a
+ * system woken by a timer. Nothing while no event of the CPU is started.
+ */
+static void wult_arm(struct wult_cpu *wc)
+{
+	struct wult_dp *dp = &wc->rec.dp;
+	u64 ldist, ltime;
+
+	wult_end(wc);
+	if (wc->paused)
+		return;
+	ldist = wult_pick_ldist(wc);
+	/* To tell an expiry inside the interrupt that armed it. */
+	wc->arm_in_irq = in_hardirq();
+	if (wc->arm_in_irq)
+		wc->arm_irqs = wult_irqs();
 	wc->arm_tsc = rdtsc_ordered();
 	if (wc->src->arm(ldist, &ltime)) {
-		wc->armed = false;
+		/* Retried at the next idle exit (wult_rule_rearm_at_exit()). */
+		wult_inc(&wc->stats.arm_failed);
 		return;
 	}
 	wc->armed = true;
 	wult_inc(&wc->stats.armed);
 	dp->ldist = ldist;
 	dp->ltime = ltime;
+}
+
+/*
+ * Our interrupt found the CPU busy, or expired inside the interrupt that
+ * armed it (wult_rule_next()): the next datapoint is armed @ns from now,
+ * by the expiry of the same source, which is not a datapoint.
+ */
+static void wult_hold_off(struct wult_cpu *wc, u64 ns)
+{
+	u64 ltime;
+
+	wult_end(wc);
+	if (wc->src->arm(ns, &ltime)) {
+		wult_inc(&wc->stats.arm_failed);
+		return;
+	}
+	wc->holdoff = true;
+	wult_inc(&wc->stats.held_off);
 }
 
 /*
@@ -396,6 +444,9 @@ static noinline void wult_idle_exit(u64 tai)
 		else if (wc->armed)
 			wult_exit_first(wc, dp);
 	}
+	/* Where datapoints are armed anyway: the retry of a failed arm. */
+	if (wc->active && wult_rule_rearm_at_exit(!wc->paused, wult_in_flight(wc)))
+		wult_arm(wc);
 	local_irq_restore(flags);
 }
 
@@ -465,6 +516,24 @@ static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 }
 
 /*
+ * Our interrupt found the CPU out of idle: arm the next datapoint at once
+ * or after a hold-off.
+ */
+static void wult_intr_not_idle(struct wult_cpu *wc)
+{
+	bool idle_task = is_idle_task(current);
+	bool same = wc->arm_in_irq && wult_irqs() == wc->arm_irqs;
+
+	if (wult_rule_next(!wc->paused, true, idle_task, same) !=
+	    WULT_NEXT_HOLD_OFF) {
+		wult_drop(wc, WULT_NOT_IDLE);
+		return;
+	}
+	wult_inc(&wc->stats.not_idle);
+	wult_hold_off(wc, wult_rule_holdoff_ns(idle_task));
+}
+
+/*
  * The delayed event's interrupt, on the measured CPU. The source took
  * @ts1 (TSC) and @tintr first thing in its handler.
  */
@@ -473,7 +542,14 @@ void wult_engine_intr(u64 ts1, u64 tintr)
 	struct wult_cpu *wc = wult_cpu();
 	struct wult_dp *dp = &wc->rec.dp;
 
-	if (!wc->active || !wc->armed)
+	if (!wc->active)
+		return;
+	if (wc->holdoff) {
+		wc->holdoff = false;
+		wult_arm(wc);
+		return;
+	}
+	if (!wc->armed)
 		return;
 	wc->armed = false;
 	dp->tintr = tintr;
@@ -495,7 +571,7 @@ void wult_engine_intr(u64 ts1, u64 tintr)
 		wult_take_branches(wc, true);
 		wult_intr_in_idle(wc, dp);
 	} else {
-		wult_drop(wc, WULT_NOT_IDLE);
+		wult_intr_not_idle(wc);
 	}
 }
 
@@ -518,7 +594,7 @@ static u32 wult_poll_states(void)
 }
 
 void wult_engine_start(const struct wult_source *src, u64 ldist_min,
-		       u64 ldist_max, bool branches)
+		       u64 ldist_max, bool branches, bool started)
 {
 	struct wult_cpu *wc = wult_cpu();
 
@@ -526,8 +602,18 @@ void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 	wc->ldist_min = ldist_min;
 	wc->ldist_max = ldist_max;
 	wc->want_br = branches;
-	if (wc->active)
-		return;	/* a retune: an armed event keeps its LTime */
+	/*
+	 * Stopping only stops arming: what is in flight ends as usual, so
+	 * that perf's back-to-back ->stop and ->start (period changes,
+	 * frequency adjustment at each tick) lose nothing.
+	 */
+	wc->paused = !started;
+	if (wc->active) {
+		/* A retune: an armed event keeps its LTime; a resume arms. */
+		if (started && !wult_in_flight(wc))
+			wult_arm(wc);
+		return;
+	}
 	wc->src = src;
 	wc->poll_mask = wult_poll_states();
 	WRITE_ONCE(wc->active, true);
@@ -542,12 +628,14 @@ void wult_engine_stop(void)
 	if (!wc->active)
 		return;
 	WRITE_ONCE(wc->active, false);
-	if (wc->armed)
+	if (wc->armed || wc->holdoff)
 		wc->src->cancel();
 	/* An event fired but still waiting for its idle exit ends here too. */
 	if (wc->armed || wc->fired)
 		wult_inc(&wc->stats.cancelled);
 	wc->armed = false;
+	wc->holdoff = false;
+	wc->paused = false;
 	wc->fired = false;
 	wc->woken = false;
 	wc->in_idle = false;
@@ -605,6 +693,8 @@ void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
 	stats->delivery_failed = READ_ONCE(s->delivery_failed);
 	stats->branches = READ_ONCE(s->branches);
 	stats->branches_off = READ_ONCE(s->branches_off);
+	stats->held_off = READ_ONCE(s->held_off);
+	stats->arm_failed = READ_ONCE(s->arm_failed);
 }
 
 /*

@@ -31,7 +31,8 @@ struct wult_br_rec {
 /*
  * Per-CPU counters. Every armed event ends exactly once as emitted,
  * not_idle, stale_tai, other_intr, invalid or cancelled (or is still in
- * flight); early_wake and delivery_failed are counted on the side.
+ * flight); early_wake, delivery_failed, held_off and arm_failed are
+ * counted on the side.
  */
 struct wult_stats {
 	u64 armed;		/* delayed events armed */
@@ -45,6 +46,8 @@ struct wult_stats {
 	u64 delivery_failed;	/* perf recursion: a sample was not written */
 	u64 branches;		/* branch contexts emitted */
 	u64 branches_off;	/* ... of which LBR was not recording */
+	u64 held_off;		/* not_idle with a task running: arm delayed */
+	u64 arm_failed;		/* the source refused to arm: retried at exit */
 	/* Not counters: the LDist floor (wult_rules.h), TSC cycles. */
 	u64 floor_cyc;		/* shortest arm-to-TBI time seen */
 	u64 floor_n;		/* arm-to-TBI times seen */
@@ -62,10 +65,11 @@ unsigned int wult_engine_users(void);
 
 /*
  * IRQs off, on the measured CPU: start or retune (LDist range in ns) and
- * stop this CPU's measurement loop.
+ * stop this CPU's measurement loop. !@started (every event of the CPU
+ * stopped by perf): arm nothing more until started again.
  */
 void wult_engine_start(const struct wult_source *src, u64 ldist_min,
-		       u64 ldist_max, bool branches);
+		       u64 ldist_max, bool branches, bool started);
 void wult_engine_stop(void);
 
 void wult_engine_stats(unsigned int cpu, struct wult_stats *stats);

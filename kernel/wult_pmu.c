@@ -56,6 +56,12 @@
 
 /* Events scheduled in on this CPU, linked through event->active_entry. */
 static DEFINE_PER_CPU(struct list_head, wult_pmu_events);
+/*
+ * perf_tp_event() delivers to the events of an hlist: each event is put
+ * on this CPU's list for its own call only, so that no node of it ever
+ * points at a stack frame or at a list it has left.
+ */
+static DEFINE_PER_CPU(struct hlist_head, wult_pmu_tp_head);
 
 static u16 wult_rec_type;
 static u16 wult_br_type;
@@ -420,24 +426,40 @@ err_release:
 	return ret;
 }
 
-/* The span of the LDist ranges of this CPU's events drives the engine. */
+static bool wult_ev_started(const struct perf_event *event)
+{
+	return !(event->hw.state & PERF_HES_STOPPED);
+}
+
+/*
+ * The span of the LDist ranges of this CPU's started events drives the
+ * engine; with every event stopped it arms nothing more.
+ */
 static void wult_pmu_update(struct list_head *events)
 {
 	u64 lo = U64_MAX, hi = 0;
 	struct perf_event *event;
-	bool branches = false;
+	bool branches = false, started = false;
 
 	if (list_empty(events)) {
 		wult_engine_stop();
 		return;
 	}
 	list_for_each_entry(event, events, active_entry) {
+		if (!wult_ev_started(event))
+			continue;
+		started = true;
 		lo = min(lo, wult_ev_lo(event));
 		hi = max(hi, wult_ev_hi(event));
 		branches |= wult_ev_kind(event) == WULT_KIND_BRANCHES;
 	}
 	event = list_first_entry(events, struct perf_event, active_entry);
-	wult_engine_start(wult_ev_source(event), lo, hi, branches);
+	if (!started) {
+		/* A range for the record; nothing is armed with it. */
+		lo = wult_ev_lo(event);
+		hi = wult_ev_hi(event);
+	}
+	wult_engine_start(wult_ev_source(event), lo, hi, branches, started);
 }
 
 /* The accounting value an idle event counts, on its CPU, IRQs off. */
@@ -473,19 +495,37 @@ static void wult_idle_update(struct perf_event *event)
 	local64_add(now - prev, &event->count);
 }
 
+/*
+ * perf stops an added event without removing it to change its period, to
+ * adjust a frequency (each tick) and, where the core does it, to throttle
+ * it, then restarts it with ->start: meanwhile a datapoint event does not
+ * drive the engine of its CPU. (perf_tp_event() never asks to throttle on
+ * the first overflow of a call, so wult events are not throttled on 6.1
+ * or 6.12; the engine's hold-offs bound their rate.) Events not, or no
+ * longer, on the CPU's list are wult_event_add()'s and wult_event_del()'s.
+ */
 static void wult_event_start(struct perf_event *event, int flags)
 {
+	bool was_stopped = !wult_ev_started(event);
+
 	if (wult_kind_idle(wult_ev_kind(event)))
 		local64_set(&event->hw.prev_count, wult_idle_value(event));
 	event->hw.state = 0;
+	if (was_stopped && !wult_kind_idle(wult_ev_kind(event)) &&
+	    !list_empty(&event->active_entry))
+		wult_pmu_update(this_cpu_ptr(&wult_pmu_events));
 }
 
 static void wult_event_stop(struct perf_event *event, int flags)
 {
-	if (wult_kind_idle(wult_ev_kind(event)) &&
-	    !(event->hw.state & PERF_HES_STOPPED))
+	bool was_started = wult_ev_started(event);
+
+	if (wult_kind_idle(wult_ev_kind(event)) && was_started)
 		wult_idle_update(event);
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (was_started && !wult_kind_idle(wult_ev_kind(event)) &&
+	    !list_empty(&event->active_entry))
+		wult_pmu_update(this_cpu_ptr(&wult_pmu_events));
 }
 
 static int wult_idle_event_add(struct perf_event *event, int flags)
@@ -551,7 +591,7 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 					 struct pt_regs *regs)
 {
 	bool branches = wult_ev_kind(event) == WULT_KIND_BRANCHES;
-	struct hlist_head head;
+	struct hlist_head *head = this_cpu_ptr(&wult_pmu_tp_head);
 	int rctx;
 
 	if (rec->dp.ldist < wult_ev_lo(event) || rec->dp.ldist > wult_ev_hi(event))
@@ -563,15 +603,19 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 	rctx = perf_swevent_get_recursion_context();
 	if (rctx < 0)
 		return 1;
-	/* A one-event list: perf_tp_event() delivers to it and puts rctx. */
-	INIT_HLIST_HEAD(&head);
-	hlist_add_head(&event->hlist_entry, &head);
+	/*
+	 * A one-event list, each event its own count: perf_tp_event()
+	 * delivers to it and puts rctx. IRQs are off and only this CPU
+	 * uses its head, so the node can go as soon as the call returns.
+	 */
+	hlist_add_head(&event->hlist_entry, head);
 	if (branches)
 		perf_tp_event(wult_br_type, 1, brrec, sizeof(*brrec), regs,
-			      &head, rctx, NULL);
+			      head, rctx, NULL);
 	else
 		perf_tp_event(wult_rec_type, wult_ev_count(event, &rec->dp), rec,
-			      sizeof(*rec), regs, &head, rctx, NULL);
+			      sizeof(*rec), regs, head, rctx, NULL);
+	hlist_del_init(&event->hlist_entry);
 	return 0;
 }
 
@@ -728,8 +772,10 @@ int wult_pmu_init(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		INIT_LIST_HEAD(per_cpu_ptr(&wult_pmu_events, cpu));
+		INIT_HLIST_HEAD(per_cpu_ptr(&wult_pmu_tp_head, cpu));
+	}
 	wult_rec_type = wult_trace_type();
 	wult_br_type = wult_trace_br_type();
 	return perf_pmu_register(&wult_pmu, "wult", -1);

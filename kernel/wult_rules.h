@@ -110,6 +110,69 @@ static inline bool wult_rule_ldist_unreachable(u64 ldist_max, u64 floor, u64 n)
 }
 
 /*
+ * Hold-offs (ns): instead of arming the next datapoint at once, the
+ * source is armed this far ahead for an expiry that only arms it.
+ *
+ * Our interrupt found the CPU running a task: a busy CPU with a short
+ * LDist would otherwise take an interrupt every few microseconds, none of
+ * them a datapoint. One ms bounds that to about two interrupts per ms
+ * (the hold-off's and the datapoint's) and resumes measuring within a ms
+ * of the CPU going idle.
+ */
+#define WULT_BUSY_HOLDOFF_NS	1000000ULL
+/*
+ * The event expired inside the very interrupt that armed it (its LDist
+ * was shorter than the rest of that handler): re-arming at once lets the
+ * hrtimer core run it again in the same interrupt, and after three such
+ * passes it reports a hang ("hrtimer: interrupt took"). Just long enough
+ * to leave the interrupt.
+ */
+#define WULT_LOOP_HOLDOFF_NS	20000ULL
+
+/* What ends a datapoint leads to, for the next one. */
+enum wult_next {
+	WULT_NEXT_ARM,		/* arm it now */
+	WULT_NEXT_HOLD_OFF,	/* arm it after wult_rule_holdoff_ns() */
+	WULT_NEXT_NONE,		/* arm nothing until an event is started */
+};
+
+/*
+ * @started: some wult event of the CPU is started (perf's ->stop, as for
+ * a stopped, throttled or frequency-adjusted event, keeps an event in the
+ * CPU's list but must not let it drive the CPU); @not_idle: the datapoint
+ * ended because our interrupt found the CPU out of idle; @idle_task: that
+ * interrupt came in the idle task, between two idle periods and about to
+ * idle again (a short LDist's normal drop), not busy; @same_intr: it
+ * came inside the interrupt that armed the event (no interrupt between).
+ */
+static inline enum wult_next wult_rule_next(bool started, bool not_idle,
+					    bool idle_task, bool same_intr)
+{
+	if (!started)
+		return WULT_NEXT_NONE;
+	if (not_idle && (!idle_task || same_intr))
+		return WULT_NEXT_HOLD_OFF;
+	return WULT_NEXT_ARM;
+}
+
+/* The hold-off of a WULT_NEXT_HOLD_OFF, ns. */
+static inline u64 wult_rule_holdoff_ns(bool idle_task)
+{
+	return idle_task ? WULT_LOOP_HOLDOFF_NS : WULT_BUSY_HOLDOFF_NS;
+}
+
+/*
+ * An idle exit arms the next datapoint if nothing is in flight (armed,
+ * fired and waiting for its exit, or held off) while an event is started:
+ * after a failed arm, measuring resumes at the CPU's next wake instead of
+ * never.
+ */
+static inline bool wult_rule_rearm_at_exit(bool started, bool in_flight)
+{
+	return started && !in_flight;
+}
+
+/*
  * A TSC-clocked source converts its times with tsc_khz: unusable while
  * the kernel does not know the TSC rate (tsc_khz 0, e.g. calibration
  * failed), where the conversion would divide by zero.

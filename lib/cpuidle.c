@@ -344,15 +344,15 @@ static int writer_alive(int pid)
 	return !read_line(path, comm, sizeof(comm)) && !strcmp(comm, "wult");
 }
 
-/* A record line "PATH VALUE": only a cpuidle "disable" file is written. */
-static int recover_line(char *line, char *err, size_t errlen)
+int wult_cpuidle_record_line(char *line, const char **path, int *value, char *err,
+			     size_t errlen)
 {
-	char *sp = strrchr(line, ' '), *end;
+	char *sp, *end;
 	size_t n;
 	long v;
-	int ret;
 
 	line[strcspn(line, "\n")] = '\0';
+	sp = strrchr(line, ' ');
 	if (!sp)
 		return wult_err_set(err, errlen, -EINVAL, "restore record line '%.200s' is "
 				    "not 'PATH VALUE'", line);
@@ -363,9 +363,22 @@ static int recover_line(char *line, char *err, size_t errlen)
 	    strstr(line, "/..") || n < 8 || strcmp(line + n - 8, "/disable"))
 		return wult_err_set(err, errlen, -EINVAL, "restore record line '%.200s %.16s' "
 				    "is not a cpuidle disable file and 0 or 1", line, sp + 1);
-	ret = write_val(line, (int)v);
+	*path = line;
+	*value = (int)v;
+	return 0;
+}
+
+/* A record line "PATH VALUE" put back. */
+static int recover_line(char *line, char *err, size_t errlen)
+{
+	const char *path;
+	int v, ret = wult_cpuidle_record_line(line, &path, &v, err, errlen);
+
 	if (ret)
-		return wult_err_set(err, errlen, ret, "cannot restore %s: %s", line,
+		return ret;
+	ret = write_val(path, v);
+	if (ret)
+		return wult_err_set(err, errlen, ret, "cannot restore %s: %s", path,
 				    strerror(-ret));
 	return 0;
 }

@@ -28,8 +28,8 @@
 #include <linux/wult.h>
 #include <wult/evparse.h>
 #include <wult/pdwrite.h>
-#include <wult/progress.h>
 #include <wult/perfdata.h>
+#include <wult/progress.h>
 
 #include "cmds.h"
 #include "record.h"

@@ -366,6 +366,10 @@ gate 3 "on a diff, holding on [2]" --fail-if 'all.count WakeLatency == 2000' \
 	"$tmp/a.data" "$tmp/b.data"
 t_check "--fail-if on a diff names the input" grep -q "HOLDS: .* in \[2\] $tmp/b.data" \
 	"$tmp/gerr"
+gate 3 "a --per-cpu group (a state name with a space)" --per-cpu \
+	--fail-if 'CPU0 C1.max WakeLatency > 1us' "$DATA/wult_resid.data"
+t_check "--fail-if names the --per-cpu group" grep -q "HOLDS: CPU0 C1 max WakeLatency" \
+	"$tmp/gerr"
 gate 0 "no value: does not hold" --fail-if 'all.stddev WakeLatency > 0' "$tmp/one.data"
 t_check "--fail-if without a value says so" grep -q "no value in" "$tmp/gerr"
 # Usage errors: status 2, the bad part named, no report.

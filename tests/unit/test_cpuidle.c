@@ -178,6 +178,27 @@ static void recover(void)
 	WT_EQ(wult_cpuidle_recover(record, &pid, err, sizeof(err)), 1);
 }
 
+static void record_lines(void)
+{
+	char line[128], err[256];
+	const char *path;
+	int v;
+
+	snprintf(line, sizeof(line), "/sys/devices/system/cpu/cpu1/cpuidle/state2/disable 1\n");
+	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), 0);
+	WT_CHECK(!strcmp(path, "/sys/devices/system/cpu/cpu1/cpuidle/state2/disable") && v == 1,
+		 "'%s' %d", path, v);
+	snprintf(line, sizeof(line), "/a/cpuidle/state2/disable 2");
+	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), -EINVAL);
+	snprintf(line, sizeof(line), "/a/cpuidle/state2/name 0");
+	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), -EINVAL);
+	snprintf(line, sizeof(line), "/a/cpuidle/state2/disable");
+	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), -EINVAL);
+	WT_CHECK(strstr(err, "not 'PATH VALUE'") != NULL, "'%s'", err);
+	snprintf(line, sizeof(line), "/a/cpuidle/state2/disable 0x");
+	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -189,6 +210,7 @@ int main(void)
 	deepest();
 	errors();
 	recover();
+	record_lines();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	if (system(cmd))
 		WT_SKIP("temporary tree not removed");

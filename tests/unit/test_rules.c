@@ -100,6 +100,37 @@ static void test_ldist_unreachable(void)
 	WT_EQ(wult_rule_ldist_unreachable(0, 0, 0), false);
 }
 
+/* What ends a datapoint arms next: hold-offs, stopped events. */
+static void test_next(void)
+{
+	WT_EQ(wult_rule_next(true, false, false, false), WULT_NEXT_ARM);
+	WT_EQ(wult_rule_next(true, false, true, true), WULT_NEXT_ARM);
+	/* Not idle in the idle task: a short LDist, the CPU idles soon. */
+	WT_EQ(wult_rule_next(true, true, true, false), WULT_NEXT_ARM);
+	/* ... but expired in the interrupt that armed it: not again. */
+	WT_EQ(wult_rule_next(true, true, true, true), WULT_NEXT_HOLD_OFF);
+	WT_EQ(wult_rule_holdoff_ns(true), WULT_LOOP_HOLDOFF_NS);
+	/* Not idle with a task running: busy, hold off a ms. */
+	WT_EQ(wult_rule_next(true, true, false, false), WULT_NEXT_HOLD_OFF);
+	WT_EQ(wult_rule_next(true, true, false, true), WULT_NEXT_HOLD_OFF);
+	WT_EQ(wult_rule_holdoff_ns(false), WULT_BUSY_HOLDOFF_NS);
+	WT_EQ(WULT_BUSY_HOLDOFF_NS, 1000000);
+	WT_EQ(WULT_LOOP_HOLDOFF_NS, 20000);
+	/* Every event of the CPU stopped (->stop, throttling): nothing. */
+	WT_EQ(wult_rule_next(false, false, false, false), WULT_NEXT_NONE);
+	WT_EQ(wult_rule_next(false, true, false, false), WULT_NEXT_NONE);
+	WT_EQ(wult_rule_next(false, true, true, true), WULT_NEXT_NONE);
+}
+
+/* A failed arm is retried at the next idle exit; nothing doubles up. */
+static void test_rearm_at_exit(void)
+{
+	WT_EQ(wult_rule_rearm_at_exit(true, false), true);
+	WT_EQ(wult_rule_rearm_at_exit(true, true), false);
+	WT_EQ(wult_rule_rearm_at_exit(false, false), false);
+	WT_EQ(wult_rule_rearm_at_exit(false, true), false);
+}
+
 /* tdt converts with tsc_khz: refused while it is 0. */
 static void test_tsc_rate(void)
 {
@@ -117,6 +148,8 @@ int main(void)
 	test_wrap();
 	test_floor();
 	test_ldist_unreachable();
+	test_next();
+	test_rearm_at_exit();
 	test_tsc_rate();
 	return wt_done();
 }

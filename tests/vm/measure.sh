@@ -49,7 +49,7 @@ if [ -w $on ]; then
 	t_check "measure CPUs 0-1" sh -c "echo 0-1 > $M"
 	t_check "CPU 1 measuring" wult_wait_change 1 armed 100
 	echo 0 > $on
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ "$(cat /sys/kernel/debug/wult/events)" = 1 ] && break
 		sleep 0.1
 	done

@@ -61,4 +61,13 @@ void wult_cpuidle_free(struct wult_cpuidle *c);
  */
 int wult_cpuidle_recover(const char *record, int *pid, char *err, size_t errlen);
 
+/*
+ * One "PATH VALUE" line of a restore record (its newline, if any, is cut),
+ * checked: PATH a cpuidle "disable" file (".../cpuidle/stateK/.../disable",
+ * no ".." component), VALUE 0 or 1. 0 with *@path inside @line, or -EINVAL
+ * with @err.
+ */
+int wult_cpuidle_record_line(char *line, const char **path, int *value, char *err,
+			     size_t errlen);
+
 #endif

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer target: the lines of wult record's idle-state restore record
+ * (wult_cpuidle_record_line(); the recovery writes nothing here). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <wult/cpuidle.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[128], *text, *line, *next;
+	const char *path;
+	int v;
+
+	text = malloc(size + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	for (line = text; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!wult_cpuidle_record_line(line, &path, &v, err, sizeof(err))) {
+			/* What passes is a disable file inside the line, 0 or 1. */
+			if ((v != 0 && v != 1) || path != line || !strstr(path, "/disable") ||
+			    strstr(path, "/.."))
+				abort();
+		}
+	}
+	free(text);
+	return 0;
+}
