@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 24
+# vm-cost: 73
 # The perf dlfilter (build/plugins/dlfilter/wult-filter.so) on a real recording: it
 # keeps exactly the datapoints an independent decoder (the python script)
 # selects with the same condition, and rejects bad expressions clearly.

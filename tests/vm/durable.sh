@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 22
+# vm-cost: 48
 # Durable recording: wult record killed with SIGKILL 2 s into measuring
 # leaves a file wult report and stock perf read, holding >= 90% of the
 # datapoints wult.ko emitted meanwhile (its debugfs counters); SIGHUP and

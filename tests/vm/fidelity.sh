@@ -16,7 +16,7 @@
 # median, measured back to back with the same period, agree within 0.5 us:
 # both are the hrtimer callback's time minus the expiry.
 # vm-args: --cpus 1
-# vm-cost: 30
+# vm-cost: 65
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
 M=/sys/kernel/debug/wult/measure

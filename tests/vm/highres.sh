@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 8
+# vm-cost: 67
 # vm-args: --append highres=off
 # Without high resolution timers the hrtimer expires from the tick, up to a
 # tick late: wult must refuse to measure, with a reason in the kernel log.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 10
+# vm-cost: 20
 # The ftrace recipe of Documentation/usage.md: an in-kernel histogram of
 # WakeLatency per requested state with a hist trigger on wult:datapoint.
 # Its counts must add up to the datapoints perf stat counted in the run.
@@ -24,7 +24,7 @@ hits=$(awk '/Hits:/ { print $2 }' hist.txt | tr '\n' ' ')
 t_eq "both histograms hit once per datapoint" "$n $n " "$hits"
 sum=$(awk '/wake_latency: ~/ { s += $NF } END { print s + 0 }' hist.txt)
 t_eq "bucket counts add up to the datapoints" "$n" "$sum"
-t_check "buckets are 10 us wide" grep -qE 'wake_latency: ~ [0-9]+-[0-9]+9999 ' hist.txt
+t_check "buckets are 10 us wide" grep -qE 'wake_latency: ~ [0-9]+-[0-9]*9999 ' hist.txt
 t_check "keyed by requested state" grep -q '{ req_cstate: *1, wake_latency: ~' hist.txt
 t_check "log2 histogram of intr_latency" grep -q 'intr_latency: ~ 2^' hist.txt
 t_check "drop: trigger removed" sh -c "echo '!$H' >> $T/trigger && echo '!$L' >> $T/trigger"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 8
+# vm-cost: 200
 # vm-args: --append idle=poll
 # The polling idle path (idle=poll: cpu_idle_poll(), state 0, interrupts
 # on): the engine must end the poll on its interrupt and yield valid

@@ -20,7 +20,7 @@
 # instructions of the path it claims to remove.
 # One vCPU: several vCPUs take turns under TCG, which shows in the tails.
 # vm-args: --cpus 1
-# vm-cost: 60
+# vm-cost: 250
 . "$WULT_SRC/tests/lib.sh"
 
 DEC=$WULT_SRC/scripts/perf/wult-decode.py
