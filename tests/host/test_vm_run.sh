@@ -92,9 +92,11 @@ t_eq "the same base file is kept" "$base0" \
 	"$(cd "$cache" && stat -c '%n %i %Y' base-*.cpio 2>/dev/null)"
 
 # A guest that cannot boot (no init) is booted three times, then fails;
-# one that dies after its script started is not booted again.
+# one that dies after its script started is not booted again. (Booted
+# without a saved guest: trying to save one that never reaches /init
+# would cost a fourth boot.)
 printf '#!/bin/sh\necho never\n' > "$tmp/n.sh"
-"$vr" --append rdinit=/nonexistent --timeout 60 --out "$tmp/n" "$tmp/n.sh" > /dev/null 2> "$tmp/nerr"
+WULT_VM_SNAPSHOT=0 "$vr" --append rdinit=/nonexistent --timeout 60 --out "$tmp/n" "$tmp/n.sh" > /dev/null 2> "$tmp/nerr"
 t_eq "a guest that cannot boot fails with 125" 125 $?
 t_eq "it was booted three times" 2 "$(grep -c 'died while booting' "$tmp/nerr")"
 printf '#!/bin/sh\necho c > /proc/sysrq-trigger\n' > "$tmp/c.sh"
