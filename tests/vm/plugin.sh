@@ -10,7 +10,8 @@ cd "$OUT" || exit 1
 t_check "plugin present in the guest" test -f "$TRACEEVENT_PLUGIN_DIR/plugin_wult.so"
 t_check "insmod" insmod "$WULT_KO"
 
-perf record -q -e wult/datapoints/ -e wult:datapoint -C 1 -o tp.data -- sleep 2
+# Half a second: about 250 datapoints (the default LDist, 0-4 ms).
+perf record -q -e wult/datapoints/ -e wult:datapoint -C 1 -o tp.data -- sleep 0.5
 perf script -i tp.data 2>/dev/null | grep 'wult:datapoint:' > plugin.txt
 n=$(wc -l < plugin.txt)
 t_check "perf script prints datapoints ($n)" test "$n" -ge 50
@@ -38,7 +39,7 @@ perf stat -e wult/datapoints/ -C 1 -- sleep 8 > /dev/null 2>&1 &
 stat=$!
 # perf takes seconds to start under TCG: trace once datapoints flow.
 wult_wait_change 1 emitted 50
-trace-cmd record -q -e wult:datapoint -o tc.dat sleep 2 > /dev/null 2>&1
+trace-cmd record -q -e wult:datapoint -o tc.dat sleep 1 > /dev/null 2>&1
 t_check "trace-cmd record" test -s tc.dat
 trace-cmd report -i tc.dat 2>/dev/null | grep ' datapoint:' > tc.txt
 m=$(wc -l < tc.txt)
