@@ -5,7 +5,7 @@
 # context with known addresses (ktime_get+4(i+1) -> wult_lbr_read+4i), which
 # exercises the whole path: capture, PMU samples and tracepoint, wult record,
 # the pairing with datapoints and the symbolized report.
-# vm-cost: 63
+# vm-cost: 65
 # vm-args: --kaslr
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 32
+# vm-cost: 40
 # vm-args: --cpus 3
 #
 # The tdt source (local APIC TSC deadline). QEMU's TCG APIC has no
