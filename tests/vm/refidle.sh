@@ -19,14 +19,18 @@
 # around a wake), never the host's; 50 ns for compensation is a few dozen
 # instructions of the path it claims to remove.
 # One vCPU: several vCPUs take turns under TCG, which shows in the tails.
-# vm-args: --cpus 1
+# The default machine with its other CPUs taken offline is that (an offline
+# vCPU never runs) and needs no guest of its own to boot and save.
 # vm-cost: 45
 . "$WULT_SRC/tests/lib.sh"
 
 DEC=$WULT_SRC/scripts/perf/wult-decode.py
 W=$OUT/refidle
 mkdir -p "$W"
-C=$(($(nproc) - 1))	# the measured CPU: the last one
+for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
+	[ -f "$f" ] && echo 0 > "$f"
+done
+C=$(($(nproc) - 1))	# the measured CPU: the last one online
 CPUIDLE=/sys/devices/system/cpu/cpu$C/cpuidle
 
 if [ "${WULT_CLOCK:-}" != icount ]; then
