@@ -17,9 +17,11 @@ die() { echo "measure: $*" >&2; exit 1; }
 [[ "$count" =~ ^[1-9][0-9]*$ ]] || die "DATAPOINTS must be a positive integer"
 drv=/sys/devices/system/cpu/cpuidle/current_driver
 if [ -n "${WULT_REFIDLE_KO:-}" ] && [ "$(cat $drv 2>/dev/null)" = none ]; then
-	insmod "$WULT_REFIDLE_KO" || die "cannot load $WULT_REFIDLE_KO"
+	# Its exit latencies given, not left to its defaults: an array
+	# parameter left unset reads back empty from sysfs.
+	insmod "$WULT_REFIDLE_KO" exit_us=1,20,80 || die "cannot load $WULT_REFIDLE_KO"
 	echo "wult: no cpuidle driver here: loaded the reference driver wult_refidle" \
-		"(states $(cat /sys/devices/system/cpu/cpu"$cpu"/cpuidle/state*/name | tr '\n' ' '))," \
+		"(states $(cat /sys/devices/system/cpu/cpu"$cpu"/cpuidle/state*/name | tr '\n' ' ' | sed 's/ $//'))," \
 		"injected exit latencies of C1,C2,C3: $(cat /sys/module/wult_refidle/parameters/exit_us) us"
 fi
 if [ ! -d /sys/bus/event_source/devices/wult ]; then

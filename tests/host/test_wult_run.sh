@@ -11,8 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$top/scripts/wult-run" --datapoints 400 --ldist 50,1000 --out "$tmp/o" > "$tmp/out" 2>&1
 t_eq "wult-run exits 0" 0 $?
 t_check "report has 400 datapoints in all" grep -q '^all: 400 datapoints' "$tmp/out"
-t_check "the guest got the reference cpuidle driver" \
-	grep -q 'loaded the reference driver wult_refidle (states POLL C1 C2 C3 )' "$tmp/out"
+t_check "the guest got the reference cpuidle driver, its latencies said" \
+	grep -q 'loaded the reference driver wult_refidle (states POLL C1 C2 C3), injected exit latencies of C1,C2,C3: 1,20,80 us$' "$tmp/out"
 t_check "the report says what the guest's figures are" \
 	grep -q 'QEMU guest on the instruction-counted clock' "$tmp/out"
 # median STATE: the state's WakeLatency median (us) in the text report.
