@@ -90,6 +90,7 @@ struct rec_opts {
 	unsigned int nr_user_ev;
 	int no_counters, no_branches, quiet;
 	const char *states, *deepest;		/* --states, --deepest-state */
+	const char *governor;			/* --idle-governor */
 	const char *output;
 	unsigned int pages;
 };
@@ -149,6 +150,8 @@ static void usage(FILE *f)
 "                         while recording; restored afterwards\n"
 "      --deepest-state NAME  enable NAME and the shallower idle states,\n"
 "                         disable the deeper ones while recording\n"
+"      --idle-governor NAME  switch the cpuidle governor to NAME (one of\n"
+"                         cpuidle/available_governors) while recording\n"
 "  -h, --help             this text\n"
 "\n"
 "Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
@@ -288,6 +291,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "states", required_argument, NULL, 'S' },
 		{ "deepest-state", required_argument, NULL, 'D' },
+		{ "idle-governor", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -325,6 +329,9 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 			break;
 		case 'D':
 			o->deepest = optarg;
+			break;
+		case 'G':
+			o->governor = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1309,7 +1316,8 @@ static int record_run(struct rec_state *st, const struct rec_opts *o,
 }
 
 /*
- * --states, --deepest-state: the idle states set before anything measures.
+ * --states, --deepest-state, --idle-governor: the idle states and the
+ * governor set before anything measures.
  * A signal from here on stops cleanly (the states are put back), also
  * during the setup. 0, or an exit status with the cause said.
  */
@@ -1319,7 +1327,7 @@ static int choose_cstates(const struct rec_opts *o, struct perf_cpu_map *cpus,
 	int i, nr = perf_cpu_map__nr(cpus), *ids, ret;
 
 	*out = NULL;
-	if (!o->states && !o->deepest)
+	if (!o->states && !o->deepest && !o->governor)
 		return 0;
 	ids = calloc(nr, sizeof(*ids));
 	if (!ids)
@@ -1327,7 +1335,7 @@ static int choose_cstates(const struct rec_opts *o, struct perf_cpu_map *cpus,
 	for (i = 0; i < nr; i++)
 		ids[i] = perf_cpu_map__cpu(cpus, i).cpu;
 	catch_signals();
-	ret = rec_cstates_set(o->states, o->deepest, ids, nr, o->quiet, out);
+	ret = rec_cstates_set(o->states, o->deepest, o->governor, ids, nr, o->quiet, out);
 	free(ids);
 	return ret;
 }
@@ -1441,7 +1449,7 @@ int wult_cmd_record(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : 2;
 	/* A run killed with the states changed left them in a restore record. */
-	if (rec_cstates_recover(o.states || o.deepest))
+	if (rec_cstates_recover(o.states || o.deepest || o.governor))
 		return 1;
 	libperf_init(silent_print);
 	return record(&o, argc, argv);

@@ -39,7 +39,7 @@ void rec_yield_poll(struct rec_yield *y, int nl);
 /* At the end: says so if fewer than half of all were valid. */
 void rec_yield_end(struct rec_yield *y);
 
-/* ---- record_cstates.c: --states and --deepest-state ---- */
+/* ---- record_cstates.c: --states, --deepest-state, --idle-governor ---- */
 struct rec_cstates;
 
 /*
@@ -52,12 +52,13 @@ int rec_cstates_recover(int need);
 
 /*
  * --states @only (comma-separated names) or --deepest-state @deepest on
- * @cpus (@n of them), the values found saved first in a restore record.
- * 0 with *@out NULL when neither is asked, 0, 1 when it failed, 2 for a
- * state that a CPU does not have (the cause said).
+ * @cpus (@n of them), and --idle-governor @governor, the values found
+ * saved first in a restore record. 0 with *@out NULL when none is asked,
+ * 0, 1 when it failed, 2 for a state that a CPU does not have or a
+ * governor the kernel does not have (the cause said).
  */
-int rec_cstates_set(const char *only, const char *deepest, const int *cpus, unsigned int n,
-		    int quiet, struct rec_cstates **out);
+int rec_cstates_set(const char *only, const char *deepest, const char *governor,
+		    const int *cpus, unsigned int n, int quiet, struct rec_cstates **out);
 
 /* Puts the states back and frees @c (NULL: nothing). 0, or 1 (said). */
 int rec_cstates_restore(struct rec_cstates *c, int quiet);
