@@ -94,6 +94,33 @@ static void file(void)
 	wult_capture_free(c);
 }
 
+/* A real one (Debian 6.1 guest): every ftrace line parses, and the wake's
+ * own timer interrupt is in the idle period. */
+static void real(void)
+{
+	const struct wult_capture_item *it, *x;
+	struct wult_capture_sum s;
+	struct wult_capture *c;
+	char err[256], path[PATH_MAX + 32];
+	unsigned int n;
+
+	snprintf(path, sizeof(path), "%s/stop-6.1.capture", wt_data_dir());
+	WT_EQ(wult_capture_read(path, &c, err, sizeof(err)), 0);
+	if (!c)
+		return;
+	WT_EQ(wult_capture_skipped(c), 0);
+	n = wult_capture_items(c, &it);
+	x = find(it, n, "hrtimer_expire wult_hrt_fn");
+	WT_CHECK(x != NULL, "the wult timer");
+	wult_capture_summarize(c, &s);
+	WT_EQ(s.count[WULT_CAP_VECTOR], 1);
+	WT_EQ(s.count[WULT_CAP_HRTIMER], 1);
+	WT_EQ(s.count[WULT_CAP_IRQ], 0);
+	/* call_function_single woke the CPU after the arming, before TBI. */
+	WT_EQ(s.other_wakes, 1);
+	wult_capture_free(c);
+}
+
 static void bad(void)
 {
 	struct wult_capture *c;
@@ -125,6 +152,7 @@ int main(void)
 {
 	lines();
 	file();
+	real();
 	bad();
 	return wt_done();
 }
