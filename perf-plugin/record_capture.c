@@ -162,6 +162,24 @@ static int put(const char *dir, const char *file, const char *v)
 	return ret;
 }
 
+/* Whether wult process @pid still runs (a reused pid is another program). */
+static int wult_alive(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (kill(pid, 0) && errno != EPERM)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;	/* cannot tell: leave it */
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strcmp(comm, "wult\n");
+}
+
 void rec_capture_cleanup(void)
 {
 	char path[600], base[300];
@@ -175,7 +193,7 @@ void rec_capture_cleanup(void)
 		return;
 	while ((d = readdir(dir))) {
 		if (sscanf(d->d_name, "wult-%d", &pid) != 1 || pid <= 0 ||
-		    pid == (int)getpid() || !kill(pid, 0) || errno == EPERM)
+		    pid == (int)getpid() || wult_alive(pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", base, d->d_name);
 		if (!rmdir(path))

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 8
+# vm-cost: 9
 # wult record --stop-on EXPR --capture with a slow wake made on purpose:
 # wult_refidle's C3 waits exit_us=300 before its idle exit, so a C3
 # datapoint's WakeLatency is > 300 us while C1's is ~1 us. With C1 and C3
