@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <wult/cpuidle.h>
 
@@ -15,6 +16,9 @@
 #define NAME_MAX_LEN	32
 #define PATH_LEN	512
 #define RECORD_MAGIC	"wult cpuidle restore 1"
+/* The kernel's CPUIDLE_NAME_LEN is 16 with the NUL. */
+#define GOV_LEN		16
+#define GOV_FILE	"cpuidle/current_governor"
 
 struct cpu_states {
 	int cpu;
@@ -28,6 +32,10 @@ struct cpu_states {
 struct wult_cpuidle {
 	char root[256];			/* shorter than PATH_LEN: room for the rest */
 	char record[PATH_LEN];		/* "": none written */
+	/* The cpuidle governor (system-wide): "" in gov_want, none planned. */
+	char gov_old[GOV_LEN], gov_want[GOV_LEN];
+	int gov_written;
+	int states_planned;		/* only() or deepest() was called */
 	unsigned int ncpus;
 	struct cpu_states cpu[];
 };
@@ -48,21 +56,26 @@ static int read_line(const char *path, char *buf, size_t len)
 	return ret;
 }
 
-static int write_val(const char *path, int v)
+static int write_str(const char *path, const char *v)
 {
-	char buf[16];
-	int fd = open(path, O_WRONLY), n, ret = 0;
+	char buf[GOV_LEN + 2];
+	int fd = open(path, O_WRONLY | O_TRUNC), n, ret = 0;	/* as a shell's > */
 	ssize_t w;
 
 	if (fd < 0)
 		return -errno;
-	n = snprintf(buf, sizeof(buf), "%d\n", v);
+	n = snprintf(buf, sizeof(buf), "%s\n", v);
 	w = write(fd, buf, n);
 	if (w != n)
 		ret = w < 0 ? -errno : -EIO;
 	if (close(fd) && !ret)
 		ret = -errno;
 	return ret;
+}
+
+static int write_val(const char *path, int v)
+{
+	return write_str(path, v ? "1" : "0");
 }
 
 static void state_path(const struct wult_cpuidle *c, int cpu, unsigned int k, const char *file,
@@ -92,10 +105,20 @@ static int read_cpu(struct wult_cpuidle *c, struct cpu_states *s, char *err, siz
 		s->old[k] = s->want[k] = atoi(val) ? 1 : 0;
 	}
 	s->n = k;
-	if (!s->n)
-		return wult_err_set(err, errlen, -ENOENT, "CPU %d has no cpuidle states in "
-				    "%s/cpu%d/cpuidle (no cpuidle driver: its idle states "
-				    "cannot be chosen)", s->cpu, c->root, s->cpu);
+	return 0;
+}
+
+/* Choosing states needs them: -ENOENT with @err for a CPU without any. */
+static int have_states(const struct wult_cpuidle *c, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->ncpus; i++)
+		if (!c->cpu[i].n)
+			return wult_err_set(err, errlen, -ENOENT, "CPU %d has no cpuidle "
+					    "states in %s/cpu%d/cpuidle (no cpuidle driver: its "
+					    "idle states cannot be chosen)", c->cpu[i].cpu,
+					    c->root, c->cpu[i].cpu);
 	return 0;
 }
 
@@ -155,6 +178,8 @@ int wult_cpuidle_only(struct wult_cpuidle *c, const char *names, char *err, size
 	size_t n;
 	int idx;
 
+	if (have_states(c, err, errlen))
+		return -ENOENT;
 	for (i = 0; i < c->ncpus; i++)
 		for (k = 0; k < c->cpu[i].n; k++)
 			c->cpu[i].want[k] = 1;
@@ -176,6 +201,7 @@ int wult_cpuidle_only(struct wult_cpuidle *c, const char *names, char *err, size
 		if (!*end)
 			break;
 	}
+	c->states_planned = 1;
 	return 0;
 }
 
@@ -185,6 +211,8 @@ int wult_cpuidle_deepest(struct wult_cpuidle *c, const char *name, char *err, si
 	unsigned int i, k;
 	int idx;
 
+	if (have_states(c, err, errlen))
+		return -ENOENT;
 	for (i = 0; i < c->ncpus; i++) {
 		idx = find_state(&c->cpu[i], name, strlen(name));
 		if (idx < 0)
@@ -194,6 +222,61 @@ int wult_cpuidle_deepest(struct wult_cpuidle *c, const char *name, char *err, si
 		for (k = 0; k < c->cpu[i].n; k++)
 			c->cpu[i].want[k] = (int)k > idx;
 	}
+	c->states_planned = 1;
+	return 0;
+}
+
+/* Is @word one of the space-separated words of @list? */
+static int word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word), w;
+
+	while (*list) {
+		list += strspn(list, " ");
+		w = strcspn(list, " ");
+		if (w == n && !strncmp(list, word, n))
+			return 1;
+		list += w;
+	}
+	return 0;
+}
+
+static int changes_governor(const struct wult_cpuidle *c)
+{
+	return c->gov_want[0] && strcmp(c->gov_want, c->gov_old);
+}
+
+int wult_cpuidle_governor(struct wult_cpuidle *c, const char *name, char *err, size_t errlen)
+{
+	char path[PATH_LEN], avail[256];
+	struct stat st;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/cpuidle/available_governors", c->root);
+	ret = read_line(path, avail, sizeof(avail));
+	if (ret)
+		return wult_err_set(err, errlen, ret == -ENOENT ? -EOPNOTSUPP : ret,
+				    "cannot read %s: %s", path, strerror(-ret));
+	if (!*name || strlen(name) >= GOV_LEN || !word_in(avail, name))
+		return wult_err_set(err, errlen, -EINVAL, "no cpuidle governor '%.64s' "
+				    "(this kernel has: %s)", name, avail);
+	/*
+	 * Since Linux 5.8 current_governor is always there and writable;
+	 * before, only with the cpuidle_sysfs_switch boot parameter (else
+	 * the kernel shows current_governor_ro alone).
+	 */
+	snprintf(path, sizeof(path), "%s/" GOV_FILE, c->root);
+	ret = stat(path, &st) ? -errno : 0;
+	if (ret || !(st.st_mode & 0222))
+		return wult_err_set(err, errlen, -EOPNOTSUPP, "this kernel does not let the "
+				    "cpuidle governor be switched (%s %s; before Linux 5.8 "
+				    "boot with cpuidle_sysfs_switch)", path,
+				    ret ? strerror(-ret) : "is read-only");
+	ret = read_line(path, c->gov_old, sizeof(c->gov_old));
+	if (ret)
+		return wult_err_set(err, errlen, ret, "cannot read %s: %s", path,
+				    strerror(-ret));
+	snprintf(c->gov_want, sizeof(c->gov_want), "%s", name);
 	return 0;
 }
 
@@ -224,7 +307,7 @@ void wult_cpuidle_describe(const struct wult_cpuidle *c, char *buf, size_t len)
 	if (!len)
 		return;
 	buf[0] = '\0';
-	for (i = 0; i < c->ncpus && n < len; i++) {
+	for (i = 0; c->states_planned && i < c->ncpus && n < len; i++) {
 		n += snprintf(buf + n, len - n, "%sCPU %d: ", i ? "; " : "", c->cpu[i].cpu);
 		if (n < len)
 			n += describe_set(&c->cpu[i], 0, buf + n, len - n);
@@ -233,6 +316,10 @@ void wult_cpuidle_describe(const struct wult_cpuidle *c, char *buf, size_t len)
 		if (n < len)
 			n += describe_set(&c->cpu[i], 1, buf + n, len - n);
 	}
+	if (c->gov_want[0] && n < len)
+		snprintf(buf + n, len - n, "%sgovernor %s (%s%s)", n ? "; " : "", c->gov_want,
+			 changes_governor(c) ? "was " : "unchanged",
+			 changes_governor(c) ? c->gov_old : "");
 }
 
 /* The restore record: the values to put back, synced before any write so
@@ -251,6 +338,8 @@ static int write_record(const struct wult_cpuidle *c, const char *record, char *
 		return wult_err_set(err, errlen, -errno, "cannot write the restore record %s: "
 				    "%s", tmp, strerror(errno));
 	fprintf(f, "%s\npid %d\n", RECORD_MAGIC, (int)getpid());
+	if (changes_governor(c))
+		fprintf(f, "%s/" GOV_FILE " %s\n", c->root, c->gov_old);
 	for (i = 0; i < c->ncpus; i++) {
 		for (k = 0; k < c->cpu[i].n; k++) {
 			if (c->cpu[i].want[k] == c->cpu[i].old[k])
@@ -283,6 +372,17 @@ int wult_cpuidle_apply(struct wult_cpuidle *c, const char *record, char *err, si
 	if (ret)
 		return ret;
 	snprintf(c->record, sizeof(c->record), "%s", record);
+	if (changes_governor(c)) {
+		snprintf(path, sizeof(path), "%s/" GOV_FILE, c->root);
+		ret = write_str(path, c->gov_want);
+		if (ret) {
+			wult_err_set(err, errlen, ret, "cannot switch the cpuidle governor to "
+				     "%s (%s): %s", c->gov_want, path, strerror(-ret));
+			wult_cpuidle_restore(c, NULL, 0);
+			return ret;
+		}
+		c->gov_written = 1;
+	}
 	for (i = 0; i < c->ncpus; i++) {
 		for (k = 0; k < c->cpu[i].n; k++) {
 			if (c->cpu[i].want[k] == c->cpu[i].old[k])
@@ -320,6 +420,16 @@ int wult_cpuidle_restore(struct wult_cpuidle *c, char *err, size_t errlen)
 						     path, strerror(-ret));
 		}
 	}
+	if (c && c->gov_written) {
+		snprintf(path, sizeof(path), "%s/" GOV_FILE, c->root);
+		ret = write_str(path, c->gov_old);
+		if (!ret)
+			c->gov_written = 0;
+		else if (!first)
+			first = wult_err_set(err, errlen, ret, "cannot restore the cpuidle "
+					     "governor %s (%s): %s", c->gov_old, path,
+					     strerror(-ret));
+	}
 	/* A value not put back keeps the record, for the next run to retry. */
 	if (c && !first && c->record[0]) {
 		unlink(c->record);
@@ -344,12 +454,26 @@ static int writer_alive(int pid)
 	return !read_line(path, comm, sizeof(comm)) && !strcmp(comm, "wult");
 }
 
-int wult_cpuidle_record_line(char *line, const char **path, int *value, char *err,
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* A governor name as the kernel gives it: 1-15 of [a-z0-9_-]. */
+static int is_gov_name(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n && n < GOV_LEN && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n;
+}
+
+int wult_cpuidle_record_line(char *line, const char **path, const char **value, char *err,
 			     size_t errlen)
 {
-	char *sp, *end;
-	size_t n;
-	long v;
+	char *sp;
+	const char *v;
 
 	line[strcspn(line, "\n")] = '\0';
 	sp = strrchr(line, ' ');
@@ -357,26 +481,30 @@ int wult_cpuidle_record_line(char *line, const char **path, int *value, char *er
 		return wult_err_set(err, errlen, -EINVAL, "restore record line '%.200s' is "
 				    "not 'PATH VALUE'", line);
 	*sp = '\0';
-	v = strtol(sp + 1, &end, 10);
-	n = strlen(line);
-	if (*end || end == sp + 1 || (v != 0 && v != 1) || !strstr(line, "/cpuidle/state") ||
-	    strstr(line, "/..") || n < 8 || strcmp(line + n - 8, "/disable"))
-		return wult_err_set(err, errlen, -EINVAL, "restore record line '%.200s %.16s' "
-				    "is not a cpuidle disable file and 0 or 1", line, sp + 1);
-	*path = line;
-	*value = (int)v;
-	return 0;
+	v = sp + 1;
+	/* Only the files wult record changes, and none reached through "..". */
+	if (!strstr(line, "/..") &&
+	    ((strstr(line, "/cpuidle/state") && ends_with(line, "/disable") &&
+	      (!strcmp(v, "0") || !strcmp(v, "1"))) ||
+	     (ends_with(line, "/" GOV_FILE) && is_gov_name(v)))) {
+		*path = line;
+		*value = v;
+		return 0;
+	}
+	return wult_err_set(err, errlen, -EINVAL, "restore record line '%.200s %.16s' is not "
+			    "a cpuidle disable file and 0 or 1, nor the cpuidle governor and "
+			    "a name", line, v);
 }
 
 /* A record line "PATH VALUE" put back. */
 static int recover_line(char *line, char *err, size_t errlen)
 {
-	const char *path;
-	int v, ret = wult_cpuidle_record_line(line, &path, &v, err, errlen);
+	const char *path, *v;
+	int ret = wult_cpuidle_record_line(line, &path, &v, err, errlen);
 
 	if (ret)
 		return ret;
-	ret = write_val(path, v);
+	ret = write_str(path, v);
 	if (ret)
 		return wult_err_set(err, errlen, ret, "cannot restore %s: %s", path,
 				    strerror(-ret));

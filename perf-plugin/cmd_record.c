@@ -44,6 +44,9 @@
 /* The measured CPUs' online state is checked this often (s). */
 #define HOTPLUG_EVERY_S	0.25
 #define SYSFS_CPU	"/sys/devices/system/cpu"
+/* --capture's window (ms): a wake's story is rarely longer. */
+#define CAPTURE_DEF_MS	10
+#define CAPTURE_MAX_MS	1000
 #define WULT_FORMAT	"/sys/kernel/tracing/events/wult/datapoint/format"
 #define WULT_PMU_DIR	"/sys/bus/event_source/devices/wult"
 #define WULT_FORMAT_DBG	"/sys/kernel/debug/tracing/events/wult/datapoint/format"
@@ -90,6 +93,9 @@ struct rec_opts {
 	unsigned int nr_user_ev;
 	int no_counters, no_branches, quiet;
 	const char *states, *deepest;		/* --states, --deepest-state */
+	const char *governor;			/* --idle-governor */
+	const char *stop_on;			/* --stop-on EXPR */
+	unsigned int capture_ms;		/* --capture[=MS], 0: no */
 	const char *output;
 	unsigned int pages;
 };
@@ -149,6 +155,15 @@ static void usage(FILE *f)
 "                         while recording; restored afterwards\n"
 "      --deepest-state NAME  enable NAME and the shallower idle states,\n"
 "                         disable the deeper ones while recording\n"
+"      --idle-governor NAME  switch the cpuidle governor to NAME (one of\n"
+"                         cpuidle/available_governors) while recording\n"
+"      --stop-on EXPR     stop at the first datapoint matching EXPR (wult\n"
+"                         report's filter language: 'WakeLatency > 200us')\n"
+"      --capture[=MS]     with --stop-on: trace the measured CPUs' interrupts,\n"
+"                         softirqs, timers, scheduling and idle in a tracefs\n"
+"                         instance and keep the MS ms (default %u) before the\n"
+"                         stop's datapoint in FILE.capture (wult report\n"
+"                         shows it)\n"
 "  -h, --help             this text\n"
 "\n"
 "Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
@@ -159,7 +174,8 @@ static void usage(FILE *f)
 "armed datapoints were valid (wult.ko's counters), a warning gives the\n"
 "counts and the main reasons. Exit status: 0 recorded, 1\n"
 "failed or stopped early, 2 usage error.\n",
-		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US);
+		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US,
+		CAPTURE_DEF_MS);
 }
 
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *v)
@@ -288,9 +304,13 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "states", required_argument, NULL, 'S' },
 		{ "deepest-state", required_argument, NULL, 'D' },
+		{ "idle-governor", required_argument, NULL, 'G' },
+		{ "stop-on", required_argument, NULL, 'X' },
+		{ "capture", optional_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned long long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -326,6 +346,22 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		case 'D':
 			o->deepest = optarg;
 			break;
+		case 'G':
+			o->governor = optarg;
+			break;
+		case 'X':
+			o->stop_on = optarg;
+			break;
+		case 'K':
+			o->capture_ms = CAPTURE_DEF_MS;
+			if (optarg && (parse_uint(optarg, CAPTURE_MAX_MS, &v) || !v)) {
+				fprintf(stderr, "wult record: bad --capture '%s': a window of "
+					"1-%u ms\n", optarg, CAPTURE_MAX_MS);
+				return -1;
+			}
+			if (optarg)
+				o->capture_ms = v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -340,6 +376,16 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 	}
 	if (o->states && o->deepest) {
 		fprintf(stderr, "wult record: --states and --deepest-state exclude each other\n");
+		return -1;
+	}
+	if (o->capture_ms && !o->stop_on) {
+		fprintf(stderr, "wult record: --capture needs --stop-on (the datapoint to "
+			"capture before)\n");
+		return -1;
+	}
+	if (o->capture_ms && !strcmp(o->output, "-")) {
+		fprintf(stderr, "wult record: --capture needs an output file (the capture "
+			"goes beside it), not -o -\n");
 		return -1;
 	}
 	return 0;
@@ -452,6 +498,7 @@ struct rec_state {
 	int hp_stop;			/* a CPU returned and cannot be measured */
 	int *cpu_ids;			/* the measured CPUs */
 	struct rec_yield *yield;	/* their wult.ko counters, NULL: unread */
+	struct rec_stop *stop;		/* --stop-on, NULL: none */
 };
 
 /*
@@ -529,6 +576,9 @@ static void take_sample(struct rec_state *st, const union perf_event *event)
 	}
 	learn_ids(st, &s);
 	st->samples++;
+	/* The first match is the file's last datapoint: the rest are dropped. */
+	if (st->stop && rec_stop_check(st->stop, s.raw, s.raw_size))
+		st->limit = st->samples;
 }
 
 static void drain_one(struct perf_evlist *evlist, struct rec_state *st)
@@ -1172,7 +1222,7 @@ static double run(struct rec_state *st, const struct rec_opts *o, struct perf_ev
 			rec_yield_poll(st->yield, prog.midline);
 			last_yield = t;
 		}
-		if (stop_signal || st->failed || st->hp_stop ||
+		if (stop_signal || st->failed || st->hp_stop || rec_stop_hit(st->stop) ||
 		    (o->count && st->samples >= o->count) ||
 		    (o->time_limit && t >= o->time_limit))
 			break;
@@ -1309,7 +1359,8 @@ static int record_run(struct rec_state *st, const struct rec_opts *o,
 }
 
 /*
- * --states, --deepest-state: the idle states set before anything measures.
+ * --states, --deepest-state, --idle-governor: the idle states and the
+ * governor set before anything measures.
  * A signal from here on stops cleanly (the states are put back), also
  * during the setup. 0, or an exit status with the cause said.
  */
@@ -1319,7 +1370,7 @@ static int choose_cstates(const struct rec_opts *o, struct perf_cpu_map *cpus,
 	int i, nr = perf_cpu_map__nr(cpus), *ids, ret;
 
 	*out = NULL;
-	if (!o->states && !o->deepest)
+	if (!o->states && !o->deepest && !o->governor)
 		return 0;
 	ids = calloc(nr, sizeof(*ids));
 	if (!ids)
@@ -1327,9 +1378,18 @@ static int choose_cstates(const struct rec_opts *o, struct perf_cpu_map *cpus,
 	for (i = 0; i < nr; i++)
 		ids[i] = perf_cpu_map__cpu(cpus, i).cpu;
 	catch_signals();
-	ret = rec_cstates_set(o->states, o->deepest, ids, nr, o->quiet, out);
+	ret = rec_cstates_set(o->states, o->deepest, o->governor, ids, nr, o->quiet, out);
 	free(ids);
 	return ret;
+}
+
+/* FILE.capture beside FILE. */
+static int capture_save(struct rec_capture *cap, const struct rec_stop *stop, const char *output)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s.capture", output);
+	return rec_capture_save(cap, stop, path);
 }
 
 /* A stop signal during the setup: no recording, and no output file. */
@@ -1348,9 +1408,11 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	struct ev ev[MAX_EVENTS];
 	struct rec_state st = { .ev = ev, .limit = o->count };
 	struct rec_cstates *cst = NULL;
+	struct rec_capture *cap = NULL;
 	unsigned int i;
 	int ret;
 
+	rec_capture_cleanup();
 	ret = check_cpus(o, &cpus);
 	if (ret)
 		goto out;
@@ -1365,6 +1427,16 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	ret = check_ldist(o, cpus, &st);
 	if (ret)
 		goto out;
+	if (o->stop_on) {
+		ret = rec_stop_new(o->stop_on, st.cpu_ids[0], &st.stop);
+		if (ret)
+			goto out;
+	}
+	if (o->capture_ms &&
+	    rec_capture_start(st.cpu_ids, perf_cpu_map__nr(cpus), o->capture_ms, o->quiet, &cap)) {
+		ret = 1;
+		goto out;
+	}
 	ret = 1;
 
 	threads = perf_thread_map__new_dummy();
@@ -1402,6 +1474,11 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 		goto out_close;
 	}
 	ret = stop_signal ? stopped_early() : record_run(&st, o, evlist, cpus, argc, argv);
+	if (rec_stop_hit(st.stop)) {
+		rec_stop_say(st.stop, o->stop_on);
+		if (cap && capture_save(cap, st.stop, o->output) && !ret)
+			ret = 1;
+	}
 	perf_evlist__munmap(evlist);
 out_close:
 	free_hotplug(&st);
@@ -1415,6 +1492,8 @@ out_delete:
 out:
 	if (evlist)
 		perf_evlist__delete(evlist);
+	rec_capture_end(cap);
+	rec_stop_free(st.stop);
 	rec_yield_free(st.yield);
 	free(st.cpu_ids);
 	perf_thread_map__put(threads);
@@ -1441,7 +1520,7 @@ int wult_cmd_record(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : 2;
 	/* A run killed with the states changed left them in a restore record. */
-	if (rec_cstates_recover(o.states || o.deepest))
+	if (rec_cstates_recover(o.states || o.deepest || o.governor))
 		return 1;
 	libperf_init(silent_print);
 	return record(&o, argc, argv);

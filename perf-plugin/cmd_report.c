@@ -1329,9 +1329,12 @@ static int json_file(const struct rpt_opts *o, struct rpt_file *const *files, in
 	return 0;
 }
 
-/* The report on stdout: text, or JSON with --json alone or --json=-. */
-static void print_report(const struct rpt_opts *o, struct rpt_file *const *files, int nfiles)
+/* The report on stdout: text, or JSON with --json alone or --json=-.
+ * 0, or RPT_EXIT_DATA for a capture beside an input that does not read. */
+static int print_report(const struct rpt_opts *o, struct rpt_file *const *files, int nfiles)
 {
+	int ret = 0;
+
 	if (o->json_out && !strcmp(o->json_out, "-")) {
 		rpt_json_write(stdout, o, files, nfiles);
 	} else if (nfiles == 1) {
@@ -1341,6 +1344,12 @@ static void print_report(const struct rpt_opts *o, struct rpt_file *const *files
 	} else {
 		rpt_print_diff(stdout, o, files, nfiles);
 	}
+	/* What a wult record --stop-on --capture left beside an input. */
+	if (!o->json_out || strcmp(o->json_out, "-"))
+		for (int i = 0; i < nfiles; i++)
+			if (rpt_capture_print(stdout, files[i]->path))
+				ret = RPT_EXIT_DATA;
+	return ret;
 }
 
 /* Reads every input and prints (and writes) the report; then the
@@ -1360,7 +1369,7 @@ static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
 	if (!status)
 		status = rpt_gate_check(o, files, nfiles);
 	if (!status) {
-		print_report(o, files, nfiles);
+		status = print_report(o, files, nfiles);
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "wult report: write error on stdout\n");
 			status = RPT_EXIT_DATA;

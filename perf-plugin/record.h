@@ -39,7 +39,7 @@ void rec_yield_poll(struct rec_yield *y, int nl);
 /* At the end: says so if fewer than half of all were valid. */
 void rec_yield_end(struct rec_yield *y);
 
-/* ---- record_cstates.c: --states and --deepest-state ---- */
+/* ---- record_cstates.c: --states, --deepest-state, --idle-governor ---- */
 struct rec_cstates;
 
 /*
@@ -52,14 +52,39 @@ int rec_cstates_recover(int need);
 
 /*
  * --states @only (comma-separated names) or --deepest-state @deepest on
- * @cpus (@n of them), the values found saved first in a restore record.
- * 0 with *@out NULL when neither is asked, 0, 1 when it failed, 2 for a
- * state that a CPU does not have (the cause said).
+ * @cpus (@n of them), and --idle-governor @governor, the values found
+ * saved first in a restore record. 0 with *@out NULL when none is asked,
+ * 0, 1 when it failed, 2 for a state that a CPU does not have or a
+ * governor the kernel does not have (the cause said).
  */
-int rec_cstates_set(const char *only, const char *deepest, const int *cpus, unsigned int n,
-		    int quiet, struct rec_cstates **out);
+int rec_cstates_set(const char *only, const char *deepest, const char *governor,
+		    const int *cpus, unsigned int n, int quiet, struct rec_cstates **out);
 
 /* Puts the states back and frees @c (NULL: nothing). 0, or 1 (said). */
 int rec_cstates_restore(struct rec_cstates *c, int quiet);
+
+/* ---- record_capture.c: --stop-on and --capture ---- */
+struct rec_stop;
+struct rec_capture;
+
+/* Compiles --stop-on @expr against the loaded module's datapoint format,
+ * states named as CPU @cpu's. 0, 1 (no format: said), 2 (bad @expr: said). */
+int rec_stop_new(const char *expr, unsigned int cpu, struct rec_stop **out);
+/* Decodes a datapoint's payload: 1 when it is the first to match. */
+int rec_stop_check(struct rec_stop *s, const void *raw, unsigned int size);
+int rec_stop_hit(const struct rec_stop *s);
+/* Says which datapoint stopped the recording (nothing if none did). */
+void rec_stop_say(const struct rec_stop *s, const char *expr);
+void rec_stop_free(struct rec_stop *s);
+
+/* Removes tracefs instances that killed wult records left. */
+void rec_capture_cleanup(void);
+/* Creates and starts the instance for @cpus. 0, or 1 (said). */
+int rec_capture_start(const int *cpus, int n, unsigned int window_ms, int quiet,
+		      struct rec_capture **out);
+/* After a stop: the window before @s's datapoint written to @path. 0 or 1. */
+int rec_capture_save(struct rec_capture *c, const struct rec_stop *s, const char *path);
+/* Removes the instance and frees @c (NULL: nothing). */
+void rec_capture_end(struct rec_capture *c);
 
 #endif

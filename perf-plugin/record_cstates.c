@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wult record --states NAMES and --deepest-state NAME: the measured CPUs'
- * idle states chosen through cpuidle's sysfs for the recording and put
- * back after it, on every way out of record() (lib/cpuidle.c). A SIGKILL
+ * wult record --states NAMES, --deepest-state NAME and --idle-governor
+ * NAME: the measured CPUs' idle states and the cpuidle governor chosen
+ * through cpuidle's sysfs for the recording and put back after it, on
+ * every way out of record() (lib/cpuidle.c). A SIGKILL
  * leaves the restore record, which the next wult record restores from
  * before anything else.
  *
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <wult/cpuidle.h>
 
@@ -34,6 +36,22 @@ static const char *record_path(void)
 	const char *r = getenv("WULT_CPUIDLE_RECORD");
 
 	return r && *r ? r : WULT_CPUIDLE_RECORD;
+}
+
+/* cpuidle's current driver is "none" when the kernel has no driver. */
+static int no_driver(void)
+{
+	char path[512], name[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpuidle/current_driver", sysfs_root());
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		fclose(f);
+	}
+	return !strncmp(name, "none", 4);
 }
 
 int rec_cstates_recover(int need)
@@ -58,24 +76,28 @@ int rec_cstates_recover(int need)
 	return need ? 1 : 0;
 }
 
-int rec_cstates_set(const char *only, const char *deepest, const int *cpus, unsigned int n,
-		    int quiet, struct rec_cstates **out)
+int rec_cstates_set(const char *only, const char *deepest, const char *governor,
+		    const int *cpus, unsigned int n, int quiet, struct rec_cstates **out)
 {
-	const char *opt = only ? "--states" : "--deepest-state";
+	const char *opt = only ? "--states" : deepest ? "--deepest-state" : "--idle-governor";
 	struct rec_cstates *c;
 	char err[768], desc[1024];
 	int ret;
 
 	*out = NULL;
-	if (!only && !deepest)
+	if (!only && !deepest && !governor)
 		return 0;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return 1;
 	ret = wult_cpuidle_open(sysfs_root(), cpus, n, &c->idle, err, sizeof(err));
-	if (!ret)
+	if (!ret && (only || deepest))
 		ret = only ? wult_cpuidle_only(c->idle, only, err, sizeof(err)) :
 		      wult_cpuidle_deepest(c->idle, deepest, err, sizeof(err));
+	if (!ret && governor) {
+		opt = "--idle-governor";
+		ret = wult_cpuidle_governor(c->idle, governor, err, sizeof(err));
+	}
 	if (ret) {
 		fprintf(stderr, "wult record: %s: %s\n", opt, err);
 		wult_cpuidle_free(c->idle);
@@ -93,6 +115,10 @@ int rec_cstates_set(const char *only, const char *deepest, const int *cpus, unsi
 	if (!quiet) {
 		wult_cpuidle_describe(c->idle, desc, sizeof(desc));
 		fprintf(stderr, "wult record: idle states for the recording: %s\n", desc);
+		/* Without a driver cpuidle is bypassed: no governor chooses. */
+		if (governor && !only && !deepest && no_driver())
+			fprintf(stderr, "wult record: note: no cpuidle driver, so the "
+				"governor has nothing to choose\n");
 	}
 	*out = c;
 	return 0;

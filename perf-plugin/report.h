@@ -341,4 +341,8 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 /* Orders requested-state names as people list them: POLL, C1, C1E, C6, C10. */
 int rpt_state_cmp(const char *a, const char *b);
 
+/* ---- report_capture.c: a --stop-on capture beside the input ---- */
+/* Prints @data_path.capture's story, if there is one. 0 or -errno (said). */
+int rpt_capture_print(FILE *out, const char *data_path);
+
 #endif

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# wult record --states / --deepest-state on this host, on a fake cpuidle
+# wult record --states / --deepest-state / --idle-governor on this host, on a fake cpuidle
 # sysfs tree (WULT_CPUIDLE_SYSFS) and restore record (WULT_CPUIDLE_RECORD):
 # wult.ko is not loaded here, so every run fails after choosing the states,
 # which must then be put back (the failure path); bad names are usage
@@ -19,10 +19,15 @@ export ASAN_OPTIONS=detect_leaks=1
 export WULT_CPUIDLE_SYSFS=$tmp/sys WULT_CPUIDLE_RECORD=$tmp/restore
 cpu=$(awk '/^processor/ { print $3; exit }' /proc/cpuinfo)
 
-# tree DISABLES: CPU $cpu's states POLL C1 C1E C6 with these "disable" values.
+# tree DISABLES: CPU $cpu's states POLL C1 C1E C6 with these "disable" values,
+# the governors ladder and menu (menu current).
 tree() {
 	local k names=(POLL C1 C1E C6) v=($1)
 	rm -rf "$tmp/sys"
+	mkdir -p "$tmp/sys/cpuidle"
+	echo "ladder menu " > "$tmp/sys/cpuidle/available_governors"
+	echo menu > "$tmp/sys/cpuidle/current_governor"
+	echo fake > "$tmp/sys/cpuidle/current_driver"
 	for k in 0 1 2 3; do
 		mkdir -p "$tmp/sys/cpu$cpu/cpuidle/state$k"
 		echo "${names[$k]}" > "$tmp/sys/cpu$cpu/cpuidle/state$k/name"
@@ -74,15 +79,42 @@ t_check "the restore record's failure is said" grep -q "cannot write the restore
 	"$tmp/err"
 t_eq "nothing changed without a restore record" "0 0 0 0 " "$(disables)"
 
+# --idle-governor: switched, said, put back on the failure path.
+gov() { cat "$tmp/sys/cpuidle/current_governor"; }
+rec --idle-governor ladder --deepest-state C1
+t_eq "--idle-governor without wult.ko exits 1" 1 $?
+t_check "--idle-governor says the switch" grep -q \
+	"CPU $cpu: POLL C1 enabled, C1E C6 disabled; governor ladder (was menu)" "$tmp/err"
+t_eq "--idle-governor: the governor is back" menu "$(gov)"
+t_eq "--idle-governor: the states are back" "0 0 0 0 " "$(disables)"
+rec --idle-governor teo
+t_eq "--idle-governor naming a governor the kernel lacks exits 2" 2 $?
+t_check "the kernel's governors are listed" grep -q \
+	"no cpuidle governor 'teo' (this kernel has: ladder menu" "$tmp/err"
+chmod 444 "$tmp/sys/cpuidle/current_governor"
+rec --idle-governor ladder
+t_eq "--idle-governor where the kernel cannot switch exits 1" 1 $?
+t_check "a governor that cannot be switched is explained" grep -q \
+	"does not let the cpuidle governor be switched" "$tmp/err"
+chmod 644 "$tmp/sys/cpuidle/current_governor"
+echo none > "$tmp/sys/cpuidle/current_driver"
+rec --idle-governor ladder
+t_check "--idle-governor without a cpuidle driver: noted" grep -q \
+	"no cpuidle driver, so the governor has nothing to choose" "$tmp/err"
+t_eq "--idle-governor without a driver: put back" menu "$(gov)"
+
 # A run killed after choosing (its pid gone): the next run restores first.
 tree "1 1 1 0"
 d=$tmp/sys/cpu$cpu/cpuidle
 printf 'wult cpuidle restore 1\npid 999999999\n%s 0\n%s 0\n' "$d/state0/disable" \
 	"$d/state1/disable" > "$tmp/restore"
+echo ladder > "$tmp/sys/cpuidle/current_governor"
+echo "$tmp/sys/cpuidle/current_governor menu" >> "$tmp/restore"
 rec
 t_check "a killed run's record is restored from" grep -q \
 	"restored the idle states that a killed wult record (pid 999999999)" "$tmp/err"
 t_eq "its values are back" "0 0 1 0 " "$(disables)"
+t_eq "its governor is back" menu "$(gov)"
 t_check "its record is removed" test ! -e "$tmp/restore"
 
 # A record whose writer still runs (a process named wult) is left alone,

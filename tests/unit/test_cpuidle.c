@@ -3,7 +3,8 @@
  * Idle-state selection (lib/cpuidle.c) on a fake cpuidle sysfs tree in a
  * temporary directory: the plans of --states and --deepest-state, the
  * restore record written before any change, the values put back, and the
- * recovery from a record a killed run left.
+ * recovery from a record a killed run left; the cpuidle governor switched
+ * and put back the same way.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,13 +30,22 @@ static void put(const char *path, const char *text)
 	}
 }
 
-/* root/cpuN/cpuidle/stateK/{name,disable} for CPUs 0 and 1. */
+/* root/cpuN/cpuidle/stateK/{name,disable} for CPUs 0 and 1, CPU 2 without
+ * states (no driver), and root/cpuidle/'s governor files. */
 static void make_tree(void)
 {
 	char path[512], line[16];
 	int cpu, k;
 
 	mkdir(root, 0755);
+	snprintf(path, sizeof(path), "%s/cpu2", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/cpuidle", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/cpuidle/available_governors", root);
+	put(path, "ladder menu \n");	/* the kernel's trailing space */
+	snprintf(path, sizeof(path), "%s/cpuidle/current_governor", root);
+	put(path, "menu\n");
 	for (cpu = 0; cpu < 2; cpu++) {
 		snprintf(path, sizeof(path), "%s/cpu%d", root, cpu);
 		mkdir(path, 0755);
@@ -122,9 +132,13 @@ static void errors(void)
 	struct wult_cpuidle *c;
 	char err[512];
 
-	WT_EQ(wult_cpuidle_open(root, cpus, 2, &c, err, sizeof(err)), -ENOENT);
+	/* A CPU without states opens (a governor may still be chosen), but
+	 * its states cannot be planned. */
+	WT_EQ(wult_cpuidle_open(root, cpus, 2, &c, err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_only(c, "C1", err, sizeof(err)), -ENOENT);
 	WT_CHECK(strstr(err, "CPU 7 has no cpuidle states") != NULL, "'%s'", err);
-	WT_CHECK(c == NULL, "no object on failure");
+	WT_EQ(wult_cpuidle_deepest(c, "C1", err, sizeof(err)), -ENOENT);
+	wult_cpuidle_free(c);
 	WT_EQ(wult_cpuidle_open(root, cpus, 1, &c, err, sizeof(err)), 0);
 	WT_EQ(wult_cpuidle_only(c, "C1,C7", err, sizeof(err)), -EINVAL);
 	WT_CHECK(strstr(err, "CPU 0 has no idle state 'C7' (it has POLL, C1, C1E, C6)") != NULL,
@@ -178,16 +192,99 @@ static void recover(void)
 	WT_EQ(wult_cpuidle_recover(record, &pid, err, sizeof(err)), 1);
 }
 
+static const char *gov(void)
+{
+	static char v[32];
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpuidle/current_governor", root);
+	f = fopen(path, "r");
+	v[0] = '\0';
+	if (f) {
+		if (fgets(v, sizeof(v), f))
+			v[strcspn(v, "\n")] = '\0';
+		fclose(f);
+	}
+	return v;
+}
+
+static void governor(void)
+{
+	static const int cpus[] = { 1 }, nodrv[] = { 2 };
+	struct wult_cpuidle *c;
+	char err[512], desc[512], path[512];
+	int pid;
+
+	/* With states: both in the record, both put back. */
+	WT_EQ(wult_cpuidle_open(root, cpus, 1, &c, err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_governor(c, "teo", err, sizeof(err)), -EINVAL);
+	WT_CHECK(strstr(err, "no cpuidle governor 'teo' (this kernel has: ladder menu") != NULL,
+		 "'%s'", err);
+	WT_EQ(wult_cpuidle_governor(c, "ladder", err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_deepest(c, "C1", err, sizeof(err)), 0);
+	wult_cpuidle_describe(c, desc, sizeof(desc));
+	WT_CHECK(!strcmp(desc, "CPU 1: POLL C1 enabled, C1E C6 disabled; governor ladder "
+			 "(was menu)"), "'%s'", desc);
+	WT_EQ(wult_cpuidle_apply(c, record, err, sizeof(err)), 0);
+	WT_CHECK(!strcmp(gov(), "ladder") && !strcmp(disabled(1), "0011"), "%s %s", gov(),
+		 disabled(1));
+	WT_EQ(wult_cpuidle_restore(c, err, sizeof(err)), 0);
+	WT_CHECK(!strcmp(gov(), "menu") && !strcmp(disabled(1), "0010"), "%s %s", gov(),
+		 disabled(1));
+	wult_cpuidle_free(c);
+
+	/* Alone, on a CPU without a driver; "killed", then recovered. */
+	WT_EQ(wult_cpuidle_open(root, nodrv, 1, &c, err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_governor(c, "ladder", err, sizeof(err)), 0);
+	wult_cpuidle_describe(c, desc, sizeof(desc));
+	WT_CHECK(!strcmp(desc, "governor ladder (was menu)"), "'%s'", desc);
+	WT_EQ(wult_cpuidle_apply(c, record, err, sizeof(err)), 0);
+	wult_cpuidle_free(c);
+	WT_CHECK(!strcmp(gov(), "ladder"), "%s", gov());
+	WT_EQ(wult_cpuidle_recover(record, &pid, err, sizeof(err)), 1);
+	WT_CHECK(!strcmp(gov(), "menu"), "%s", gov());
+	WT_CHECK(!exists(record), "record removed");
+
+	/* The current one: said unchanged, nothing written. */
+	WT_EQ(wult_cpuidle_open(root, nodrv, 1, &c, err, sizeof(err)), 0);
+	WT_EQ(wult_cpuidle_governor(c, "menu", err, sizeof(err)), 0);
+	wult_cpuidle_describe(c, desc, sizeof(desc));
+	WT_CHECK(!strcmp(desc, "governor menu (unchanged)"), "'%s'", desc);
+
+	/* A kernel that shows the governor read-only (before 5.8 without
+	 * cpuidle_sysfs_switch there is no current_governor at all). */
+	snprintf(path, sizeof(path), "%s/cpuidle/current_governor", root);
+	chmod(path, 0444);
+	WT_EQ(wult_cpuidle_governor(c, "ladder", err, sizeof(err)), -EOPNOTSUPP);
+	WT_CHECK(strstr(err, "does not let the cpuidle governor be switched") != NULL, "'%s'",
+		 err);
+	unlink(path);
+	WT_EQ(wult_cpuidle_governor(c, "ladder", err, sizeof(err)), -EOPNOTSUPP);
+	WT_CHECK(strstr(err, "cpuidle_sysfs_switch") != NULL, "'%s'", err);
+	put(path, "menu\n");
+	wult_cpuidle_free(c);
+}
+
 static void record_lines(void)
 {
 	char line[128], err[256];
-	const char *path;
-	int v;
+	const char *path, *v;
 
 	snprintf(line, sizeof(line), "/sys/devices/system/cpu/cpu1/cpuidle/state2/disable 1\n");
 	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), 0);
-	WT_CHECK(!strcmp(path, "/sys/devices/system/cpu/cpu1/cpuidle/state2/disable") && v == 1,
-		 "'%s' %d", path, v);
+	WT_CHECK(!strcmp(path, "/sys/devices/system/cpu/cpu1/cpuidle/state2/disable") &&
+		 !strcmp(v, "1"), "'%s' %s", path, v);
+	snprintf(line, sizeof(line), "/sys/devices/system/cpu/cpuidle/current_governor menu");
+	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), 0);
+	WT_CHECK(!strcmp(path, "/sys/devices/system/cpu/cpuidle/current_governor") &&
+		 !strcmp(v, "menu"), "'%s' %s", path, v);
+	snprintf(line, sizeof(line), "/s/cpuidle/current_governor Menu");
+	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), -EINVAL);
+	snprintf(line, sizeof(line), "/s/cpuidle/current_governor 0123456789abcdef");
+	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), -EINVAL);
+	snprintf(line, sizeof(line), "/s/cpuidle/state0/current_governor/disable menu");
+	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), -EINVAL);
 	snprintf(line, sizeof(line), "/a/cpuidle/state2/disable 2");
 	WT_EQ(wult_cpuidle_record_line(line, &path, &v, err, sizeof(err)), -EINVAL);
 	snprintf(line, sizeof(line), "/a/cpuidle/state2/name 0");
@@ -210,6 +307,7 @@ int main(void)
 	deepest();
 	errors();
 	recover();
+	governor();
 	record_lines();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	if (system(cmd))
