@@ -12,7 +12,8 @@
  *   POLL  cpuidle's polling state.
  *   C1    "sti; hlt", interrupts on: the wake interrupt runs at once.
  *   C2    like C1, or, with bit 1 of irqs_off, left with interrupts off.
- *   C3    like C2 (bit 2 of irqs_off); CPUIDLE_FLAG_TIMER_STOP if timer_stop.
+ *   C3    like C2 (bit 2 of irqs_off); CPUIDLE_FLAG_TIMER_STOP if timer_stop,
+ *         leaving the broadcast at the wake (refidle_enter_timer_stop()).
  *
  * The injected latency (exit_us) delays what the hardware would delay:
  *   - interrupts on: "hlt" returns into the interrupt handler as soon as the
