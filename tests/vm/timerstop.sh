@@ -87,6 +87,10 @@ stage() {
 			{ d[NR] = $1 } END { if (NR) print d[1], d[int((NR + 1) / 2)], d[NR] }')"
 	t_check "$name: $count datapoints ($n)" test "$n" -eq "$count"
 	t_check "$name: C$state usage grew by >= $k ($du)" test "$du" -ge "$k"
+	# wult record names datapoints of a disabled state (POLL here, when
+	# the CPU is stuck polling in the force mask).
+	t_eq "$name: no datapoint of a disabled state" "" \
+		"$(grep 'which is disabled' "$W/$name.err")"
 	t_check "$name: >= 90% C$state with $check ($k of $n)" \
 		test $((k * 10)) -ge $((count * 9))
 }
