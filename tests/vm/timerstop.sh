@@ -19,7 +19,7 @@
 # a few C3 entries and every later datapoint was POLL
 # (Documentation/kernel.md, "Timer-stop states").
 # vm-args: --cpu max,-arat
-# vm-cost: 17
+# vm-cost: 15
 . "$WULT_SRC/tests/lib.sh"
 
 W=$OUT/timerstop
