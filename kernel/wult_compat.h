@@ -8,6 +8,8 @@
 #ifndef _WULT_COMPAT_H
 #define _WULT_COMPAT_H
 
+#include <linux/context_tracking.h>
+#include <linux/cpuidle.h>
 #include <linux/hrtimer.h>
 
 /* 6.13 replaced hrtimer_init() + ->function with hrtimer_setup(). */
@@ -20,6 +22,29 @@ static inline void wult_hrtimer_setup(struct hrtimer *timer,
 #else
 	hrtimer_init(timer, clock, mode);
 	timer->function = fn;
+#endif
+}
+
+/*
+ * RCU off and on around an idle state's sleep (CPUIDLE_FLAG_RCU_IDLE).
+ * 6.3 wrapped ct_idle_enter/exit() with the lockdep and IRQ-tracing
+ * bookkeeping the idle path needs in ct_cpuidle_enter/exit().
+ */
+static __always_inline void wult_ct_idle_enter(void)
+{
+#ifdef WULT_HAVE_CT_CPUIDLE_ENTER
+	ct_cpuidle_enter();
+#else
+	ct_idle_enter();
+#endif
+}
+
+static __always_inline void wult_ct_idle_exit(void)
+{
+#ifdef WULT_HAVE_CT_CPUIDLE_ENTER
+	ct_cpuidle_exit();
+#else
+	ct_idle_exit();
 #endif
 }
 

@@ -284,7 +284,7 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 	dp->cpu = smp_processor_id();
 	dp->intr_off = intr_off;
 	dp->flags = wult_dp_flags;
-	if (wc->src->id == WULT_SOURCE_TDT && wult_tdt_emulated())
+	if (wc->src->id == WULT_SOURCE_TDT && wult_tdt_ltime_computed())
 		dp->flags |= WULT_DPF_TDT_EMULATED;
 	dp->nmi_cnt = wult_delta32(wult_nmis(), wc->nmis_bi);
 	if (wult_has_smi)

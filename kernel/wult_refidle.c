@@ -12,7 +12,8 @@
  *   POLL  cpuidle's polling state.
  *   C1    "sti; hlt", interrupts on: the wake interrupt runs at once.
  *   C2    like C1, or, with bit 1 of irqs_off, left with interrupts off.
- *   C3    like C2 (bit 2 of irqs_off); CPUIDLE_FLAG_TIMER_STOP if timer_stop.
+ *   C3    like C2 (bit 2 of irqs_off); CPUIDLE_FLAG_TIMER_STOP if timer_stop,
+ *         leaving the broadcast at the wake (refidle_enter_timer_stop()).
  *
  * The injected latency (exit_us) delays what the hardware would delay:
  *   - interrupts on: "hlt" returns into the interrupt handler as soon as the
@@ -36,6 +37,7 @@
 #include <linux/cpuidle.h>
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -44,6 +46,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tick.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <asm/apic.h>
@@ -99,10 +102,13 @@ static __always_inline void refidle_spin(void)
 	barrier();
 }
 
-/* Returns the TSC read that ended the wait: the idle exit. */
-static notrace u64 refidle_wait(int index)
+/*
+ * Waits the injected latency from @start, the TSC at the wake. Returns
+ * the TSC read that ended the wait: the idle exit.
+ */
+static notrace u64 refidle_wait(u64 start, int index)
 {
-	u64 end = rdtsc() + refidle_cycles[index], now;
+	u64 end = start + refidle_cycles[index], now;
 
 	while ((s64)((now = rdtsc()) - end) < 0)
 		refidle_spin();
@@ -120,16 +126,13 @@ static notrace bool refidle_irq_pending(void)
 	return false;
 }
 
-/* Interrupts on: hlt takes the wake interrupt, then the exit waits. */
-static notrace int refidle_enter_halt(struct cpuidle_device *dev,
-				      struct cpuidle_driver *drv, int index)
+/* Interrupts on: hlt takes the wake interrupt, then returns. */
+static notrace void refidle_halt(void)
 {
 	if (!need_resched()) {
 		raw_safe_halt();
 		raw_local_irq_disable();
 	}
-	__this_cpu_write(refidle_exit_tsc, refidle_wait(index));
-	return index;
 }
 
 /*
@@ -140,21 +143,123 @@ static notrace int refidle_enter_halt(struct cpuidle_device *dev,
  * the wait goes on as C1's, interrupts on; a wake after it is an IntrOff=0
  * one.
  */
-static notrace int refidle_enter_masked(struct cpuidle_device *dev,
-					struct cpuidle_driver *drv, int index)
+static notrace void refidle_masked_sleep(void)
 {
 	u64 limit = rdtsc() + refidle_masked_max_cycles;
 
 	while (!need_resched() && !refidle_irq_pending()) {
 		if ((s64)(rdtsc() - limit) >= 0) {
-			raw_safe_halt();
-			raw_local_irq_disable();
+			refidle_halt();
 			break;
 		}
 		refidle_spin();
 	}
-	__this_cpu_write(refidle_exit_tsc, refidle_wait(index));
+}
+
+/* The CPU woke at @start (TSC): the injected latency, then the exit. */
+static notrace int refidle_leave(u64 start, int index)
+{
+	__this_cpu_write(refidle_exit_tsc, refidle_wait(start, index));
 	return index;
+}
+
+static notrace int refidle_enter_halt(struct cpuidle_device *dev,
+				      struct cpuidle_driver *drv, int index)
+{
+	refidle_halt();
+	return refidle_leave(rdtsc(), index);
+}
+
+static notrace int refidle_enter_masked(struct cpuidle_device *dev,
+					struct cpuidle_driver *drv, int index)
+{
+	refidle_masked_sleep();
+	return refidle_leave(rdtsc(), index);
+}
+
+/*
+ * A timer-stop state (CPUIDLE_FLAG_TIMER_STOP, with CPUIDLE_FLAG_RCU_IDLE:
+ * RCU is turned off here, around the sleep only). Its local timer works
+ * again from the wake on, so the broadcast is left at the wake, before the
+ * injected latency, and cpuidle_enter_state()'s tick_broadcast_exit() then
+ * finds nothing to do.
+ *
+ * An interrupts-on sleep takes the wake interrupt before the driver can
+ * leave, so the broadcast is left first thing in a device interrupt (the
+ * broadcast device's own among them; refidle_ts_irq()). The kernel cannot
+ * have the broadcast interrupt handled inside the broadcast: its exit sets
+ * the CPU's bit in the broadcast force mask when the CPU's next event has
+ * passed, expecting the broadcast device to fire for it and clear the bit
+ * while do_idle() polls. After the broadcast interrupt's own handler ran
+ * here, the next event is on the local timer and the broadcast device is
+ * not programmed for it: if the event passes before the exit, nothing
+ * clears the bit while no other CPU uses the broadcast, and the CPU polls
+ * for good (Documentation/kernel.md, "Timer-stop states").
+ */
+static DEFINE_PER_CPU(bool, refidle_ts_asleep);
+static struct tracepoint *refidle_irq_tp;
+
+static notrace void refidle_ts_irq(void *data, int irq,
+				   struct irqaction *action)
+{
+	if (!__this_cpu_read(refidle_ts_asleep))
+		return;
+	__this_cpu_write(refidle_ts_asleep, false);
+	tick_broadcast_exit();
+}
+
+static notrace int refidle_enter_timer_stop(struct cpuidle_device *dev,
+					    struct cpuidle_driver *drv,
+					    int index)
+{
+	u64 woke;
+
+	__this_cpu_write(refidle_ts_asleep, true);
+	wult_ct_idle_enter();
+	if (irqs_off & BIT(index - 1))
+		refidle_masked_sleep();
+	else
+		refidle_halt();
+	/* The broadcast exit is part of the injected latency, as on hardware. */
+	woke = rdtsc();
+	wult_ct_idle_exit();
+	if (__this_cpu_read(refidle_ts_asleep)) {
+		__this_cpu_write(refidle_ts_asleep, false);
+		tick_broadcast_exit();
+	}
+	return refidle_leave(woke, index);
+}
+
+static void refidle_irq_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "irq_handler_entry"))
+		refidle_irq_tp = tp;
+}
+
+/* The device interrupt probe of a timer-stop state, before it is used. */
+static int refidle_ts_init(void)
+{
+	int ret;
+
+	if (!timer_stop)
+		return 0;
+	for_each_kernel_tracepoint(refidle_irq_find, NULL);
+	if (!refidle_irq_tp) {
+		pr_err("wult_refidle: timer_stop=1 needs the irq:irq_handler_entry tracepoint\n");
+		return -EOPNOTSUPP;
+	}
+	ret = tracepoint_probe_register(refidle_irq_tp, refidle_ts_irq, NULL);
+	if (ret)
+		refidle_irq_tp = NULL;
+	return ret;
+}
+
+static void refidle_ts_exit(void)
+{
+	if (!refidle_irq_tp)
+		return;
+	tracepoint_probe_unregister(refidle_irq_tp, refidle_ts_irq, NULL);
+	tracepoint_synchronize_unregister();
 }
 
 /*
@@ -527,8 +632,10 @@ static void refidle_init_state(struct cpuidle_state *s, int index, u64 base_ns)
 	s->enter = masked ? refidle_enter_masked : refidle_enter_halt;
 	s->exit_latency = exit_us[c] + DIV_ROUND_UP_ULL(base_ns, NSEC_PER_USEC);
 	s->target_residency = max(target_us[c], s->exit_latency);
-	if (index == 3 && timer_stop)
-		s->flags |= CPUIDLE_FLAG_TIMER_STOP;
+	if (index == 3 && timer_stop) {
+		s->flags |= CPUIDLE_FLAG_TIMER_STOP | CPUIDLE_FLAG_RCU_IDLE;
+		s->enter = refidle_enter_timer_stop;
+	}
 	refidle_cycles[index] = div_u64((u64)exit_us[c] * tsc_khz, 1000);
 }
 
@@ -560,10 +667,14 @@ static int __init refidle_init(void)
 		refidle_init_state(&refidle_driver.states[i], i, base_ns);
 	refidle_driver.state_count = REFIDLE_STATES + 1;
 
+	ret = refidle_ts_init();
+	if (ret)
+		return ret;
 	ret = cpuidle_register(&refidle_driver, NULL);
 	if (ret) {
 		pr_err("wult_refidle: cpuidle_register failed (%d)%s\n", ret,
 		       ret == -ENODEV ? ": cpuidle is off" : "");
+		refidle_ts_exit();
 		return ret;
 	}
 	refidle_bench_init();
@@ -577,6 +688,7 @@ static void __exit refidle_exit(void)
 {
 	refidle_bench_exit();
 	cpuidle_unregister(&refidle_driver);
+	refidle_ts_exit();
 }
 
 module_init(refidle_init);

@@ -172,6 +172,32 @@ static inline bool wult_rule_rearm_at_exit(bool started, bool in_flight)
 	return started && !in_flight;
 }
 
+/* What tdt's TSC deadline MSR, read at an idle entry, says of the wake. */
+enum wult_tdt_ltime {
+	WULT_TDT_LTIME_MSR,	/* our deadline: LTime is the MSR's value */
+	WULT_TDT_LTIME_COMPUTED, /* local timer off: LTime is the expected one */
+	WULT_TDT_LTIME_OTHER,	/* another timer's deadline: no known LTime */
+};
+
+/*
+ * @dl: the MSR; @expect: the deadline the kernel should have programmed
+ * for our event; @tol: how far off (TSC cycles) still counts as ours.
+ * While our hrtimer is pending the clock event device is programmed, so a
+ * zero MSR means it was shut down (lapic_timer_shutdown() zeroes it) by
+ * tick_broadcast_enter(), which runs before the idle entry probe: a
+ * timer-stop state, whose wake the broadcast device delivers at the
+ * hrtimer's expiry, the deadline expected.
+ */
+static inline enum wult_tdt_ltime wult_rule_tdt_ltime(u64 dl, u64 expect,
+						      u64 tol)
+{
+	if (!dl)
+		return WULT_TDT_LTIME_COMPUTED;
+	if (dl + tol < expect || dl > expect + tol)
+		return WULT_TDT_LTIME_OTHER;
+	return WULT_TDT_LTIME_MSR;
+}
+
 /*
  * A TSC-clocked source converts its times with tsc_khz: unusable while
  * the kernel does not know the TSC rate (tsc_khz 0, e.g. calibration

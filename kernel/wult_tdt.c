@@ -19,6 +19,14 @@
  * deadline instead of read from the MSR: for testing in VMs whose APIC has
  * no TSC-deadline mode (QEMU TCG). Datapoints of an emulated deadline are
  * flagged WULT_DPF_TDT_EMULATED.
+ *
+ * Timer-stop states: tick_broadcast_enter() shuts the local timer down
+ * (the MSR reads 0) before the idle entry probe, and the broadcast device
+ * delivers the expiry. LTime is then the expected deadline, flagged as
+ * computed, and TIntr is the local timer interrupt's entry when the
+ * broadcast comes as one (an IPI from the CPU owning the broadcast device),
+ * else, the broadcast device's handler calling ours directly, the TSC at
+ * our callback.
  */
 #include <linux/hrtimer.h>
 #include <linux/math64.h>
@@ -49,13 +57,15 @@ enum wult_tdt_mode {
 struct wult_tdt_cpu {
 	struct hrtimer timer;
 	bool armed;
-	u64 entry_tsc;		/* TSC at local_timer_entry, 0 once used */
+	bool computed;		/* LTime at the last idle entry was expect */
+	u64 entry_tsc;		/* TSC at local_timer_entry, 0 outside it */
 	u64 expect;		/* the deadline the kernel should program */
 };
 
 static DEFINE_PER_CPU(struct wult_tdt_cpu, wult_tdt_cpus);
 static enum wult_tdt_mode wult_tdt_mode;
 static struct tracepoint *wult_tdt_tp;
+static struct tracepoint *wult_tdt_exit_tp;
 static DEFINE_MUTEX(wult_tdt_lock);
 static unsigned int wult_tdt_users;
 
@@ -67,13 +77,23 @@ static notrace void wult_tdt_timer_entry(void *data, int vector)
 	this_cpu_write(wult_tdt_cpus.entry_tsc, rdtsc_ordered());
 }
 
+/*
+ * The end of the local timer interrupt: a stamp left from it must not be
+ * taken for a later expiry that comes another way (the broadcast device's
+ * handler runs ours from its own interrupt).
+ */
+static notrace void wult_tdt_timer_exit(void *data, int vector)
+{
+	this_cpu_write(wult_tdt_cpus.entry_tsc, 0);
+}
+
 static notrace enum hrtimer_restart wult_tdt_fn(struct hrtimer *timer)
 {
 	struct wult_tdt_cpu *tc = this_cpu_ptr(&wult_tdt_cpus);
 	u64 tsc = rdtsc_ordered();
 	u64 tintr = tc->entry_tsc;
 
-	/* Expired from another interrupt (none seen at entry): its own TSC. */
+	/* Not from a local timer interrupt: the TSC here. */
 	if (!tintr || tintr > tsc)
 		tintr = tsc;
 	tc->entry_tsc = 0;
@@ -86,6 +106,8 @@ static void wult_tdt_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "local_timer_entry"))
 		wult_tdt_tp = tp;
+	else if (!strcmp(tp->name, "local_timer_exit"))
+		wult_tdt_exit_tp = tp;
 }
 
 static int wult_tdt_init(void)
@@ -126,22 +148,34 @@ static int wult_tdt_usable(void)
 		pr_info_ratelimited("wult: tdt: the local APIC timer is not in TSC-deadline mode on this system\n");
 		return -EOPNOTSUPP;
 	}
-	if (!wult_tdt_tp) {
-		pr_info_ratelimited("wult: tdt: no irq_vectors:local_timer_entry tracepoint in this kernel\n");
+	if (!wult_tdt_tp || !wult_tdt_exit_tp) {
+		pr_info_ratelimited("wult: tdt: no irq_vectors:local_timer_entry/exit tracepoints in this kernel\n");
 		return -EOPNOTSUPP;
 	}
 	return 0;
 }
 
-/* The local_timer_entry probe exists while tdt events do. */
+/* The local_timer_entry/exit probes exist while tdt events do. */
 static int wult_tdt_get(void)
 {
 	int ret = 0;
 
 	mutex_lock(&wult_tdt_lock);
-	if (!wult_tdt_users)
-		ret = tracepoint_probe_register(wult_tdt_tp,
-						wult_tdt_timer_entry, NULL);
+	if (!wult_tdt_users) {
+		ret = tracepoint_probe_register(wult_tdt_exit_tp,
+						wult_tdt_timer_exit, NULL);
+		if (!ret) {
+			ret = tracepoint_probe_register(wult_tdt_tp,
+							wult_tdt_timer_entry,
+							NULL);
+			if (ret) {
+				tracepoint_probe_unregister(wult_tdt_exit_tp,
+							    wult_tdt_timer_exit,
+							    NULL);
+				tracepoint_synchronize_unregister();
+			}
+		}
+	}
 	if (!ret)
 		wult_tdt_users++;
 	mutex_unlock(&wult_tdt_lock);
@@ -154,6 +188,8 @@ static void wult_tdt_put(void)
 	if (!--wult_tdt_users) {
 		tracepoint_probe_unregister(wult_tdt_tp, wult_tdt_timer_entry,
 					    NULL);
+		tracepoint_probe_unregister(wult_tdt_exit_tp,
+					    wult_tdt_timer_exit, NULL);
 		tracepoint_synchronize_unregister();
 	}
 	mutex_unlock(&wult_tdt_lock);
@@ -188,7 +224,8 @@ static void wult_tdt_cancel(void)
 
 /*
  * At idle entry the next timer event is programmed: if it is ours, the
- * MSR holds LTime exactly.
+ * MSR holds LTime exactly; in a timer-stop state it reads 0
+ * (wult_rule_tdt_ltime()).
  */
 static bool wult_tdt_at_idle(u64 *ltime)
 {
@@ -196,19 +233,27 @@ static bool wult_tdt_at_idle(u64 *ltime)
 	u64 tol = div_u64((u64)tsc_khz * WULT_TDT_MATCH_US, 1000);
 	u64 dl;
 
+	tc->computed = true;
 	if (wult_tdt_mode == WULT_TDT_EMULATED)
 		return true;
-	if (rdmsrl_safe(MSR_IA32_TSC_DEADLINE, &dl) || !dl)
+	if (rdmsrl_safe(MSR_IA32_TSC_DEADLINE, &dl))
 		return false;
-	if (dl + tol < tc->expect || dl > tc->expect + tol)
+	switch (wult_rule_tdt_ltime(dl, tc->expect, tol)) {
+	case WULT_TDT_LTIME_MSR:
+		tc->computed = false;
+		*ltime = dl;
+		return true;
+	case WULT_TDT_LTIME_COMPUTED:
+		*ltime = tc->expect;
+		return true;
+	default:
 		return false;
-	*ltime = dl;
-	return true;
+	}
 }
 
-bool wult_tdt_emulated(void)
+bool wult_tdt_ltime_computed(void)
 {
-	return wult_tdt_mode == WULT_TDT_EMULATED;
+	return this_cpu_read(wult_tdt_cpus.computed);
 }
 
 const char *wult_tdt_mode_name(void)

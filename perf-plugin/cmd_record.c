@@ -172,7 +172,9 @@ static void usage(FILE *f)
 "A measured CPU that goes offline is reported and measured again when it\n"
 "returns (with -o -, recording stops then). When fewer than half of the\n"
 "armed datapoints were valid (wult.ko's counters), a warning gives the\n"
-"counts and the main reasons. Exit status: 0 recorded, 1\n"
+"counts and the main reasons; datapoints of an idle state that was disabled\n"
+"(the kernel polled or fell back instead) are warned about too. Exit\n"
+"status: 0 recorded, 1\n"
 "failed or stopped early, 2 usage error.\n",
 		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US,
 		CAPTURE_DEF_MS);
@@ -475,6 +477,7 @@ struct rec_state {
 	struct wult_pdw *pdw;
 	unsigned long long samples, lost, limit;
 	unsigned long long br_samples;	/* branch contexts */
+	struct rec_fallback *fallback;	/* datapoints of disabled states */
 	int keep_lbr;			/* hp[].lbr_fd keep perf's LBR on */
 	/*
 	 * Datapoints the wult event counted without a sample reaching the
@@ -575,6 +578,7 @@ static void take_sample(struct rec_state *st, const union perf_event *event)
 		return;
 	}
 	learn_ids(st, &s);
+	rec_fallback_add(st->fallback, s.cpu, s.raw, s.raw_size);
 	st->samples++;
 	/* The first match is the file's last datapoint: the rest are dropped. */
 	if (st->stop && rec_stop_check(st->stop, s.raw, s.raw_size))
@@ -1355,6 +1359,7 @@ static int record_run(struct rec_state *st, const struct rec_opts *o,
 	st->pdw = NULL;
 	summary(st, o, t);
 	rec_yield_end(st->yield);
+	rec_fallback_end(st->fallback);
 	return st->failed || st->hp_stop ? 1 : 0;
 }
 
@@ -1461,6 +1466,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	st.last_count = calloc(st.max_cpu + 1, sizeof(*st.last_count));
 	st.last_klost = calloc(st.max_cpu + 1, sizeof(*st.last_klost));
 	st.vals = calloc(WULT_PD_MAX_GROUP, sizeof(*st.vals));
+	st.fallback = rec_fallback_new(st.max_cpu);
 	st.layout.attr = ev[0].attr;
 	if (!st.last_count || !st.last_klost || !st.vals || init_hotplug(&st, cpus)) {
 		ret = 1;
@@ -1485,6 +1491,7 @@ out_close:
 	free(st.last_count);
 	free(st.last_klost);
 	free(st.vals);
+	rec_fallback_free(st.fallback);
 	perf_evlist__close(evlist);
 out_delete:
 	perf_evlist__delete(evlist);	/* deletes the evsels too */

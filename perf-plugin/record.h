@@ -39,6 +39,18 @@ void rec_yield_poll(struct rec_yield *y, int nl);
 /* At the end: says so if fewer than half of all were valid. */
 void rec_yield_end(struct rec_yield *y);
 
+/* ---- record_fallback.c: datapoints of disabled idle states ---- */
+struct rec_fallback;
+
+/* For CPUs 0..@max_cpu; NULL on ENOMEM (nothing is counted then). */
+struct rec_fallback *rec_fallback_new(int max_cpu);
+void rec_fallback_free(struct rec_fallback *f);
+/* One datapoint's raw payload (trace_entry, then struct wult_dp). */
+void rec_fallback_add(struct rec_fallback *f, unsigned int cpu, const void *raw,
+		      unsigned int raw_size);
+/* At the end, states as recorded: a warning per CPU and disabled state seen. */
+void rec_fallback_end(const struct rec_fallback *f);
+
 /* ---- record_cstates.c: --states, --deepest-state, --idle-governor ---- */
 struct rec_cstates;
 

@@ -9,6 +9,10 @@
 # per requested state: count, WakeLatency - IntrLatency (the injected
 # latency lies between TIntr and TAI in these interrupts-on states: C3's
 # must be >= 80 us each) and IntrLatency, with wult.ko's counters.
+# The CPU used to stop entering C3 after a few entries (stuck in the
+# broadcast force mask); wult_refidle now leaves the broadcast at the
+# wake (Documentation/kernel.md, "Timer-stop states"), and
+# tests/vm/timerstop.sh is the test.
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
 DEC=$WULT_SRC/scripts/perf/wult-decode.py

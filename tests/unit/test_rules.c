@@ -132,6 +132,19 @@ static void test_rearm_at_exit(void)
 }
 
 /* tdt converts with tsc_khz: refused while it is 0. */
+/* tdt's MSR at idle entry: ours within tol, 0 in a timer-stop state. */
+static void test_tdt_ltime(void)
+{
+	WT_EQ(wult_rule_tdt_ltime(1000000, 1000000, 2000), WULT_TDT_LTIME_MSR);
+	WT_EQ(wult_rule_tdt_ltime(998000, 1000000, 2000), WULT_TDT_LTIME_MSR);
+	WT_EQ(wult_rule_tdt_ltime(1002000, 1000000, 2000), WULT_TDT_LTIME_MSR);
+	WT_EQ(wult_rule_tdt_ltime(997999, 1000000, 2000), WULT_TDT_LTIME_OTHER);
+	WT_EQ(wult_rule_tdt_ltime(1002001, 1000000, 2000), WULT_TDT_LTIME_OTHER);
+	/* lapic_timer_shutdown() by tick_broadcast_enter(): computed. */
+	WT_EQ(wult_rule_tdt_ltime(0, 1000000, 2000), WULT_TDT_LTIME_COMPUTED);
+	WT_EQ(wult_rule_tdt_ltime(0, 0, 0), WULT_TDT_LTIME_COMPUTED);
+}
+
 static void test_tsc_rate(void)
 {
 	WT_EQ(wult_rule_tsc_rate_known(0), false);
@@ -149,6 +162,7 @@ int main(void)
 	test_floor();
 	test_ldist_unreachable();
 	test_next();
+	test_tdt_ltime();
 	test_rearm_at_exit();
 	test_tsc_rate();
 	return wt_done();

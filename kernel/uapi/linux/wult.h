@@ -98,7 +98,8 @@ enum wult_kind {
 				      * fields convert exactly with tsc_khz
 				      */
 #define WULT_DPF_TDT_EMULATED	0x10U /* tdt: LTime computed, not read from
-				       * the TSC deadline MSR (tdt=emulated)
+				       * the TSC deadline MSR (tdt=emulated,
+				       * or a timer-stop state)
 				       */
 
 struct wult_dp {
