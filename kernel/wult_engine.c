@@ -27,7 +27,9 @@
  * A datapoint is dropped, and counted, when it cannot be trusted: the event
  * fired before the CPU went idle (not_idle), something else ended the idle
  * period (stale_tai), another interrupt or an NMI came between its two
- * halves (other_intr), or the times are out of order (invalid). An idle
+ * halves (other_intr), the idle exit came after LTime but something else
+ * may have woken the CPU (other_wake), or the times are out of order
+ * (invalid). An idle
  * exit that is not our wake (early_wake) keeps the event armed and retakes
  * TBI at the next idle entry. The shortest time from an arm to the next
  * idle entry is the CPU's LDist floor (wult_rules.h), which the PMU
@@ -74,7 +76,7 @@ struct wult_cpu {
 	bool active;		/* measuring this CPU: the probes' first test */
 	bool paused;		/* no started event: arm nothing (wult_rule_next) */
 	bool holdoff;		/* the source is armed for a busy hold-off */
-	bool ltime_ok;		/* at the last idle entry LTime was programmed */
+	bool ltime_ok;		/* at the last idle entry our event was first */
 	bool armed;		/* event armed, its interrupt not handled yet */
 	bool in_idle;		/* TBI taken, the idle exit not seen yet */
 	bool woken;		/* exit seen first, our interrupt pending */
@@ -255,6 +257,9 @@ static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
 	case WULT_OTHER_INTR:
 		wult_inc(&wc->stats.other_intr);
 		break;
+	case WULT_OTHER_WAKE:
+		wult_inc(&wc->stats.other_wake);
+		break;
 	case WULT_NOT_IDLE:
 		wult_inc(&wc->stats.not_idle);
 		break;
@@ -275,7 +280,7 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 		wult_drop(wc, WULT_NOT_IDLE);
 		return;
 	}
-	if (dp->tai < dp->ltime || dp->tintr < dp->ltime || !wc->ltime_ok) {
+	if (dp->tai < dp->ltime || dp->tintr < dp->ltime) {
 		wult_drop(wc, WULT_INVALID);
 		return;
 	}
@@ -396,18 +401,30 @@ static void wult_exit_after_intr(struct wult_cpu *wc, struct wult_dp *dp)
 	wult_emit(wc, false);
 }
 
-/* Idle exit, IRQs off, our interrupt not handled yet (IntrOff = 1?). */
+/*
+ * Idle exit, IRQs off, our interrupt not handled yet (IntrOff = 1?). The
+ * pending vectors are read only for a candidate (LTime passed): the read
+ * is 8 APIC accesses, between ai_ts1 and ai_ts2 like the rest.
+ */
 static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
 {
 	u32 irqs = wult_irqs(), nmis = wult_nmis();
+	bool early = dp->tai < dp->ltime;
+	enum wult_verdict v;
 
-	if (wult_rule_exit_first(dp->tai, dp->ltime,
+	v = wult_rule_exit_first(dp->tai, dp->ltime,
 				 wult_state_polls(wc, dp->req_cstate),
-				 wc->exit_irqs_on,
-				 wult_delta32(irqs, wc->irqs_bi),
-				 wult_delta32(nmis, wc->nmis_bi)) != WULT_KEEP) {
+				 wc->exit_irqs_on, wult_delta32(irqs, wc->irqs_bi),
+				 wult_delta32(nmis, wc->nmis_bi), wc->ltime_ok,
+				 !early && need_resched(),
+				 early ? 1 : wult_irqs_pending());
+	if (v == WULT_EARLY_WAKE) {
 		/* Keep the event armed; TBI is retaken at the next entry. */
 		wult_inc(&wc->stats.early_wake);
+		return;
+	}
+	if (v != WULT_KEEP) {
+		wult_drop(wc, v);
 		return;
 	}
 	wc->irqs_mark = irqs;
@@ -500,7 +517,7 @@ static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 
 	v = wult_rule_intr_in_idle(polls, resched,
 				   wult_delta32(irqs, wc->irqs_bi),
-				   wult_delta32(nmis, wc->nmis_bi));
+				   wult_delta32(nmis, wc->nmis_bi), wc->ltime_ok);
 	if (v != WULT_KEEP) {
 		wult_drop(wc, v);
 		return;
@@ -695,6 +712,7 @@ void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
 	stats->branches_off = READ_ONCE(s->branches_off);
 	stats->held_off = READ_ONCE(s->held_off);
 	stats->arm_failed = READ_ONCE(s->arm_failed);
+	stats->other_wake = READ_ONCE(s->other_wake);
 }
 
 /*

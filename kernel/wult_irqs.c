@@ -15,10 +15,13 @@
  * so the difference of two sums is exact as long as fewer than 2^32
  * interrupts happen in between.
  */
+#include <linux/bitops.h>
 #include <linux/kernel_stat.h>
 #include <linux/percpu.h>
+#include <asm/cpufeature.h>
 #include <asm/hardirq.h>
 
+#include "wult_apic.h"
 #include "wult_irqs.h"
 
 u32 wult_irqs(void)
@@ -62,4 +65,21 @@ u32 wult_irqs(void)
 u32 wult_nmis(void)
 {
 	return this_cpu_read(irq_stat.__nmi_count);
+}
+
+/*
+ * Vectors pending in this CPU's local APIC, IRQs off: those it will handle
+ * once interrupts are enabled, one per vector however often it was raised.
+ * -1 without a local APIC.
+ */
+int wult_irqs_pending(void)
+{
+	unsigned int i;
+	int n = 0;
+
+	if (!boot_cpu_has(X86_FEATURE_APIC))
+		return -1;
+	for (i = 0; i < WULT_APIC_IRR_REGS; i++)
+		n += hweight32(wult_apic_irr(i));
+	return n;
 }

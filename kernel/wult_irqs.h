@@ -11,5 +11,7 @@
  */
 u32 wult_irqs(void);
 u32 wult_nmis(void);
+/* Vectors pending in the local APIC (IRR), IRQs off; -1 if unreadable. */
+int wult_irqs_pending(void);
 
 #endif /* _WULT_IRQS_H */

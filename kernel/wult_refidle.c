@@ -35,14 +35,17 @@
  */
 #include <linux/cpuidle.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sched/idle.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
@@ -53,10 +56,10 @@
 #include <asm/tsc.h>
 #include <trace/events/power.h>
 
+#include "wult_apic.h"
 #include "wult_compat.h"
 
 #define REFIDLE_STATES		3	/* C1..C3, after POLL */
-#define REFIDLE_IRR_REGS	8	/* 256 vectors, 32 per register */
 
 static unsigned int exit_us[REFIDLE_STATES] = { 1, 20, 80 };
 static unsigned int target_us[REFIDLE_STATES] = { 2, 100, 400 };
@@ -114,8 +117,8 @@ static notrace bool refidle_irq_pending(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < REFIDLE_IRR_REGS; i++)
-		if (apic->read(APIC_IRR + i * 0x10))
+	for (i = 0; i < WULT_APIC_IRR_REGS; i++)
+		if (wult_apic_irr(i))
 			return true;
 	return false;
 }
@@ -139,20 +142,31 @@ static notrace int refidle_enter_halt(struct cpuidle_device *dev,
  * instruction-counted clock costs host time in proportion. Past the bound
  * the wait goes on as C1's, interrupts on; a wake after it is an IntrOff=0
  * one.
+ *
+ * Like mwait_idle_with_hints(), the wait advertises polling
+ * (TIF_POLLING_NRFLAG): a remote wakeup or a cross-CPU call queued to
+ * this CPU then sets need_resched and sends no interrupt, and the wait
+ * ends on the flag as mwait ends on the write to the monitored line.
+ * hlt sees no such write, so polling is withdrawn before it.
  */
 static notrace int refidle_enter_masked(struct cpuidle_device *dev,
 					struct cpuidle_driver *drv, int index)
 {
 	u64 limit = rdtsc() + refidle_masked_max_cycles;
 
-	while (!need_resched() && !refidle_irq_pending()) {
-		if ((s64)(rdtsc() - limit) >= 0) {
-			raw_safe_halt();
-			raw_local_irq_disable();
-			break;
+	if (!current_set_polling_and_test()) {
+		while (!need_resched() && !refidle_irq_pending()) {
+			if ((s64)(rdtsc() - limit) >= 0) {
+				if (!current_clr_polling_and_test()) {
+					raw_safe_halt();
+					raw_local_irq_disable();
+				}
+				break;
+			}
+			refidle_spin();
 		}
-		refidle_spin();
 	}
+	current_clr_polling();
 	__this_cpu_write(refidle_exit_tsc, refidle_wait(index));
 	return index;
 }
@@ -495,6 +509,133 @@ static void refidle_bench_exit(void)
 	kvfree(refidle_recs);
 }
 
+/*
+ * Remote wakeups, for the tests (tests/vm/remote.sh): debugfs
+ * wult_refidle/kick. "CPU NS" written on one CPU starts a pinned hard
+ * hrtimer there that queues an empty cross-CPU call to CPU every NS ns;
+ * to a CPU that advertises polling (the interrupts-off wait above, POLL)
+ * the kernel sends no interrupt for it and only sets need_resched, as for
+ * a remote task wakeup. "off" stops it. Reading gives "cpu=C period=NS
+ * sent=N busy=B": calls queued, and periods skipped because the last one
+ * had not run yet.
+ */
+#define REFIDLE_KICK_MAX_WRITE	32
+
+static DEFINE_MUTEX(refidle_kick_lock);
+static struct hrtimer refidle_kick_timer;
+static int refidle_kick_cpu = -1;
+static u64 refidle_kick_period;
+static unsigned long refidle_kick_sent, refidle_kick_busy;
+
+static void refidle_kick_fn(void *info)
+{
+}
+
+static call_single_data_t refidle_kick_csd = CSD_INIT(refidle_kick_fn, NULL);
+
+static enum hrtimer_restart refidle_kick_timer_fn(struct hrtimer *timer)
+{
+	if (smp_call_function_single_async(refidle_kick_cpu, &refidle_kick_csd))
+		WRITE_ONCE(refidle_kick_busy, refidle_kick_busy + 1);
+	else
+		WRITE_ONCE(refidle_kick_sent, refidle_kick_sent + 1);
+	hrtimer_forward_now(timer, ns_to_ktime(refidle_kick_period));
+	return HRTIMER_RESTART;
+}
+
+/* The timer, then the last call queued: it runs our function. */
+static void refidle_kick_stop(void)
+{
+	if (refidle_kick_cpu < 0)
+		return;
+	hrtimer_cancel(&refidle_kick_timer);
+	/* As csd_lock_wait(): the call's last access precedes the unlock. */
+	while (smp_load_acquire(&refidle_kick_csd.node.u_flags) & CSD_FLAG_LOCK)
+		usleep_range(100, 1000);
+	refidle_kick_cpu = -1;
+}
+
+static ssize_t refidle_kick_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	char buf[REFIDLE_KICK_MAX_WRITE];
+	unsigned int cpu;
+	u64 ns;
+	int ret = 0;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+
+	mutex_lock(&refidle_kick_lock);
+	refidle_kick_stop();
+	if (sysfs_streq(buf, "off"))
+		goto out;
+	if (sscanf(buf, "%u %llu", &cpu, &ns) != 2 || ns < NSEC_PER_USEC ||
+	    cpu >= nr_cpu_ids || !cpu_online(cpu)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	refidle_kick_period = ns;
+	WRITE_ONCE(refidle_kick_sent, 0);
+	WRITE_ONCE(refidle_kick_busy, 0);
+	/* Pinned: on this, the writer's, CPU, which must not be the target. */
+	preempt_disable();
+	if (cpu == smp_processor_id()) {
+		ret = -EINVAL;
+	} else {
+		refidle_kick_cpu = cpu;
+		hrtimer_start(&refidle_kick_timer, ns_to_ktime(ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	preempt_enable();
+out:
+	mutex_unlock(&refidle_kick_lock);
+	return ret ? ret : len;
+}
+
+static int refidle_kick_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&refidle_kick_lock);
+	seq_printf(m, "cpu=%d period=%llu sent=%lu busy=%lu\n", refidle_kick_cpu,
+		   refidle_kick_period, READ_ONCE(refidle_kick_sent),
+		   READ_ONCE(refidle_kick_busy));
+	mutex_unlock(&refidle_kick_lock);
+	return 0;
+}
+
+static int refidle_kick_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, refidle_kick_show, NULL);
+}
+
+static const struct file_operations refidle_kick_fops = {
+	.owner		= THIS_MODULE,
+	.open		= refidle_kick_open,
+	.read		= seq_read,
+	.write		= refidle_kick_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* In refidle_dir, which refidle_bench_init() made. */
+static void refidle_kick_init(void)
+{
+	wult_hrtimer_setup(&refidle_kick_timer, refidle_kick_timer_fn,
+			   CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	debugfs_create_file("kick", 0600, refidle_dir, NULL, &refidle_kick_fops);
+}
+
+/* After refidle_bench_exit() removed the file. */
+static void refidle_kick_exit(void)
+{
+	mutex_lock(&refidle_kick_lock);
+	refidle_kick_stop();
+	mutex_unlock(&refidle_kick_lock);
+}
+
 static struct cpuidle_driver refidle_driver = {
 	.name	= "wult_refidle",
 };
@@ -567,6 +708,7 @@ static int __init refidle_init(void)
 		return ret;
 	}
 	refidle_bench_init();
+	refidle_kick_init();
 	pr_info("wult_refidle: exit %u/%u/%u us, residency %u/%u/%u us, irqs_off %#x (at most %u us), timer_stop %d, detection %llu ns\n",
 		exit_us[0], exit_us[1], exit_us[2], target_us[0], target_us[1],
 		target_us[2], irqs_off, masked_max_us, timer_stop, base_ns);
@@ -576,6 +718,7 @@ static int __init refidle_init(void)
 static void __exit refidle_exit(void)
 {
 	refidle_bench_exit();
+	refidle_kick_exit();
 	cpuidle_unregister(&refidle_driver);
 }
 

@@ -22,6 +22,7 @@ enum wult_verdict {
 	WULT_EARLY_WAKE,	/* not our wake: keep the event armed */
 	WULT_STALE_TAI,		/* something else ended the idle period */
 	WULT_OTHER_INTR,	/* another interrupt or an NMI between the halves */
+	WULT_OTHER_WAKE,	/* an exit after LTime that may not be our wake */
 	/* Drop reasons decided by the engine itself, not by these rules: */
 	WULT_NOT_IDLE,		/* LTime came before the CPU was idle */
 	WULT_INVALID,		/* times out of order, or LTime unknown */
@@ -36,15 +37,21 @@ static inline u32 wult_delta32(u32 now, u32 then)
 /*
  * Our interrupt arrived inside the idle period (first half, IntrOff = 0).
  * A halting state ends at its first interrupt, so ours must be the only one
- * since TBI. A polling state handles other interrupts and keeps polling
- * until need_resched: it is ours unless need_resched was already set.
+ * since TBI, and the timer must have been programmed for our event at TBI
+ * (@programmed): else the interrupt was raised for an earlier timer (the
+ * tick, same vector) and ran ours too because it had expired by then. A
+ * polling state handles other interrupts and keeps polling until
+ * need_resched: it is ours unless need_resched was already set.
  */
 static inline enum wult_verdict
-wult_rule_intr_in_idle(bool polls, bool resched_set, u32 irqs, u32 nmis)
+wult_rule_intr_in_idle(bool polls, bool resched_set, u32 irqs, u32 nmis,
+		       bool programmed)
 {
 	if (polls)
 		return resched_set ? WULT_STALE_TAI : WULT_KEEP;
-	return irqs == 1 && nmis == 0 ? WULT_KEEP : WULT_STALE_TAI;
+	if (irqs != 1 || nmis)
+		return WULT_STALE_TAI;
+	return programmed ? WULT_KEEP : WULT_OTHER_WAKE;
 }
 
 /*
@@ -67,13 +74,28 @@ wult_rule_exit_after_intr(u64 tai, u64 tintr, u32 irqs, u32 nmis)
  * the state does not poll (a poll also ends on a remote wakeup, with no
  * interrupt), and the exit runs with interrupts masked: with interrupts on,
  * a pending interrupt would have been taken before the exit.
+ *
+ * Past LTime that is still not enough: something else may have woken the
+ * CPU inside [LTime - exit latency, LTime], and our interrupt, pending by
+ * then, would pass rule D with a WakeLatency too short by up to the exit
+ * latency. So the wake must be ours alone: at TBI the CPU's timer was
+ * programmed for our event (@programmed: not for an earlier timer, such
+ * as the tick, whose interrupt is the same vector as ours), need_resched
+ * is not set (@resched: a remote wakeup or a cross-CPU call queued to a
+ * CPU that advertises polling, as mwait states do, sets it and sends no
+ * interrupt), and exactly one vector is pending in the local APIC
+ * (@pending, < 0 when it cannot be read): ours. Nothing pending means no
+ * interrupt caused the exit; a second vector, say a device's below ours,
+ * may be what woke the CPU, and ours, of higher priority, is handled first.
  */
 static inline enum wult_verdict
 wult_rule_exit_first(u64 tai, u64 ltime, bool polls, bool irqs_on, u32 irqs,
-		     u32 nmis)
+		     u32 nmis, bool programmed, bool resched, int pending)
 {
 	if (tai < ltime || polls || irqs_on || irqs || nmis)
 		return WULT_EARLY_WAKE;
+	if (!programmed || resched || (pending >= 0 && pending != 1))
+		return WULT_OTHER_WAKE;
 	return WULT_KEEP;
 }
 

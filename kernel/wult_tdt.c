@@ -197,7 +197,7 @@ static bool wult_tdt_at_idle(u64 *ltime)
 	u64 dl;
 
 	if (wult_tdt_mode == WULT_TDT_EMULATED)
-		return true;
+		return wult_hrtimer_first(&tc->timer);
 	if (rdmsrl_safe(MSR_IA32_TSC_DEADLINE, &dl) || !dl)
 		return false;
 	if (dl + tol < tc->expect || dl > tc->expect + tol)
