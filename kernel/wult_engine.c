@@ -129,6 +129,7 @@ static bool wult_has_mperf;
 static bool wult_has_smi;
 static bool wult_has_lbr;
 static u32 wult_dp_flags;	/* WULT_DPF_* that hold for every datapoint */
+static bool wult_tsc_steady;	/* constant and nonstop: fixed at boot */
 
 static DEFINE_MUTEX(wult_probe_lock);
 static unsigned int wult_probe_users;	/* wult events in existence */
@@ -260,6 +261,9 @@ static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
 	case WULT_OTHER_WAKE:
 		wult_inc(&wc->stats.other_wake);
 		break;
+	case WULT_TSC_UNSTABLE:
+		wult_inc(&wc->stats.tsc_unstable);
+		break;
 	case WULT_NOT_IDLE:
 		wult_inc(&wc->stats.not_idle);
 		break;
@@ -274,6 +278,7 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 {
 	struct wult_dp *dp = &wc->rec.dp;
 	struct wult_br_rec *brrec = NULL;
+	bool unstable;
 
 	/* LTime passed before the CPU went idle: its expiry was just late. */
 	if (dp->ltime <= dp->tbi) {
@@ -284,11 +289,19 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 		wult_drop(wc, WULT_INVALID);
 		return;
 	}
+	/* The watchdog may have marked the TSC unstable since the last one. */
+	unstable = check_tsc_unstable();
+	if (!wult_rule_tsc_times_ok(wc->src->clock == WULT_CLOCK_TSC, unstable)) {
+		wult_drop(wc, WULT_TSC_UNSTABLE);
+		return;
+	}
 	wult_to_ns(wc, dp);
 
 	dp->cpu = smp_processor_id();
 	dp->intr_off = intr_off;
 	dp->flags = wult_dp_flags;
+	if (wult_rule_tsc_stable(wult_tsc_steady, wult_tsc_steady, unstable))
+		dp->flags |= WULT_DPF_TSC_STABLE;
 	if (wc->src->id == WULT_SOURCE_TDT && wult_tdt_emulated())
 		dp->flags |= WULT_DPF_TDT_EMULATED;
 	dp->nmi_cnt = wult_delta32(wult_nmis(), wc->nmis_bi);
@@ -670,8 +683,14 @@ int wult_engine_get(void)
 	int ret = 0;
 
 	mutex_lock(&wult_probe_lock);
-	if (!wult_probe_users)
-		ret = register_trace_cpu_idle(wult_idle_probe, NULL);
+	if (!wult_probe_users) {
+		ret = wult_irqs_get();
+		if (!ret) {
+			ret = register_trace_cpu_idle(wult_idle_probe, NULL);
+			if (ret)
+				wult_irqs_put();
+		}
+	}
 	if (!ret)
 		wult_probe_users++;
 	mutex_unlock(&wult_probe_lock);
@@ -688,7 +707,8 @@ void wult_engine_put(void)
 	mutex_lock(&wult_probe_lock);
 	if (!--wult_probe_users) {
 		unregister_trace_cpu_idle(wult_idle_probe, NULL);
-		/* The caller may free what the probe uses: let it finish. */
+		wult_irqs_put();
+		/* The caller may free what the probes use: let them finish. */
 		tracepoint_synchronize_unregister();
 	}
 	mutex_unlock(&wult_probe_lock);
@@ -713,6 +733,7 @@ void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
 	stats->held_off = READ_ONCE(s->held_off);
 	stats->arm_failed = READ_ONCE(s->arm_failed);
 	stats->other_wake = READ_ONCE(s->other_wake);
+	stats->tsc_unstable = READ_ONCE(s->tsc_unstable);
 }
 
 /*
@@ -737,17 +758,6 @@ const struct wult_source *wult_engine_source(unsigned int cpu)
 	return READ_ONCE(wc->active) ? READ_ONCE(wc->src) : NULL;
 }
 
-/*
- * The overhead stamps and tsc_delta are TSC cycles converted with one
- * tsc_khz: right only if the TSC ticks at a constant rate, in every
- * C-state, in step on all CPUs. Datapoints say whether it does.
- */
-static bool wult_tsc_stable(void)
-{
-	return boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
-	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable();
-}
-
 int wult_engine_init(void)
 {
 	u64 val;
@@ -756,14 +766,21 @@ int wult_engine_init(void)
 			 !rdmsrl_safe(MSR_IA32_MPERF, &val);
 	wult_has_smi = !rdmsrl_safe(MSR_SMI_COUNT, &val);
 	wult_has_lbr = wult_lbr_available();
+	wult_irqs_init();
 	wult_dp_flags = WULT_DPF_NMI;
 	if (wult_has_mperf)
 		wult_dp_flags |= WULT_DPF_MPERF;
 	if (wult_has_smi)
 		wult_dp_flags |= WULT_DPF_SMI;
-	if (wult_tsc_stable())
-		wult_dp_flags |= WULT_DPF_TSC_STABLE;
-	else
+	/*
+	 * The overhead stamps and tsc_delta are TSC cycles converted with one
+	 * tsc_khz: exact only with a TSC of constant rate in every C-state,
+	 * not marked unstable (wult_rule_tsc_stable(), per datapoint).
+	 */
+	wult_tsc_steady = boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+			  boot_cpu_has(X86_FEATURE_NONSTOP_TSC);
+	if (!wult_rule_tsc_stable(wult_tsc_steady, wult_tsc_steady,
+				  check_tsc_unstable()))
 		pr_notice("wult: TSC not constant, nonstop and stable: overhead compensation is approximate\n");
 
 	/* Seeded here: get_random_u32() may sleep on PREEMPT_RT. */

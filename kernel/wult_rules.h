@@ -23,6 +23,7 @@ enum wult_verdict {
 	WULT_STALE_TAI,		/* something else ended the idle period */
 	WULT_OTHER_INTR,	/* another interrupt or an NMI between the halves */
 	WULT_OTHER_WAKE,	/* an exit after LTime that may not be our wake */
+	WULT_TSC_UNSTABLE,	/* TSC times, and the kernel marked the TSC unstable */
 	/* Drop reasons decided by the engine itself, not by these rules: */
 	WULT_NOT_IDLE,		/* LTime came before the CPU was idle */
 	WULT_INVALID,		/* times out of order, or LTime unknown */
@@ -202,6 +203,32 @@ static inline bool wult_rule_rearm_at_exit(bool started, bool in_flight)
 static inline bool wult_rule_tsc_rate_known(u32 tsc_khz)
 {
 	return tsc_khz != 0;
+}
+
+/*
+ * TSC cycles convert to ns with one tsc_khz only if the TSC ticks at a
+ * constant rate (@constant), in every C-state (@nonstop), and the kernel
+ * has not marked it unstable (@unstable: mark_tsc_unstable(), which the
+ * clocksource watchdog may call at any time after boot, so this is
+ * decided per datapoint, not once at load). Without it a datapoint's
+ * overhead stamps and tsc_delta are approximate: it lacks
+ * WULT_DPF_TSC_STABLE.
+ */
+static inline bool wult_rule_tsc_stable(bool constant, bool nonstop,
+					bool unstable)
+{
+	return constant && nonstop && !unstable;
+}
+
+/*
+ * A source whose times are TSC cycles (@tsc_clock: tdt) cannot measure
+ * with a TSC the kernel marked unstable: its LTime, TIntr and TAI would be
+ * cycles of an unknown rate, or of a TSC that stopped in the idle state.
+ * Such datapoints are dropped (tsc_unstable), and new events refused.
+ */
+static inline bool wult_rule_tsc_times_ok(bool tsc_clock, bool unstable)
+{
+	return !tsc_clock || !unstable;
 }
 
 #endif /* _WULT_RULES_H */

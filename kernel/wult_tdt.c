@@ -121,6 +121,10 @@ static int wult_tdt_usable(void)
 		pr_info_ratelimited("wult: tdt: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted\n");
 		return -EOPNOTSUPP;
 	}
+	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable())) {
+		pr_info_ratelimited("wult: tdt: the kernel marked the TSC unstable: TSC times cannot be trusted\n");
+		return -EOPNOTSUPP;
+	}
 	if (wult_tdt_mode == WULT_TDT_AUTO &&
 	    !boot_cpu_has(X86_FEATURE_TSC_DEADLINE_TIMER)) {
 		pr_info_ratelimited("wult: tdt: the local APIC timer is not in TSC-deadline mode on this system\n");

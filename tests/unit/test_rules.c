@@ -170,6 +170,23 @@ static void test_tsc_rate(void)
 	WT_EQ(wult_rule_tsc_rate_known(2995200), true);
 }
 
+/*
+ * The TSC's stability is decided per datapoint: a TSC marked unstable after
+ * the module loaded (the clocksource watchdog) takes WULT_DPF_TSC_STABLE
+ * off the datapoints from then on, and drops those of a TSC-clocked source.
+ */
+static void test_tsc_stability(void)
+{
+	WT_EQ(wult_rule_tsc_stable(true, true, false), true);
+	WT_EQ(wult_rule_tsc_stable(true, true, true), false);
+	WT_EQ(wult_rule_tsc_stable(false, true, false), false);
+	WT_EQ(wult_rule_tsc_stable(true, false, false), false);
+	/* hrt's times are CLOCK_MONOTONIC: only its stamps degrade. */
+	WT_EQ(wult_rule_tsc_times_ok(false, true), true);
+	WT_EQ(wult_rule_tsc_times_ok(true, false), true);
+	WT_EQ(wult_rule_tsc_times_ok(true, true), false);
+}
+
 int main(void)
 {
 	test_intr_in_idle();
@@ -183,5 +200,6 @@ int main(void)
 	test_next();
 	test_rearm_at_exit();
 	test_tsc_rate();
+	test_tsc_stability();
 	return wt_done();
 }

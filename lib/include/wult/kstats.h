@@ -26,6 +26,7 @@ struct wult_kstats {
 	uint64_t floor_ns;
 	uint64_t floor_n;
 	uint64_t other_wake;	/* an exit after LTime that may not be ours */
+	uint64_t tsc_unstable;	/* TSC-clocked, the TSC marked unstable */
 };
 
 /*
