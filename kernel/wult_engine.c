@@ -46,7 +46,6 @@
  * the event's interrupt, perf add/del), so it needs no lock. Nothing here
  * sleeps or takes a sleeping lock: it is PREEMPT_RT safe.
  */
-#include <linux/bits.h>
 #include <linux/cpuidle.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -87,7 +86,7 @@ struct wult_cpu {
 	bool arm_in_irq;	/* armed from hard IRQ context ... */
 	u32 arm_irqs;		/* ... when the interrupt count was this */
 	u64 arm_tsc;		/* TSC just before the event was armed */
-	u32 poll_mask;		/* idle states polling with IRQs on */
+	bool polls;		/* the state of TBI polls with IRQs on */
 	const struct wult_source *src;	/* of the events measuring this CPU */
 	u64 ldist_min;		/* ns */
 	u64 ldist_max;		/* ns */
@@ -354,10 +353,20 @@ static void wult_take_branches(struct wult_cpu *wc, bool in_intr)
 		wc->brrec.br.flags |= WULT_BRF_INTR;
 }
 
-/* Is @state one that polls with IRQs on until need_resched? */
-static bool wult_state_polls(struct wult_cpu *wc, int state)
+/*
+ * Does @state poll with IRQs on until need_resched? Asked of the driver at
+ * each idle entry, where it cannot go away (unregistering waits for the
+ * CPUs in idle): drivers come and go while a CPU is measured. Without a
+ * driver, state 0 is cpu_idle_poll() (idle=poll).
+ */
+static bool wult_state_polls(unsigned int state)
 {
-	return (u32)state < 32 && (wc->poll_mask & BIT(state));
+	struct cpuidle_driver *drv = cpuidle_get_driver();
+
+	if (!drv)
+		return state == 0;
+	return state < drv->state_count &&
+	       (drv->states[state].flags & CPUIDLE_FLAG_POLLING);
 }
 
 /*
@@ -378,6 +387,7 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 	}
 	wc->entries++;
 	dp->req_cstate = state;
+	wc->polls = wult_state_polls(state);
 	wc->irqs_bi = wult_irqs();
 	wc->nmis_bi = wult_nmis();
 	if (wult_has_smi)
@@ -426,7 +436,7 @@ static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
 	enum wult_verdict v;
 
 	v = wult_rule_exit_first(dp->tai, dp->ltime,
-				 wult_state_polls(wc, dp->req_cstate),
+				 wc->polls,
 				 wc->exit_irqs_on, wult_delta32(irqs, wc->irqs_bi),
 				 wult_delta32(nmis, wc->nmis_bi), wc->ltime_ok,
 				 !early && need_resched(),
@@ -523,7 +533,7 @@ static notrace void wult_idle_probe(void *data, unsigned int state,
  */
 static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 {
-	bool polls = wult_state_polls(wc, dp->req_cstate);
+	bool polls = wc->polls;
 	bool resched = polls && need_resched();
 	u32 irqs = wult_irqs(), nmis = wult_nmis();
 	enum wult_verdict v;
@@ -605,24 +615,6 @@ void wult_engine_intr(u64 ts1, u64 tintr)
 	}
 }
 
-/*
- * Idle states that poll with IRQs on and only end on need_resched. Without
- * a cpuidle driver, state 0 is cpu_idle_poll() (idle=poll).
- */
-static u32 wult_poll_states(void)
-{
-	struct cpuidle_driver *drv = cpuidle_get_driver();
-	u32 mask = 0;
-	int i;
-
-	if (!drv)
-		return BIT(0);
-	for (i = 0; i < drv->state_count && i < 32; i++)
-		if (drv->states[i].flags & CPUIDLE_FLAG_POLLING)
-			mask |= BIT(i);
-	return mask;
-}
-
 void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 		       u64 ldist_max, bool branches, bool started)
 {
@@ -645,7 +637,6 @@ void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 		return;
 	}
 	wc->src = src;
-	wc->poll_mask = wult_poll_states();
 	WRITE_ONCE(wc->active, true);
 	wult_arm(wc);
 }
