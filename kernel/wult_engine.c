@@ -86,6 +86,7 @@ struct wult_cpu {
 	bool arm_in_irq;	/* armed from hard IRQ context ... */
 	u32 arm_irqs;		/* ... when the interrupt count was this */
 	u64 arm_tsc;		/* TSC just before the event was armed */
+	u64 arm_base;		/* TSC to date the next arm from, 0: now */
 	bool polls;		/* the state of TBI polls with IRQs on */
 	const struct wult_source *src;	/* of the events measuring this CPU */
 	u64 ldist_min;		/* ns */
@@ -192,8 +193,9 @@ static void wult_end(struct wult_cpu *wc)
 static void wult_arm(struct wult_cpu *wc)
 {
 	struct wult_dp *dp = &wc->rec.dp;
-	u64 ldist, ltime;
+	u64 ldist, ltime, lead = 0, base = wc->arm_base;
 
+	wc->arm_base = 0;
 	wult_end(wc);
 	if (wc->paused)
 		return;
@@ -203,7 +205,12 @@ static void wult_arm(struct wult_cpu *wc)
 	if (wc->arm_in_irq)
 		wc->arm_irqs = wult_irqs();
 	wc->arm_tsc = rdtsc_ordered();
-	if (wc->src->arm(ldist, &ltime)) {
+	/* After our interrupt inside idle: dated from its handler. */
+	if (base && tsc_khz) {
+		lead = mul_u64_u32_div(wc->arm_tsc - base, USEC_PER_SEC, tsc_khz);
+		wc->arm_tsc = base;
+	}
+	if (wc->src->arm(wult_rule_arm_ldist(ldist, lead), &ltime)) {
 		/* Retried at the next idle exit (wult_rule_rearm_at_exit()). */
 		wult_inc(&wc->stats.arm_failed);
 		return;
@@ -553,6 +560,8 @@ static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 	wc->nmis_mark = nmis;
 	wc->fired = true;
 	dp->intr_ts2 = rdtsc_ordered();
+	/* The exit probe arms the next event: dated from here (irq_exit). */
+	wc->arm_base = dp->intr_ts2;
 }
 
 /*
@@ -661,6 +670,7 @@ void wult_engine_stop(void)
 	wc->woken = false;
 	wc->in_idle = false;
 	wc->entries = 0;
+	wc->arm_base = 0;
 }
 
 /*

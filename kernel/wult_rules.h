@@ -231,4 +231,20 @@ static inline bool wult_rule_tsc_times_ok(bool tsc_clock, bool unstable)
 	return !tsc_clock || !unstable;
 }
 
+/*
+ * The LDist to arm the next event with at an idle exit that follows our
+ * interrupt inside the idle period (IntrOff = 0), @elapsed ns after that
+ * interrupt's handler. The interrupt's irq_exit restarted the governor's
+ * idle clock (tick_nohz_irq_exit() sets idle_entrytime, from which
+ * tick_nohz_get_sleep_length() measures the sleep), so an event armed
+ * later would look @elapsed (the exit path) further away to the governor
+ * than LDist. Dated from the handler instead, as on the IntrOff = 1 path
+ * where the handler itself arms before irq_exit, it looks LDist away.
+ * Already past: 0, it fires at once (not_idle).
+ */
+static inline u64 wult_rule_arm_ldist(u64 ldist, u64 elapsed)
+{
+	return ldist > elapsed ? ldist - elapsed : 0;
+}
+
 #endif /* _WULT_RULES_H */

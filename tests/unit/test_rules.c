@@ -187,6 +187,19 @@ static void test_tsc_stability(void)
 	WT_EQ(wult_rule_tsc_times_ok(true, true), false);
 }
 
+/*
+ * After our interrupt inside idle, the next event is dated from its
+ * handler, where irq_exit restarts the governor's idle clock: armed 30 us
+ * later at the exit probe, a 100 us LDist is armed 70 us ahead.
+ */
+static void test_arm_ldist(void)
+{
+	WT_EQ(wult_rule_arm_ldist(100000, 0), 100000);
+	WT_EQ(wult_rule_arm_ldist(100000, 30000), 70000);
+	WT_EQ(wult_rule_arm_ldist(100000, 100000), 0);
+	WT_EQ(wult_rule_arm_ldist(20000, 80000), 0);
+}
+
 int main(void)
 {
 	test_intr_in_idle();
@@ -201,5 +214,6 @@ int main(void)
 	test_rearm_at_exit();
 	test_tsc_rate();
 	test_tsc_stability();
+	test_arm_ldist();
 	return wt_done();
 }

@@ -18,6 +18,10 @@
 # The histograms follow the cpuidle driver: a first measurement without
 # one names CPU 1's states POLL and default_idle; the one with
 # wult_refidle must find C3 among them, its datapoints there.
+# After our interrupt inside idle (IntrOff=0: C2, hlt then 20 us with
+# interrupts off) the next event is dated from our handler, where
+# irq_exit restarts the governor's idle clock: SilentTime (LTime - TBI)
+# then lacks C2's 20 us exit, so none exceeds LDist max - 20 us.
 # Cost: the IRQs-off C3 spins while it waits (~40 s of host CPU per guest
 # second): C3 is enabled only while measuring, ~0.1 guest s.
 . "$WULT_SRC/tests/lib.sh"
@@ -79,6 +83,21 @@ t_eq "histograms of wult_refidle's states" "POLL C1 C2 C3" \
 t_eq "every kept datapoint is in C3's" "$e" "$n"
 t_eq "no kept C3 datapoint with WakeLatency below its 80 us exit (min $min ns)" 0 "$low"
 t_check "C3 WakeLatency min >= 80 us ($min ns)" test "$min" -ge 80000
+
+e0=$(wult_cnt 1 emitted)
+states 1 2
+echo '1 ldist=100,200' > $M
+for i in $(seq 100); do
+	[ "$(wult_cnt 1 emitted)" -ge $((e0 + 100)) ] && break
+	sleep 0.05
+done
+echo none > $M
+states 1 1
+read -r n max <<< "$(awk '/^#State:/ { s = $2 } s == "C2" && /^#Exact:/ { print $3, $9 }' \
+	/sys/kernel/debug/wult/hist/silent_time/CPU1)"
+t_check "C2: 100 datapoints (${n:-0})" test "${n:-0}" -ge 100
+t_check "C2: SilentTime <= 180 us, LDist max - exit (max ${max:-none} ns)" \
+	test "${max:-999999}" -le 180000
 t_check "rmmod wult" rmmod wult
 t_check "rmmod wult_refidle" rmmod wult_refidle
 t_done
