@@ -103,7 +103,7 @@ static __always_inline void refidle_spin(void)
 }
 
 /* Returns the TSC read that ended the wait: the idle exit. */
-static notrace u64 refidle_wait(int index)
+static __always_inline u64 refidle_wait(int index)
 {
 	u64 end = rdtsc() + refidle_cycles[index], now;
 
@@ -113,7 +113,7 @@ static notrace u64 refidle_wait(int index)
 }
 
 /* Is an interrupt waiting to be taken? Interrupts are masked here. */
-static notrace bool refidle_irq_pending(void)
+static __always_inline bool refidle_irq_pending(void)
 {
 	unsigned int i;
 
@@ -123,16 +123,39 @@ static notrace bool refidle_irq_pending(void)
 	return false;
 }
 
-/* Interrupts on: hlt takes the wake interrupt, then the exit waits. */
-static notrace int refidle_enter_halt(struct cpuidle_device *dev,
-				      struct cpuidle_driver *drv, int index)
+/*
+ * The enter() callbacks run where RCU is not watching (cpuidle's
+ * ct_idle_enter() precedes them): uninstrumented (WULT_CPUIDLE), calling
+ * only inline code. Each says while it runs (refidle_inside), so that
+ * module unload can wait for CPUs still inside: unregistering the driver
+ * waits for RCU, which such CPUs do not hold up.
+ */
+static DEFINE_PER_CPU(bool, refidle_inside);
+
+static __always_inline void refidle_in(void)
 {
+	__this_cpu_write(refidle_inside, true);
+}
+
+/* The last store before returning out of this module's text. */
+static __always_inline int refidle_out(int index, u64 exit_tsc)
+{
+	__this_cpu_write(refidle_exit_tsc, exit_tsc);
+	/* Pairs with refidle_wait_enters(): every access above is done. */
+	smp_store_release(this_cpu_ptr(&refidle_inside), false);
+	return index;
+}
+
+/* Interrupts on: hlt takes the wake interrupt, then the exit waits. */
+static WULT_CPUIDLE int refidle_enter_halt(struct cpuidle_device *dev,
+					   struct cpuidle_driver *drv, int index)
+{
+	refidle_in();
 	if (!need_resched()) {
 		raw_safe_halt();
 		raw_local_irq_disable();
 	}
-	__this_cpu_write(refidle_exit_tsc, refidle_wait(index));
-	return index;
+	return refidle_out(index, refidle_wait(index));
 }
 
 /*
@@ -149,11 +172,12 @@ static notrace int refidle_enter_halt(struct cpuidle_device *dev,
  * ends on the flag as mwait ends on the write to the monitored line.
  * hlt sees no such write, so polling is withdrawn before it.
  */
-static notrace int refidle_enter_masked(struct cpuidle_device *dev,
-					struct cpuidle_driver *drv, int index)
+static WULT_CPUIDLE int refidle_enter_masked(struct cpuidle_device *dev,
+					     struct cpuidle_driver *drv, int index)
 {
 	u64 limit = rdtsc() + refidle_masked_max_cycles;
 
+	refidle_in();
 	if (!current_set_polling_and_test()) {
 		while (!need_resched() && !refidle_irq_pending()) {
 			if ((s64)(rdtsc() - limit) >= 0) {
@@ -167,8 +191,7 @@ static notrace int refidle_enter_masked(struct cpuidle_device *dev,
 		}
 	}
 	current_clr_polling();
-	__this_cpu_write(refidle_exit_tsc, refidle_wait(index));
-	return index;
+	return refidle_out(index, refidle_wait(index));
 }
 
 /*
@@ -715,11 +738,38 @@ static int __init refidle_init(void)
 	return 0;
 }
 
+static void refidle_ipi_nop(void *info)
+{
+}
+
+/*
+ * After cpuidle_unregister() no CPU picks this driver, but one that did may
+ * still be inside an enter() callback: in a masked wait, or in the exit
+ * wait after its hlt, where RCU does not see it. An IPI to every CPU,
+ * waited for, runs where the CPU enables interrupts: after its enter()
+ * returned, or in its hlt, with refidle_inside set by then. So once it
+ * has run everywhere, waiting for refidle_inside to clear is enough.
+ */
+static void refidle_wait_enters(void)
+{
+	int cpu;
+
+	cpus_read_lock();
+	on_each_cpu(refidle_ipi_nop, NULL, 1);
+	for_each_online_cpu(cpu) {
+		/* Pairs with refidle_out(). */
+		while (smp_load_acquire(per_cpu_ptr(&refidle_inside, cpu)))
+			usleep_range(10, 100);
+	}
+	cpus_read_unlock();
+}
+
 static void __exit refidle_exit(void)
 {
 	refidle_bench_exit();
 	refidle_kick_exit();
 	cpuidle_unregister(&refidle_driver);
+	refidle_wait_enters();
 }
 
 module_init(refidle_init);
