@@ -97,6 +97,8 @@ struct wult_cpu {
 	bool exit_irqs_on;	/* the exit probe was entered with IRQs on */
 	u64 mperf_bi;
 	u64 mperf_ai;
+	u64 mperf_lead_bi;	/* TSC cycles from TBI's stamp to MPERF's read */
+	u64 mperf_lead_ai;	/* ... from TAI's stamp (exit_tsc) */
 	u64 smi_bi;
 	u32 irqs_bi;
 	u32 nmis_bi;
@@ -315,7 +317,9 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 		dp->smi_cnt = wult_read_msr(MSR_SMI_COUNT) - wc->smi_bi;
 	else
 		dp->smi_cnt = 0;
-	dp->mperf_delta = wult_has_mperf ? wc->mperf_ai - wc->mperf_bi : 0;
+	dp->mperf_delta = wult_has_mperf ?
+		wult_rule_mperf_delta(wc->mperf_ai - wc->mperf_bi,
+				      wc->mperf_lead_bi, wc->mperf_lead_ai) : 0;
 	dp->tsc_khz = tsc_khz;
 	dp->seq = wc->seq++;
 	dp->wake_latency = dp->tai - dp->ltime;
@@ -408,9 +412,11 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 		dp->tbi = ktime_get_ns();
 		wc->tsc_bi = rdtsc_ordered();
 	}
-	/* Beside the TSC stamp: MPERF and TSC must span the same period. */
-	if (wult_has_mperf)
+	/* Beside the TSC stamp; how far, for wult_rule_mperf_delta(). */
+	if (wult_has_mperf) {
 		wc->mperf_bi = wult_read_msr(MSR_IA32_MPERF);
+		wc->mperf_lead_bi = rdtsc_ordered() - wc->tsc_bi;
+	}
 	wc->in_idle = true;
 }
 
@@ -472,11 +478,13 @@ static noinline void wult_idle_exit(u64 tai)
 	unsigned long flags;
 
 	/*
-	 * MPERF right after TAI: its window then ends one clock read after the
-	 * TSC's, a few tens of ns in a period of tens of us.
+	 * MPERF after TAI, not before it (which would delay TAI); the C0 time
+	 * it counted past the exit stamp is taken off (wult_rule_mperf_delta()).
 	 */
-	if (wult_has_mperf)
+	if (wult_has_mperf) {
 		wc->mperf_ai = wult_read_msr(MSR_IA32_MPERF);
+		wc->mperf_lead_ai = rdtsc_ordered() - wc->exit_tsc;
+	}
 	/* 6.1's default_idle_call() runs this probe with IRQs on. */
 	wc->exit_irqs_on = !irqs_disabled();
 	local_irq_save(flags);
@@ -645,8 +653,9 @@ void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 			wult_arm(wc);
 		return;
 	}
-	wc->src = src;
-	WRITE_ONCE(wc->active, true);
+	WRITE_ONCE(wc->src, src);
+	/* Pairs with wult_engine_source(): src is set before active. */
+	smp_store_release(&wc->active, true);
 	wult_arm(wc);
 }
 
@@ -756,7 +765,8 @@ const struct wult_source *wult_engine_source(unsigned int cpu)
 {
 	const struct wult_cpu *wc = per_cpu_ptr(&wult_cpus, cpu);
 
-	return READ_ONCE(wc->active) ? READ_ONCE(wc->src) : NULL;
+	/* Pairs with wult_engine_start(). */
+	return smp_load_acquire(&wc->active) ? READ_ONCE(wc->src) : NULL;
 }
 
 int wult_engine_init(void)

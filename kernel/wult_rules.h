@@ -247,4 +247,36 @@ static inline u64 wult_rule_arm_ldist(u64 ldist, u64 elapsed)
 	return ldist > elapsed ? ldist - elapsed : 0;
 }
 
+/*
+ * Reading the LBR stops its recording (a read-modify-write of DEBUGCTL or
+ * ARCH_LBR_CTL) and restores it after. perf's PMI handler, an NMI that
+ * can come in between, rewrites that MSR from perf's own state (LBR off
+ * during the handler, then on again, or left off if the event stopped):
+ * restoring the value read before would undo it. So the value is restored
+ * only if no PMI was counted (@pmis_before, @pmis_after: the CPU's
+ * apic_perf_irqs) during the read; otherwise the MSR is left as perf left
+ * it, and the entries, maybe recorded again past the freeze, are dropped.
+ */
+static inline bool wult_rule_lbr_restore(u32 pmis_before, u32 pmis_after)
+{
+	return pmis_before == pmis_after;
+}
+
+/*
+ * MPERF counts only in C0, at the TSC's rate on the CPUs that have it, so
+ * CC0% = MPERF delta / TSC delta if both span one window: TBI to TAI, the
+ * TSC stamps. MPERF is read @lead_bi TSC cycles after TBI's stamp and
+ * @lead_ai after TAI's (after TAI's clock read and a call: 50-100 ns),
+ * both in C0, so its delta held lead_ai - lead_bi cycles of C0 beyond the
+ * TSC window (CC0% about 0.5-1% too high at a 10 us sleep). The delta over
+ * the TSC window: the first lead added back, the second taken off.
+ */
+static inline u64 wult_rule_mperf_delta(u64 mperf_delta, u64 lead_bi,
+					u64 lead_ai)
+{
+	u64 d = mperf_delta + lead_bi;
+
+	return d > lead_ai ? d - lead_ai : 0;
+}
+
 #endif /* _WULT_RULES_H */

@@ -200,6 +200,26 @@ static void test_arm_ldist(void)
 	WT_EQ(wult_rule_arm_ldist(20000, 80000), 0);
 }
 
+/*
+ * MPERF over the TSC window: read 30 cycles after TBI's stamp and 200
+ * after TAI's, it counted 170 cycles of C0 outside the window.
+ */
+static void test_mperf_delta(void)
+{
+	WT_EQ(wult_rule_mperf_delta(1170, 30, 200), 1000);
+	WT_EQ(wult_rule_mperf_delta(1000, 0, 0), 1000);
+	/* All C0 outside the window: nothing left, never below 0. */
+	WT_EQ(wult_rule_mperf_delta(100, 0, 200), 0);
+}
+
+/* The LBR control MSR is restored only if perf's PMI did not run. */
+static void test_lbr_restore(void)
+{
+	WT_EQ(wult_rule_lbr_restore(7, 7), true);
+	WT_EQ(wult_rule_lbr_restore(7, 8), false);
+	WT_EQ(wult_rule_lbr_restore(0xffffffffU, 0), false);
+}
+
 int main(void)
 {
 	test_intr_in_idle();
@@ -215,5 +235,7 @@ int main(void)
 	test_tsc_rate();
 	test_tsc_stability();
 	test_arm_ldist();
+	test_lbr_restore();
+	test_mperf_delta();
 	return wt_done();
 }
