@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 15
+# vm-cost: 20
 # Wakes by something else just before LTime are not timer wakes
 # (Documentation/kernel.md, rule C and other_wake). CPU 1 sleeps in
 # wult_refidle's C3, left with interrupts off (irqs_off=4, exit 80 us) and
@@ -21,7 +21,11 @@
 # After our interrupt inside idle (IntrOff=0: C2, hlt then 20 us with
 # interrupts off) the next event is dated from our handler, where
 # irq_exit restarts the governor's idle clock: SilentTime (LTime - TBI)
-# then lacks C2's 20 us exit, so none exceeds LDist max - 20 us.
+# then lacks C2's 20 us exit: its mean is below LDist's (150 us) by that
+# and the exit path. Measured: 122-125 us on the three kernels, and 144 us
+# on 6.12 with the arm dated at the exit (both pulled down a few us by
+# ticks that retake TBI). The bound, 134 us, is 5 standard errors of the
+# mean (1.7 us over 300 datapoints) from either.
 # Cost: the IRQs-off C3 spins while it waits (~40 s of host CPU per guest
 # second): C3 is enabled only while measuring, ~0.1 guest s.
 . "$WULT_SRC/tests/lib.sh"
@@ -88,16 +92,17 @@ e0=$(wult_cnt 1 emitted)
 states 1 2
 echo '1 ldist=100,200' > $M
 for i in $(seq 100); do
-	[ "$(wult_cnt 1 emitted)" -ge $((e0 + 100)) ] && break
+	[ "$(wult_cnt 1 emitted)" -ge $((e0 + 300)) ] && break
 	sleep 0.05
 done
 echo none > $M
 states 1 1
-read -r n max <<< "$(awk '/^#State:/ { s = $2 } s == "C2" && /^#Exact:/ { print $3, $9 }' \
+read -r n sum max <<< "$(awk '/^#State:/ { s = $2 } s == "C2" && /^#Exact:/ { print $3, $5, $9 }' \
 	/sys/kernel/debug/wult/hist/silent_time/CPU1)"
-t_check "C2: 100 datapoints (${n:-0})" test "${n:-0}" -ge 100
-t_check "C2: SilentTime <= 180 us, LDist max - exit (max ${max:-none} ns)" \
-	test "${max:-999999}" -le 180000
+t_check "C2: 300 datapoints (${n:-0})" test "${n:-0}" -ge 300
+avg=$((${sum:-0} / ${n:-1}))
+t_check "C2: mean SilentTime <= 134 us, LDist's 150 us less the exit ($avg ns, max ${max:-none} ns)" \
+	test "$avg" -le 134000
 t_check "rmmod wult" rmmod wult
 t_check "rmmod wult_refidle" rmmod wult_refidle
 
