@@ -27,11 +27,12 @@
  * A datapoint is dropped, and counted, when it cannot be trusted: the event
  * fired before the CPU went idle (not_idle), something else ended the idle
  * period (stale_tai), another interrupt or an NMI came between its two
- * halves (other_intr), the idle exit came after LTime but something else
- * may have woken the CPU (other_wake), or the times are out of order
- * (invalid). An idle
- * exit that is not our wake (early_wake) keeps the event armed and retakes
- * TBI at the next idle entry. The shortest time from an arm to the next
+ * halves (other_intr), the idle period ended after LTime but something
+ * else may have woken the CPU (other_wake), a TSC-clocked source's times
+ * come from a TSC the kernel marked unstable (tsc_unstable), or the times
+ * are out of order (invalid). An idle exit that is not our wake
+ * (early_wake) keeps the event armed and retakes TBI at the next idle
+ * entry. The shortest time from an arm to the next
  * idle entry is the CPU's LDist floor (wult_rules.h), which the PMU
  * enforces.
  *
@@ -448,8 +449,7 @@ static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
 	bool early = dp->tai < dp->ltime;
 	enum wult_verdict v;
 
-	v = wult_rule_exit_first(dp->tai, dp->ltime,
-				 wc->polls,
+	v = wult_rule_exit_first(dp->tai, dp->ltime, wc->polls,
 				 wc->exit_irqs_on, wult_delta32(irqs, wc->irqs_bi),
 				 wult_delta32(nmis, wc->nmis_bi), wc->ltime_ok,
 				 !early && need_resched(),
