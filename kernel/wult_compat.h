@@ -8,9 +8,23 @@
 #ifndef _WULT_COMPAT_H
 #define _WULT_COMPAT_H
 
+#include <linux/compiler_types.h>
 #include <linux/context_tracking.h>
+#include <linux/cpu.h>
 #include <linux/cpuidle.h>
 #include <linux/hrtimer.h>
+
+/*
+ * Code that runs where RCU is not watching, such as a cpuidle state's
+ * enter(): no tracing, no instrumentation. Since 6.3 __cpuidle is that
+ * (noinstr in .cpuidle.text); before, it only named the section, and
+ * noinstr is what keeps the function tracer and sanitizers out.
+ */
+#ifdef __noinstr_section
+#define WULT_CPUIDLE	__cpuidle
+#else
+#define WULT_CPUIDLE	noinstr
+#endif
 
 /* 6.13 replaced hrtimer_init() + ->function with hrtimer_setup(). */
 static inline void wult_hrtimer_setup(struct hrtimer *timer,

@@ -27,9 +27,12 @@
  * A datapoint is dropped, and counted, when it cannot be trusted: the event
  * fired before the CPU went idle (not_idle), something else ended the idle
  * period (stale_tai), another interrupt or an NMI came between its two
- * halves (other_intr), or the times are out of order (invalid). An idle
- * exit that is not our wake (early_wake) keeps the event armed and retakes
- * TBI at the next idle entry. The shortest time from an arm to the next
+ * halves (other_intr), the idle period ended after LTime but something
+ * else may have woken the CPU (other_wake), a TSC-clocked source's times
+ * come from a TSC the kernel marked unstable (tsc_unstable), or the times
+ * are out of order (invalid). An idle exit that is not our wake
+ * (early_wake) keeps the event armed and retakes TBI at the next idle
+ * entry. The shortest time from an arm to the next
  * idle entry is the CPU's LDist floor (wult_rules.h), which the PMU
  * enforces.
  *
@@ -44,7 +47,6 @@
  * the event's interrupt, perf add/del), so it needs no lock. Nothing here
  * sleeps or takes a sleeping lock: it is PREEMPT_RT safe.
  */
-#include <linux/bits.h>
 #include <linux/cpuidle.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -74,7 +76,7 @@ struct wult_cpu {
 	bool active;		/* measuring this CPU: the probes' first test */
 	bool paused;		/* no started event: arm nothing (wult_rule_next) */
 	bool holdoff;		/* the source is armed for a busy hold-off */
-	bool ltime_ok;		/* at the last idle entry LTime was programmed */
+	bool ltime_ok;		/* at the last idle entry our event was first */
 	bool armed;		/* event armed, its interrupt not handled yet */
 	bool in_idle;		/* TBI taken, the idle exit not seen yet */
 	bool woken;		/* exit seen first, our interrupt pending */
@@ -85,7 +87,8 @@ struct wult_cpu {
 	bool arm_in_irq;	/* armed from hard IRQ context ... */
 	u32 arm_irqs;		/* ... when the interrupt count was this */
 	u64 arm_tsc;		/* TSC just before the event was armed */
-	u32 poll_mask;		/* idle states polling with IRQs on */
+	u64 arm_base;		/* TSC to date the next arm from, 0: now */
+	bool polls;		/* the state of TBI polls with IRQs on */
 	const struct wult_source *src;	/* of the events measuring this CPU */
 	u64 ldist_min;		/* ns */
 	u64 ldist_max;		/* ns */
@@ -95,6 +98,8 @@ struct wult_cpu {
 	bool exit_irqs_on;	/* the exit probe was entered with IRQs on */
 	u64 mperf_bi;
 	u64 mperf_ai;
+	u64 mperf_lead_bi;	/* TSC cycles from TBI's stamp to MPERF's read */
+	u64 mperf_lead_ai;	/* ... from TAI's stamp (exit_tsc) */
 	u64 smi_bi;
 	u32 irqs_bi;
 	u32 nmis_bi;
@@ -127,6 +132,7 @@ static bool wult_has_mperf;
 static bool wult_has_smi;
 static bool wult_has_lbr;
 static u32 wult_dp_flags;	/* WULT_DPF_* that hold for every datapoint */
+static bool wult_tsc_steady;	/* constant and nonstop: fixed at boot */
 
 static DEFINE_MUTEX(wult_probe_lock);
 static unsigned int wult_probe_users;	/* wult events in existence */
@@ -190,8 +196,9 @@ static void wult_end(struct wult_cpu *wc)
 static void wult_arm(struct wult_cpu *wc)
 {
 	struct wult_dp *dp = &wc->rec.dp;
-	u64 ldist, ltime;
+	u64 ldist, ltime, lead = 0, base = wc->arm_base;
 
+	wc->arm_base = 0;
 	wult_end(wc);
 	if (wc->paused)
 		return;
@@ -201,7 +208,12 @@ static void wult_arm(struct wult_cpu *wc)
 	if (wc->arm_in_irq)
 		wc->arm_irqs = wult_irqs();
 	wc->arm_tsc = rdtsc_ordered();
-	if (wc->src->arm(ldist, &ltime)) {
+	/* After our interrupt inside idle: dated from its handler. */
+	if (base && tsc_khz) {
+		lead = mul_u64_u32_div(wc->arm_tsc - base, USEC_PER_SEC, tsc_khz);
+		wc->arm_tsc = base;
+	}
+	if (wc->src->arm(wult_rule_arm_ldist(ldist, lead), &ltime)) {
 		/* Retried at the next idle exit (wult_rule_rearm_at_exit()). */
 		wult_inc(&wc->stats.arm_failed);
 		return;
@@ -255,6 +267,12 @@ static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
 	case WULT_OTHER_INTR:
 		wult_inc(&wc->stats.other_intr);
 		break;
+	case WULT_OTHER_WAKE:
+		wult_inc(&wc->stats.other_wake);
+		break;
+	case WULT_TSC_UNSTABLE:
+		wult_inc(&wc->stats.tsc_unstable);
+		break;
 	case WULT_NOT_IDLE:
 		wult_inc(&wc->stats.not_idle);
 		break;
@@ -269,14 +287,21 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 {
 	struct wult_dp *dp = &wc->rec.dp;
 	struct wult_br_rec *brrec = NULL;
+	bool unstable;
 
 	/* LTime passed before the CPU went idle: its expiry was just late. */
 	if (dp->ltime <= dp->tbi) {
 		wult_drop(wc, WULT_NOT_IDLE);
 		return;
 	}
-	if (dp->tai < dp->ltime || dp->tintr < dp->ltime || !wc->ltime_ok) {
+	if (dp->tai < dp->ltime || dp->tintr < dp->ltime) {
 		wult_drop(wc, WULT_INVALID);
+		return;
+	}
+	/* The watchdog may have marked the TSC unstable since the last one. */
+	unstable = check_tsc_unstable();
+	if (!wult_rule_tsc_times_ok(wc->src->clock == WULT_CLOCK_TSC, unstable)) {
+		wult_drop(wc, WULT_TSC_UNSTABLE);
 		return;
 	}
 	wult_to_ns(wc, dp);
@@ -284,6 +309,8 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 	dp->cpu = smp_processor_id();
 	dp->intr_off = intr_off;
 	dp->flags = wult_dp_flags;
+	if (wult_rule_tsc_stable(wult_tsc_steady, wult_tsc_steady, unstable))
+		dp->flags |= WULT_DPF_TSC_STABLE;
 	if (wc->src->id == WULT_SOURCE_TDT && wult_tdt_ltime_computed())
 		dp->flags |= WULT_DPF_TDT_EMULATED;
 	dp->nmi_cnt = wult_delta32(wult_nmis(), wc->nmis_bi);
@@ -291,7 +318,9 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 		dp->smi_cnt = wult_read_msr(MSR_SMI_COUNT) - wc->smi_bi;
 	else
 		dp->smi_cnt = 0;
-	dp->mperf_delta = wult_has_mperf ? wc->mperf_ai - wc->mperf_bi : 0;
+	dp->mperf_delta = wult_has_mperf ?
+		wult_rule_mperf_delta(wc->mperf_ai - wc->mperf_bi,
+				      wc->mperf_lead_bi, wc->mperf_lead_ai) : 0;
 	dp->tsc_khz = tsc_khz;
 	dp->seq = wc->seq++;
 	dp->wake_latency = dp->tai - dp->ltime;
@@ -336,10 +365,20 @@ static void wult_take_branches(struct wult_cpu *wc, bool in_intr)
 		wc->brrec.br.flags |= WULT_BRF_INTR;
 }
 
-/* Is @state one that polls with IRQs on until need_resched? */
-static bool wult_state_polls(struct wult_cpu *wc, int state)
+/*
+ * Does @state poll with IRQs on until need_resched? Asked of the driver at
+ * each idle entry, where it cannot go away (unregistering waits for the
+ * CPUs in idle): drivers come and go while a CPU is measured. Without a
+ * driver, state 0 is cpu_idle_poll() (idle=poll).
+ */
+static bool wult_state_polls(unsigned int state)
 {
-	return (u32)state < 32 && (wc->poll_mask & BIT(state));
+	struct cpuidle_driver *drv = cpuidle_get_driver();
+
+	if (!drv)
+		return state == 0;
+	return state < drv->state_count &&
+	       (drv->states[state].flags & CPUIDLE_FLAG_POLLING);
 }
 
 /*
@@ -360,6 +399,7 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 	}
 	wc->entries++;
 	dp->req_cstate = state;
+	wc->polls = wult_state_polls(state);
 	wc->irqs_bi = wult_irqs();
 	wc->nmis_bi = wult_nmis();
 	if (wult_has_smi)
@@ -373,9 +413,11 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 		dp->tbi = ktime_get_ns();
 		wc->tsc_bi = rdtsc_ordered();
 	}
-	/* Beside the TSC stamp: MPERF and TSC must span the same period. */
-	if (wult_has_mperf)
+	/* Beside the TSC stamp; how far, for wult_rule_mperf_delta(). */
+	if (wult_has_mperf) {
 		wc->mperf_bi = wult_read_msr(MSR_IA32_MPERF);
+		wc->mperf_lead_bi = rdtsc_ordered() - wc->tsc_bi;
+	}
 	wc->in_idle = true;
 }
 
@@ -396,18 +438,29 @@ static void wult_exit_after_intr(struct wult_cpu *wc, struct wult_dp *dp)
 	wult_emit(wc, false);
 }
 
-/* Idle exit, IRQs off, our interrupt not handled yet (IntrOff = 1?). */
+/*
+ * Idle exit, IRQs off, our interrupt not handled yet (IntrOff = 1?). The
+ * pending vectors are read only for a candidate (LTime passed): the read
+ * is 8 APIC accesses, between ai_ts1 and ai_ts2 like the rest.
+ */
 static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
 {
 	u32 irqs = wult_irqs(), nmis = wult_nmis();
+	bool early = dp->tai < dp->ltime;
+	enum wult_verdict v;
 
-	if (wult_rule_exit_first(dp->tai, dp->ltime,
-				 wult_state_polls(wc, dp->req_cstate),
-				 wc->exit_irqs_on,
-				 wult_delta32(irqs, wc->irqs_bi),
-				 wult_delta32(nmis, wc->nmis_bi)) != WULT_KEEP) {
+	v = wult_rule_exit_first(dp->tai, dp->ltime, wc->polls,
+				 wc->exit_irqs_on, wult_delta32(irqs, wc->irqs_bi),
+				 wult_delta32(nmis, wc->nmis_bi), wc->ltime_ok,
+				 !early && need_resched(),
+				 early ? 1 : wult_irqs_pending());
+	if (v == WULT_EARLY_WAKE) {
 		/* Keep the event armed; TBI is retaken at the next entry. */
 		wult_inc(&wc->stats.early_wake);
+		return;
+	}
+	if (v != WULT_KEEP) {
+		wult_drop(wc, v);
 		return;
 	}
 	wc->irqs_mark = irqs;
@@ -425,11 +478,13 @@ static noinline void wult_idle_exit(u64 tai)
 	unsigned long flags;
 
 	/*
-	 * MPERF right after TAI: its window then ends one clock read after the
-	 * TSC's, a few tens of ns in a period of tens of us.
+	 * MPERF after TAI, not before it (which would delay TAI); the C0 time
+	 * it counted past the exit stamp is taken off (wult_rule_mperf_delta()).
 	 */
-	if (wult_has_mperf)
+	if (wult_has_mperf) {
 		wc->mperf_ai = wult_read_msr(MSR_IA32_MPERF);
+		wc->mperf_lead_ai = rdtsc_ordered() - wc->exit_tsc;
+	}
 	/* 6.1's default_idle_call() runs this probe with IRQs on. */
 	wc->exit_irqs_on = !irqs_disabled();
 	local_irq_save(flags);
@@ -493,14 +548,14 @@ static notrace void wult_idle_probe(void *data, unsigned int state,
  */
 static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 {
-	bool polls = wult_state_polls(wc, dp->req_cstate);
+	bool polls = wc->polls;
 	bool resched = polls && need_resched();
 	u32 irqs = wult_irqs(), nmis = wult_nmis();
 	enum wult_verdict v;
 
 	v = wult_rule_intr_in_idle(polls, resched,
 				   wult_delta32(irqs, wc->irqs_bi),
-				   wult_delta32(nmis, wc->nmis_bi));
+				   wult_delta32(nmis, wc->nmis_bi), wc->ltime_ok);
 	if (v != WULT_KEEP) {
 		wult_drop(wc, v);
 		return;
@@ -513,6 +568,8 @@ static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 	wc->nmis_mark = nmis;
 	wc->fired = true;
 	dp->intr_ts2 = rdtsc_ordered();
+	/* The exit probe arms the next event: dated from here (irq_exit). */
+	wc->arm_base = dp->intr_ts2;
 }
 
 /*
@@ -575,24 +632,6 @@ void wult_engine_intr(u64 ts1, u64 tintr)
 	}
 }
 
-/*
- * Idle states that poll with IRQs on and only end on need_resched. Without
- * a cpuidle driver, state 0 is cpu_idle_poll() (idle=poll).
- */
-static u32 wult_poll_states(void)
-{
-	struct cpuidle_driver *drv = cpuidle_get_driver();
-	u32 mask = 0;
-	int i;
-
-	if (!drv)
-		return BIT(0);
-	for (i = 0; i < drv->state_count && i < 32; i++)
-		if (drv->states[i].flags & CPUIDLE_FLAG_POLLING)
-			mask |= BIT(i);
-	return mask;
-}
-
 void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 		       u64 ldist_max, bool branches, bool started)
 {
@@ -614,9 +653,9 @@ void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 			wult_arm(wc);
 		return;
 	}
-	wc->src = src;
-	wc->poll_mask = wult_poll_states();
-	WRITE_ONCE(wc->active, true);
+	WRITE_ONCE(wc->src, src);
+	/* Pairs with wult_engine_source(): src is set before active. */
+	smp_store_release(&wc->active, true);
 	wult_arm(wc);
 }
 
@@ -640,6 +679,7 @@ void wult_engine_stop(void)
 	wc->woken = false;
 	wc->in_idle = false;
 	wc->entries = 0;
+	wc->arm_base = 0;
 }
 
 /*
@@ -653,8 +693,14 @@ int wult_engine_get(void)
 	int ret = 0;
 
 	mutex_lock(&wult_probe_lock);
-	if (!wult_probe_users)
-		ret = register_trace_cpu_idle(wult_idle_probe, NULL);
+	if (!wult_probe_users) {
+		ret = wult_irqs_get();
+		if (!ret) {
+			ret = register_trace_cpu_idle(wult_idle_probe, NULL);
+			if (ret)
+				wult_irqs_put();
+		}
+	}
 	if (!ret)
 		wult_probe_users++;
 	mutex_unlock(&wult_probe_lock);
@@ -671,7 +717,8 @@ void wult_engine_put(void)
 	mutex_lock(&wult_probe_lock);
 	if (!--wult_probe_users) {
 		unregister_trace_cpu_idle(wult_idle_probe, NULL);
-		/* The caller may free what the probe uses: let it finish. */
+		wult_irqs_put();
+		/* The caller may free what the probes use: let them finish. */
 		tracepoint_synchronize_unregister();
 	}
 	mutex_unlock(&wult_probe_lock);
@@ -695,6 +742,8 @@ void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
 	stats->branches_off = READ_ONCE(s->branches_off);
 	stats->held_off = READ_ONCE(s->held_off);
 	stats->arm_failed = READ_ONCE(s->arm_failed);
+	stats->other_wake = READ_ONCE(s->other_wake);
+	stats->tsc_unstable = READ_ONCE(s->tsc_unstable);
 }
 
 /*
@@ -716,18 +765,8 @@ const struct wult_source *wult_engine_source(unsigned int cpu)
 {
 	const struct wult_cpu *wc = per_cpu_ptr(&wult_cpus, cpu);
 
-	return READ_ONCE(wc->active) ? READ_ONCE(wc->src) : NULL;
-}
-
-/*
- * The overhead stamps and tsc_delta are TSC cycles converted with one
- * tsc_khz: right only if the TSC ticks at a constant rate, in every
- * C-state, in step on all CPUs. Datapoints say whether it does.
- */
-static bool wult_tsc_stable(void)
-{
-	return boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
-	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable();
+	/* Pairs with wult_engine_start(). */
+	return smp_load_acquire(&wc->active) ? READ_ONCE(wc->src) : NULL;
 }
 
 int wult_engine_init(void)
@@ -738,14 +777,21 @@ int wult_engine_init(void)
 			 !rdmsrl_safe(MSR_IA32_MPERF, &val);
 	wult_has_smi = !rdmsrl_safe(MSR_SMI_COUNT, &val);
 	wult_has_lbr = wult_lbr_available();
+	wult_irqs_init();
 	wult_dp_flags = WULT_DPF_NMI;
 	if (wult_has_mperf)
 		wult_dp_flags |= WULT_DPF_MPERF;
 	if (wult_has_smi)
 		wult_dp_flags |= WULT_DPF_SMI;
-	if (wult_tsc_stable())
-		wult_dp_flags |= WULT_DPF_TSC_STABLE;
-	else
+	/*
+	 * The overhead stamps and tsc_delta are TSC cycles converted with one
+	 * tsc_khz: exact only with a TSC of constant rate in every C-state,
+	 * not marked unstable (wult_rule_tsc_stable(), per datapoint).
+	 */
+	wult_tsc_steady = boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+			  boot_cpu_has(X86_FEATURE_NONSTOP_TSC);
+	if (!wult_rule_tsc_stable(wult_tsc_steady, wult_tsc_steady,
+				  check_tsc_unstable()))
 		pr_notice("wult: TSC not constant, nonstop and stable: overhead compensation is approximate\n");
 
 	/* Seeded here: get_random_u32() may sleep on PREEMPT_RT. */

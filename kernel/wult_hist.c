@@ -20,6 +20,11 @@
  * A CPU's histograms are allocated when the first wult datapoint event for
  * it is created (process context) and kept until the module is unloaded:
  * nothing is allocated while measuring, so a long run cannot grow memory.
+ * Their states are those of the cpuidle driver of that moment; a later
+ * event that finds another driver (swapped, or states added) starts them
+ * over with its states, and until then the datapoints of another driver
+ * only count as "other states": a state index names a state only within
+ * one driver.
  * They are written only by their CPU, with IRQs off, from wult_emit(), and
  * cleared by that CPU too (reset sends it an IPI), so updates need no lock;
  * readers anywhere get single-copy-atomic words (READ_ONCE), which while a
@@ -84,6 +89,7 @@ struct wult_hist {
 };
 
 struct wult_hist_cpu {
+	const struct cpuidle_driver *drv;	/* whose states these are */
 	unsigned int nstates;
 	u64 nohist;	/* datapoints of a state beyond nstates */
 	char names[WULT_IDLE_STATES][WULT_HIST_NAME_LEN];
@@ -110,6 +116,7 @@ static void wult_hist_states(struct wult_hist_cpu *hc)
 	struct cpuidle_driver *drv = cpuidle_get_driver();
 	int s;
 
+	hc->drv = drv;
 	if (!drv) {
 		/* cpu_idle_poll() traces state 0, default_idle_call() 1. */
 		hc->nstates = 2;
@@ -145,20 +152,45 @@ static struct wult_hist_cpu *wult_hist_alloc_cpu(void)
 	return hc;
 }
 
+/* Are @hc's states no longer the driver's (swapped, states added)? */
+static bool wult_hist_stale(const struct wult_hist_cpu *hc)
+{
+	struct wult_hist_cpu now;
+	unsigned int s;
+
+	wult_hist_states(&now);
+	if (now.drv != hc->drv || now.nstates != hc->nstates)
+		return true;
+	for (s = 0; s < now.nstates; s++)
+		if (strcmp(now.names[s], hc->names[s]))
+			return true;
+	return false;
+}
+
 int wult_hist_get(int cpu)
 {
-	struct wult_hist_cpu *hc;
+	struct wult_hist_cpu *hc, *old;
 	int ret = 0;
 
 	if (!wult_bin_ns)
 		return 0;	/* hist_bins=0: no histograms */
 	mutex_lock(&wult_hist_lock);
-	if (!per_cpu(wult_hists, cpu)) {
+	old = per_cpu(wult_hists, cpu);
+	if (!old || wult_hist_stale(old)) {
 		hc = wult_hist_alloc_cpu();
-		if (!hc)
+		if (!hc) {
 			ret = -ENOMEM;
-		else	/* readers see the names and pointers filled in */
+		} else {
+			/* wult_hist_add() sees the names and pointers filled in. */
 			smp_store_release(per_cpu_ptr(&wult_hists, cpu), hc);
+			if (old) {
+				pr_info("wult: CPU%d: the cpuidle driver changed: its histograms start over\n",
+					cpu);
+				/* Lets a wult_hist_add() that has the old one finish. */
+				synchronize_rcu();
+				wult_hist_free_cpu(old);
+			}
+		}
 	}
 	mutex_unlock(&wult_hist_lock);
 	return ret;
@@ -205,12 +237,14 @@ static void wult_hist_put(struct wult_hist *h, s64 v, unsigned int off)
 
 void wult_hist_add(const struct wult_dp *dp)
 {
-	struct wult_hist_cpu *hc = this_cpu_read(wult_hists);
+	/* Pairs with wult_hist_get()'s release. */
+	struct wult_hist_cpu *hc = smp_load_acquire(this_cpu_ptr(&wult_hists));
 	u32 s = dp->req_cstate;
 
 	if (!hc)
 		return;
-	if (s >= hc->nstates) {
+	/* Another driver's state index, until an event refreshes them. */
+	if (s >= hc->nstates || cpuidle_get_driver() != hc->drv) {
 		wult_inc(&hc->nohist);
 		return;
 	}
@@ -314,17 +348,19 @@ static int hist_show(struct seq_file *m, void *unused)
 	unsigned int metric = id >> 16, cpu = id & 0xffff, s;
 	struct wult_hist_cpu *hc;
 
-	/* Pairs with wult_hist_get()'s release. */
-	hc = smp_load_acquire(per_cpu_ptr(&wult_hists, cpu));
 	seq_printf(m, "#CPU: %u\n#Metric: %s\n#Bin width: %u microseconds\n",
 		   cpu, wult_hm_names[metric], hist_bin_us);
-	if (!hc)
-		return 0;	/* never measured */
-	seq_printf(m, "#Datapoints of other states: %llu\n",
-		   READ_ONCE(hc->nohist));
-	for (s = 0; s < hc->nstates; s++)
-		wult_hist_show_one(m, hc->names[s], hc->h[metric][s],
-				   wult_hist_off(metric));
+	/* Held so that a new driver's histograms cannot free these. */
+	mutex_lock(&wult_hist_lock);
+	hc = per_cpu(wult_hists, cpu);
+	if (hc) {
+		seq_printf(m, "#Datapoints of other states: %llu\n",
+			   READ_ONCE(hc->nohist));
+		for (s = 0; s < hc->nstates; s++)
+			wult_hist_show_one(m, hc->names[s], hc->h[metric][s],
+					   wult_hist_off(metric));
+	}
+	mutex_unlock(&wult_hist_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hist);

@@ -64,6 +64,12 @@ static void wult_hrt_cancel(void)
 	hrtimer_try_to_cancel(this_cpu_ptr(&wult_hrt_timer));
 }
 
+/* LTime is the expiry itself: only whether it is what will wake the CPU. */
+static bool wult_hrt_at_idle(u64 *ltime)
+{
+	return wult_hrtimer_first(this_cpu_ptr(&wult_hrt_timer));
+}
+
 const struct wult_source wult_hrt_source = {
 	.name	= "hrt",
 	.id	= WULT_SOURCE_HRT,
@@ -72,4 +78,5 @@ const struct wult_source wult_hrt_source = {
 	.exit	= wult_hrt_exit,
 	.arm	= wult_hrt_arm,
 	.cancel	= wult_hrt_cancel,
+	.at_idle = wult_hrt_at_idle,
 };

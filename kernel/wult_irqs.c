@@ -4,27 +4,133 @@
  *
  * Whatever interrupt ends an idle period must be seen, or a wake by a
  * posted interrupt, a Hyper-V timer or a threshold interrupt would pass for
- * ours. The kernel's arch_irq_stat_cpu() sums the x86 vectors for
- * /proc/stat but is not exported, so the same counters of irq_cpustat_t
- * are summed here, under the same configuration options as in
- * asm/hardirq.h, plus the device interrupts of kstat. Left out: the ICR
- * read retries (not interrupts) and the machine-check counts (per-CPU
- * variables that modules cannot reach; a machine check is an exception).
+ * ours. The per-CPU counters of irq_cpustat_t that asm/hardirq.h declares
+ * are summed here, under the same configuration options, plus the device
+ * interrupts of kstat: more than the kernel's arch_irq_stat_cpu() (not
+ * exported), which leaves out the posted-interrupt, TLB, deferred error
+ * and Hyper-V vectors. Left out: the ICR read retries (not interrupts).
+ *
+ * Three kinds of interrupt or exception bump no per-CPU counter a module
+ * can read: the APIC error vector (a global count), 6.1's
+ * IRQ_MOVE_CLEANUP IPI (none) and machine checks (per-CPU counts that are
+ * not exported). While wult events exist, probes on tracepoints they pass
+ * count them per CPU: irq_vectors:error_apic_entry,
+ * irq_vectors:vector_free_moved (what the cleanup IPI does; also hit from
+ * process context, which only counts more) and mce:mce_record (each
+ * machine check that logs an error). A machine check that logs nothing and
+ * a cleanup IPI that frees nothing (it retries by IPI) stay unseen.
  *
  * Each counter is an unsigned int that wraps; the sum is taken modulo 2^32,
  * so the difference of two sums is exact as long as fewer than 2^32
  * interrupts happen in between.
  */
+#include <linux/bitops.h>
 #include <linux/kernel_stat.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <asm/cpufeature.h>
 #include <asm/hardirq.h>
 
+#include "wult_apic.h"
 #include "wult_irqs.h"
+
+/* Interrupts and exceptions seen by the probes below, per CPU. */
+static DEFINE_PER_CPU(u32, wult_irqs_seen);
+static DEFINE_MUTEX(wult_irqs_lock);
+static unsigned int wult_irqs_users;
+
+static notrace void wult_irqs_error_apic(void *data, int vector)
+{
+	this_cpu_inc(wult_irqs_seen);
+}
+
+static notrace void wult_irqs_free_moved(void *data, unsigned int irq,
+					 unsigned int cpu, unsigned int vector,
+					 bool is_managed)
+{
+	this_cpu_inc(wult_irqs_seen);
+}
+
+struct mce;
+
+static notrace void wult_irqs_mce(void *data, struct mce *m)
+{
+	this_cpu_inc(wult_irqs_seen);
+}
+
+/* The probes, by tracepoint name, with the tracepoints found. */
+static struct {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+} wult_irqs_tps[] = {
+	{ "error_apic_entry", wult_irqs_error_apic },
+	{ "vector_free_moved", wult_irqs_free_moved },
+	{ "mce_record", wult_irqs_mce },
+};
+
+static void wult_irqs_find(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wult_irqs_tps); i++)
+		if (!strcmp(tp->name, wult_irqs_tps[i].name))
+			wult_irqs_tps[i].tp = tp;
+}
+
+void wult_irqs_init(void)
+{
+	for_each_kernel_tracepoint(wult_irqs_find, NULL);
+}
+
+static void wult_irqs_unregister(unsigned int n)
+{
+	while (n--)
+		if (wult_irqs_tps[n].tp)
+			tracepoint_probe_unregister(wult_irqs_tps[n].tp,
+						    wult_irqs_tps[n].probe, NULL);
+}
+
+/*
+ * Process context: the probes exist while wult events do (the caller's
+ * tracepoint_synchronize_unregister() lets them finish).
+ */
+int wult_irqs_get(void)
+{
+	unsigned int i;
+	int ret = 0;
+
+	mutex_lock(&wult_irqs_lock);
+	for (i = 0; !wult_irqs_users && i < ARRAY_SIZE(wult_irqs_tps); i++) {
+		if (!wult_irqs_tps[i].tp)
+			continue;
+		ret = tracepoint_probe_register(wult_irqs_tps[i].tp,
+						wult_irqs_tps[i].probe, NULL);
+		if (ret) {
+			wult_irqs_unregister(i);
+			break;
+		}
+	}
+	if (!ret)
+		wult_irqs_users++;
+	mutex_unlock(&wult_irqs_lock);
+	return ret;
+}
+
+void wult_irqs_put(void)
+{
+	mutex_lock(&wult_irqs_lock);
+	if (!--wult_irqs_users)
+		wult_irqs_unregister(ARRAY_SIZE(wult_irqs_tps));
+	mutex_unlock(&wult_irqs_lock);
+}
 
 u32 wult_irqs(void)
 {
 	const irq_cpustat_t *s = this_cpu_ptr(&irq_stat);
-	u32 n = (u32)this_cpu_ptr(&kstat)->irqs_sum;
+	u32 n = (u32)this_cpu_ptr(&kstat)->irqs_sum + this_cpu_read(wult_irqs_seen);
 
 #ifdef CONFIG_X86_LOCAL_APIC
 	n += s->apic_timer_irqs + s->irq_spurious_count;
@@ -62,4 +168,21 @@ u32 wult_irqs(void)
 u32 wult_nmis(void)
 {
 	return this_cpu_read(irq_stat.__nmi_count);
+}
+
+/*
+ * Vectors pending in this CPU's local APIC, IRQs off: those it will handle
+ * once interrupts are enabled, one per vector however often it was raised.
+ * -1 without a local APIC.
+ */
+int wult_irqs_pending(void)
+{
+	unsigned int i;
+	int n = 0;
+
+	if (!boot_cpu_has(X86_FEATURE_APIC))
+		return -1;
+	for (i = 0; i < WULT_APIC_IRR_REGS; i++)
+		n += hweight32(wult_apic_irr(i));
+	return n;
 }

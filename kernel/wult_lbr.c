@@ -26,12 +26,14 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 #include <asm/cpufeature.h>
+#include <asm/hardirq.h>
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 #include <asm/processor.h>
 
 #include "uapi/linux/wult.h"
 #include "wult_lbr.h"
+#include "wult_rules.h"
 
 enum wult_lbr_kind {
 	WULT_LBR_NONE,
@@ -102,6 +104,29 @@ static bool wult_lbr_frozen(void)
 	       (status & GLOBAL_STATUS_LBRS_FROZEN);
 }
 
+/* PMIs handled by this CPU: perf's handler counts each. */
+static u32 wult_lbr_pmis(void)
+{
+	return this_cpu_read(irq_stat.apic_perf_irqs);
+}
+
+/*
+ * Restores the LBR control MSR @msr to @val unless a PMI ran since @pmis
+ * (wult_rule_lbr_restore()): then it is as perf's handler left it, and the
+ * entries read are dropped. A PMI in the two instructions between this
+ * check and the write is not seen.
+ */
+static void wult_lbr_restore(struct wult_branches *br, u32 msr, u64 val,
+			     u32 pmis)
+{
+	if (!wult_rule_lbr_restore(pmis, wult_lbr_pmis())) {
+		br->nr = 0;
+		br->flags |= WULT_BRF_PMI;
+		return;
+	}
+	wrmsrl_safe(msr, val);
+}
+
 /*
  * Every MSR access may fault where a hypervisor does not pass the LBR
  * through: the _safe accessors stop the read at the first fault instead of
@@ -111,6 +136,7 @@ static void wult_lbr_read_model(struct wult_branches *br)
 {
 	u64 dbg, tos, from, to;
 	unsigned int i, idx;
+	u32 pmis = wult_lbr_pmis();
 
 	if (rdmsrl_safe(MSR_IA32_DEBUGCTLMSR, &dbg) || !(dbg & DEBUGCTLMSR_LBR) ||
 	    wult_lbr_frozen()) {
@@ -131,13 +157,14 @@ static void wult_lbr_read_model(struct wult_branches *br)
 		br->nr++;
 	}
 out:
-	wrmsrl_safe(MSR_IA32_DEBUGCTLMSR, dbg);
+	wult_lbr_restore(br, MSR_IA32_DEBUGCTLMSR, dbg, pmis);
 }
 
 static void wult_lbr_read_arch(struct wult_branches *br)
 {
 	u64 ctl, from, to;
 	unsigned int i;
+	u32 pmis = wult_lbr_pmis();
 
 	br->flags |= WULT_BRF_ARCH;
 	if (rdmsrl_safe(MSR_ARCH_LBR_CTL, &ctl) || !(ctl & ARCH_LBR_CTL_LBREN) ||
@@ -155,7 +182,7 @@ static void wult_lbr_read_arch(struct wult_branches *br)
 		br->to[br->nr] = to;
 		br->nr++;
 	}
-	wrmsrl_safe(MSR_ARCH_LBR_CTL, ctl);
+	wult_lbr_restore(br, MSR_ARCH_LBR_CTL, ctl, pmis);
 }
 
 /*

@@ -196,10 +196,12 @@ static ssize_t wult_measure_write(struct file *file, const char __user *ubuf,
 
 static int wult_measure_show(struct seq_file *m, void *unused)
 {
-	u64 c = wult_measure_config;
-	u64 hi = (c >> WULT_CFG_LDIST_MAX_SHIFT) & WULT_CFG_LDIST_MASK;
+	u64 c, hi;
 
+	/* The config and the CPU set of one write, both set under the lock. */
 	mutex_lock(&wult_measure_lock);
+	c = wult_measure_config;
+	hi = (c >> WULT_CFG_LDIST_MAX_SHIFT) & WULT_CFG_LDIST_MASK;
 	if (cpumask_empty(&wult_measure_cpus))
 		seq_puts(m, "none\n");
 	else

@@ -36,6 +36,7 @@
  */
 #include <linux/cpuidle.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/kernel.h>
@@ -43,8 +44,10 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sched/idle.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/tick.h>
 #include <linux/tracepoint.h>
@@ -56,10 +59,10 @@
 #include <asm/tsc.h>
 #include <trace/events/power.h>
 
+#include "wult_apic.h"
 #include "wult_compat.h"
 
 #define REFIDLE_STATES		3	/* C1..C3, after POLL */
-#define REFIDLE_IRR_REGS	8	/* 256 vectors, 32 per register */
 
 static unsigned int exit_us[REFIDLE_STATES] = { 1, 20, 80 };
 static unsigned int target_us[REFIDLE_STATES] = { 2, 100, 400 };
@@ -106,7 +109,7 @@ static __always_inline void refidle_spin(void)
  * Waits the injected latency from @start, the TSC at the wake. Returns
  * the TSC read that ended the wait: the idle exit.
  */
-static notrace u64 refidle_wait(u64 start, int index)
+static __always_inline u64 refidle_wait(u64 start, int index)
 {
 	u64 end = start + refidle_cycles[index], now;
 
@@ -116,18 +119,41 @@ static notrace u64 refidle_wait(u64 start, int index)
 }
 
 /* Is an interrupt waiting to be taken? Interrupts are masked here. */
-static notrace bool refidle_irq_pending(void)
+static __always_inline bool refidle_irq_pending(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < REFIDLE_IRR_REGS; i++)
-		if (apic->read(APIC_IRR + i * 0x10))
+	for (i = 0; i < WULT_APIC_IRR_REGS; i++)
+		if (wult_apic_irr(i))
 			return true;
 	return false;
 }
 
+/*
+ * The enter() callbacks run where RCU is not watching (cpuidle's
+ * ct_idle_enter() precedes them): uninstrumented (WULT_CPUIDLE), calling
+ * only inline code. Each says while it runs (refidle_inside), so that
+ * module unload can wait for CPUs still inside: unregistering the driver
+ * waits for RCU, which such CPUs do not hold up.
+ */
+static DEFINE_PER_CPU(bool, refidle_inside);
+
+static __always_inline void refidle_in(void)
+{
+	__this_cpu_write(refidle_inside, true);
+}
+
+/* The last store before returning out of this module's text. */
+static __always_inline int refidle_out(int index, u64 exit_tsc)
+{
+	__this_cpu_write(refidle_exit_tsc, exit_tsc);
+	/* Pairs with refidle_wait_enters(): every access above is done. */
+	smp_store_release(this_cpu_ptr(&refidle_inside), false);
+	return index;
+}
+
 /* Interrupts on: hlt takes the wake interrupt, then returns. */
-static notrace void refidle_halt(void)
+static __always_inline void refidle_halt(void)
 {
 	if (!need_resched()) {
 		raw_safe_halt();
@@ -142,39 +168,47 @@ static notrace void refidle_halt(void)
  * instruction-counted clock costs host time in proportion. Past the bound
  * the wait goes on as C1's, interrupts on; a wake after it is an IntrOff=0
  * one.
+ *
+ * Like mwait_idle_with_hints(), the wait advertises polling
+ * (TIF_POLLING_NRFLAG): a remote wakeup or a cross-CPU call queued to
+ * this CPU then sets need_resched and sends no interrupt, and the wait
+ * ends on the flag as mwait ends on the write to the monitored line.
+ * hlt sees no such write, so polling is withdrawn before it.
  */
-static notrace void refidle_masked_sleep(void)
+static __always_inline void refidle_masked_sleep(void)
 {
 	u64 limit = rdtsc() + refidle_masked_max_cycles;
 
-	while (!need_resched() && !refidle_irq_pending()) {
-		if ((s64)(rdtsc() - limit) >= 0) {
-			refidle_halt();
-			break;
+	if (!current_set_polling_and_test()) {
+		while (!need_resched() && !refidle_irq_pending()) {
+			if ((s64)(rdtsc() - limit) >= 0) {
+				if (!current_clr_polling_and_test()) {
+					raw_safe_halt();
+					raw_local_irq_disable();
+				}
+				break;
+			}
+			refidle_spin();
 		}
-		refidle_spin();
 	}
+	current_clr_polling();
 }
 
-/* The CPU woke at @start (TSC): the injected latency, then the exit. */
-static notrace int refidle_leave(u64 start, int index)
+/* The injected latency counts from the wake: the sleep's end. */
+static WULT_CPUIDLE int refidle_enter_halt(struct cpuidle_device *dev,
+					   struct cpuidle_driver *drv, int index)
 {
-	__this_cpu_write(refidle_exit_tsc, refidle_wait(start, index));
-	return index;
-}
-
-static notrace int refidle_enter_halt(struct cpuidle_device *dev,
-				      struct cpuidle_driver *drv, int index)
-{
+	refidle_in();
 	refidle_halt();
-	return refidle_leave(rdtsc(), index);
+	return refidle_out(index, refidle_wait(rdtsc(), index));
 }
 
-static notrace int refidle_enter_masked(struct cpuidle_device *dev,
-					struct cpuidle_driver *drv, int index)
+static WULT_CPUIDLE int refidle_enter_masked(struct cpuidle_device *dev,
+					     struct cpuidle_driver *drv, int index)
 {
+	refidle_in();
 	refidle_masked_sleep();
-	return refidle_leave(rdtsc(), index);
+	return refidle_out(index, refidle_wait(rdtsc(), index));
 }
 
 /*
@@ -195,6 +229,10 @@ static notrace int refidle_enter_masked(struct cpuidle_device *dev,
  * not programmed for it: if the event passes before the exit, nothing
  * clears the bit while no other CPU uses the broadcast, and the CPU polls
  * for good (Documentation/kernel.md, "Timer-stop states").
+ *
+ * RCU watches this enter() outside the sleep (CPUIDLE_FLAG_RCU_IDLE), where
+ * it calls tick_broadcast_exit(): notrace, not WULT_CPUIDLE; the sleep's
+ * helpers are inline.
  */
 static DEFINE_PER_CPU(bool, refidle_ts_asleep);
 static struct tracepoint *refidle_irq_tp;
@@ -214,6 +252,7 @@ static notrace int refidle_enter_timer_stop(struct cpuidle_device *dev,
 {
 	u64 woke;
 
+	refidle_in();
 	__this_cpu_write(refidle_ts_asleep, true);
 	wult_ct_idle_enter();
 	if (irqs_off & BIT(index - 1))
@@ -227,7 +266,7 @@ static notrace int refidle_enter_timer_stop(struct cpuidle_device *dev,
 		__this_cpu_write(refidle_ts_asleep, false);
 		tick_broadcast_exit();
 	}
-	return refidle_leave(woke, index);
+	return refidle_out(index, refidle_wait(woke, index));
 }
 
 static void refidle_irq_find(struct tracepoint *tp, void *priv)
@@ -600,6 +639,133 @@ static void refidle_bench_exit(void)
 	kvfree(refidle_recs);
 }
 
+/*
+ * Remote wakeups, for the tests (tests/vm/remote.sh): debugfs
+ * wult_refidle/kick. "CPU NS" written on one CPU starts a pinned hard
+ * hrtimer there that queues an empty cross-CPU call to CPU every NS ns;
+ * to a CPU that advertises polling (the interrupts-off wait above, POLL)
+ * the kernel sends no interrupt for it and only sets need_resched, as for
+ * a remote task wakeup. "off" stops it. Reading gives "cpu=C period=NS
+ * sent=N busy=B": calls queued, and periods skipped because the last one
+ * had not run yet.
+ */
+#define REFIDLE_KICK_MAX_WRITE	32
+
+static DEFINE_MUTEX(refidle_kick_lock);
+static struct hrtimer refidle_kick_timer;
+static int refidle_kick_cpu = -1;
+static u64 refidle_kick_period;
+static unsigned long refidle_kick_sent, refidle_kick_busy;
+
+static void refidle_kick_fn(void *info)
+{
+}
+
+static call_single_data_t refidle_kick_csd = CSD_INIT(refidle_kick_fn, NULL);
+
+static enum hrtimer_restart refidle_kick_timer_fn(struct hrtimer *timer)
+{
+	if (smp_call_function_single_async(refidle_kick_cpu, &refidle_kick_csd))
+		WRITE_ONCE(refidle_kick_busy, refidle_kick_busy + 1);
+	else
+		WRITE_ONCE(refidle_kick_sent, refidle_kick_sent + 1);
+	hrtimer_forward_now(timer, ns_to_ktime(refidle_kick_period));
+	return HRTIMER_RESTART;
+}
+
+/* The timer, then the last call queued: it runs our function. */
+static void refidle_kick_stop(void)
+{
+	if (refidle_kick_cpu < 0)
+		return;
+	hrtimer_cancel(&refidle_kick_timer);
+	/* As csd_lock_wait(): the call's last access precedes the unlock. */
+	while (smp_load_acquire(&refidle_kick_csd.node.u_flags) & CSD_FLAG_LOCK)
+		usleep_range(100, 1000);
+	refidle_kick_cpu = -1;
+}
+
+static ssize_t refidle_kick_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	char buf[REFIDLE_KICK_MAX_WRITE];
+	unsigned int cpu;
+	u64 ns;
+	int ret = 0;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+
+	mutex_lock(&refidle_kick_lock);
+	refidle_kick_stop();
+	if (sysfs_streq(buf, "off"))
+		goto out;
+	if (sscanf(buf, "%u %llu", &cpu, &ns) != 2 || ns < NSEC_PER_USEC ||
+	    cpu >= nr_cpu_ids || !cpu_online(cpu)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	refidle_kick_period = ns;
+	WRITE_ONCE(refidle_kick_sent, 0);
+	WRITE_ONCE(refidle_kick_busy, 0);
+	/* Pinned: on this, the writer's, CPU, which must not be the target. */
+	preempt_disable();
+	if (cpu == smp_processor_id()) {
+		ret = -EINVAL;
+	} else {
+		refidle_kick_cpu = cpu;
+		hrtimer_start(&refidle_kick_timer, ns_to_ktime(ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	preempt_enable();
+out:
+	mutex_unlock(&refidle_kick_lock);
+	return ret ? ret : len;
+}
+
+static int refidle_kick_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&refidle_kick_lock);
+	seq_printf(m, "cpu=%d period=%llu sent=%lu busy=%lu\n", refidle_kick_cpu,
+		   refidle_kick_period, READ_ONCE(refidle_kick_sent),
+		   READ_ONCE(refidle_kick_busy));
+	mutex_unlock(&refidle_kick_lock);
+	return 0;
+}
+
+static int refidle_kick_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, refidle_kick_show, NULL);
+}
+
+static const struct file_operations refidle_kick_fops = {
+	.owner		= THIS_MODULE,
+	.open		= refidle_kick_open,
+	.read		= seq_read,
+	.write		= refidle_kick_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* In refidle_dir, which refidle_bench_init() made. */
+static void refidle_kick_init(void)
+{
+	wult_hrtimer_setup(&refidle_kick_timer, refidle_kick_timer_fn,
+			   CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	debugfs_create_file("kick", 0600, refidle_dir, NULL, &refidle_kick_fops);
+}
+
+/* After refidle_bench_exit() removed the file. */
+static void refidle_kick_exit(void)
+{
+	mutex_lock(&refidle_kick_lock);
+	refidle_kick_stop();
+	mutex_unlock(&refidle_kick_lock);
+}
+
 static struct cpuidle_driver refidle_driver = {
 	.name	= "wult_refidle",
 };
@@ -678,16 +844,45 @@ static int __init refidle_init(void)
 		return ret;
 	}
 	refidle_bench_init();
+	refidle_kick_init();
 	pr_info("wult_refidle: exit %u/%u/%u us, residency %u/%u/%u us, irqs_off %#x (at most %u us), timer_stop %d, detection %llu ns\n",
 		exit_us[0], exit_us[1], exit_us[2], target_us[0], target_us[1],
 		target_us[2], irqs_off, masked_max_us, timer_stop, base_ns);
 	return 0;
 }
 
+static void refidle_ipi_nop(void *info)
+{
+}
+
+/*
+ * After cpuidle_unregister() no CPU picks this driver, but one that did may
+ * still be inside an enter() callback: in a masked wait, or in the exit
+ * wait after its hlt, where RCU does not see it. An IPI to every CPU,
+ * waited for, runs where the CPU enables interrupts: after its enter()
+ * returned, or in its hlt, with refidle_inside set by then. So once it
+ * has run everywhere, waiting for refidle_inside to clear is enough.
+ */
+static void refidle_wait_enters(void)
+{
+	int cpu;
+
+	cpus_read_lock();
+	on_each_cpu(refidle_ipi_nop, NULL, 1);
+	for_each_online_cpu(cpu) {
+		/* Pairs with refidle_out(). */
+		while (smp_load_acquire(per_cpu_ptr(&refidle_inside, cpu)))
+			usleep_range(10, 100);
+	}
+	cpus_read_unlock();
+}
+
 static void __exit refidle_exit(void)
 {
 	refidle_bench_exit();
+	refidle_kick_exit();
 	cpuidle_unregister(&refidle_driver);
+	refidle_wait_enters();
 	refidle_ts_exit();
 }
 

@@ -22,6 +22,8 @@ enum wult_verdict {
 	WULT_EARLY_WAKE,	/* not our wake: keep the event armed */
 	WULT_STALE_TAI,		/* something else ended the idle period */
 	WULT_OTHER_INTR,	/* another interrupt or an NMI between the halves */
+	WULT_OTHER_WAKE,	/* an exit after LTime that may not be our wake */
+	WULT_TSC_UNSTABLE,	/* TSC times, and the kernel marked the TSC unstable */
 	/* Drop reasons decided by the engine itself, not by these rules: */
 	WULT_NOT_IDLE,		/* LTime came before the CPU was idle */
 	WULT_INVALID,		/* times out of order, or LTime unknown */
@@ -36,15 +38,21 @@ static inline u32 wult_delta32(u32 now, u32 then)
 /*
  * Our interrupt arrived inside the idle period (first half, IntrOff = 0).
  * A halting state ends at its first interrupt, so ours must be the only one
- * since TBI. A polling state handles other interrupts and keeps polling
- * until need_resched: it is ours unless need_resched was already set.
+ * since TBI, and the timer must have been programmed for our event at TBI
+ * (@programmed): else the interrupt was raised for an earlier timer (the
+ * tick, same vector) and ran ours too because it had expired by then. A
+ * polling state handles other interrupts and keeps polling until
+ * need_resched: it is ours unless need_resched was already set.
  */
 static inline enum wult_verdict
-wult_rule_intr_in_idle(bool polls, bool resched_set, u32 irqs, u32 nmis)
+wult_rule_intr_in_idle(bool polls, bool resched_set, u32 irqs, u32 nmis,
+		       bool programmed)
 {
 	if (polls)
 		return resched_set ? WULT_STALE_TAI : WULT_KEEP;
-	return irqs == 1 && nmis == 0 ? WULT_KEEP : WULT_STALE_TAI;
+	if (irqs != 1 || nmis)
+		return WULT_STALE_TAI;
+	return programmed ? WULT_KEEP : WULT_OTHER_WAKE;
 }
 
 /*
@@ -67,13 +75,28 @@ wult_rule_exit_after_intr(u64 tai, u64 tintr, u32 irqs, u32 nmis)
  * the state does not poll (a poll also ends on a remote wakeup, with no
  * interrupt), and the exit runs with interrupts masked: with interrupts on,
  * a pending interrupt would have been taken before the exit.
+ *
+ * Past LTime that is still not enough: something else may have woken the
+ * CPU inside [LTime - exit latency, LTime], and our interrupt, pending by
+ * then, would pass rule D with a WakeLatency too short by up to the exit
+ * latency. So the wake must be ours alone: at TBI the CPU's timer was
+ * programmed for our event (@programmed: not for an earlier timer, such
+ * as the tick, whose interrupt is the same vector as ours), need_resched
+ * is not set (@resched: a remote wakeup or a cross-CPU call queued to a
+ * CPU that advertises polling, as mwait states do, sets it and sends no
+ * interrupt), and exactly one vector is pending in the local APIC
+ * (@pending, < 0 when it cannot be read): ours. Nothing pending means no
+ * interrupt caused the exit; a second vector, say a device's below ours,
+ * may be what woke the CPU, and ours, of higher priority, is handled first.
  */
 static inline enum wult_verdict
 wult_rule_exit_first(u64 tai, u64 ltime, bool polls, bool irqs_on, u32 irqs,
-		     u32 nmis)
+		     u32 nmis, bool programmed, bool resched, int pending)
 {
 	if (tai < ltime || polls || irqs_on || irqs || nmis)
 		return WULT_EARLY_WAKE;
+	if (!programmed || resched || (pending >= 0 && pending != 1))
+		return WULT_OTHER_WAKE;
 	return WULT_KEEP;
 }
 
@@ -206,6 +229,80 @@ static inline enum wult_tdt_ltime wult_rule_tdt_ltime(u64 dl, u64 expect,
 static inline bool wult_rule_tsc_rate_known(u32 tsc_khz)
 {
 	return tsc_khz != 0;
+}
+
+/*
+ * TSC cycles convert to ns with one tsc_khz only if the TSC ticks at a
+ * constant rate (@constant), in every C-state (@nonstop), and the kernel
+ * has not marked it unstable (@unstable: mark_tsc_unstable(), which the
+ * clocksource watchdog may call at any time after boot, so this is
+ * decided per datapoint, not once at load). Without it a datapoint's
+ * overhead stamps and tsc_delta are approximate: it lacks
+ * WULT_DPF_TSC_STABLE.
+ */
+static inline bool wult_rule_tsc_stable(bool constant, bool nonstop,
+					bool unstable)
+{
+	return constant && nonstop && !unstable;
+}
+
+/*
+ * A source whose times are TSC cycles (@tsc_clock: tdt) cannot measure
+ * with a TSC the kernel marked unstable: its LTime, TIntr and TAI would be
+ * cycles of an unknown rate, or of a TSC that stopped in the idle state.
+ * Such datapoints are dropped (tsc_unstable), and new events refused.
+ */
+static inline bool wult_rule_tsc_times_ok(bool tsc_clock, bool unstable)
+{
+	return !tsc_clock || !unstable;
+}
+
+/*
+ * The LDist to arm the next event with at an idle exit that follows our
+ * interrupt inside the idle period (IntrOff = 0), @elapsed ns after that
+ * interrupt's handler. The interrupt's irq_exit restarted the governor's
+ * idle clock (tick_nohz_irq_exit() sets idle_entrytime, from which
+ * tick_nohz_get_sleep_length() measures the sleep), so an event armed
+ * later would look @elapsed (the exit path) further away to the governor
+ * than LDist. Dated from the handler instead, as on the IntrOff = 1 path
+ * where the handler itself arms before irq_exit, it looks LDist away.
+ * Already past: 0, it fires at once (not_idle).
+ */
+static inline u64 wult_rule_arm_ldist(u64 ldist, u64 elapsed)
+{
+	return ldist > elapsed ? ldist - elapsed : 0;
+}
+
+/*
+ * Reading the LBR stops its recording (a read-modify-write of DEBUGCTL or
+ * ARCH_LBR_CTL) and restores it after. perf's PMI handler, an NMI that
+ * can come in between, rewrites that MSR from perf's own state (LBR off
+ * during the handler, then on again, or left off if the event stopped):
+ * restoring the value read before would undo it. So the value is restored
+ * only if no PMI was counted (@pmis_before, @pmis_after: the CPU's
+ * apic_perf_irqs) during the read; otherwise the MSR is left as perf left
+ * it, and the entries, maybe recorded again past the freeze, are dropped.
+ */
+static inline bool wult_rule_lbr_restore(u32 pmis_before, u32 pmis_after)
+{
+	return pmis_before == pmis_after;
+}
+
+/*
+ * MPERF counts only in C0, at the TSC's rate on the CPUs that have it, so
+ * CC0% = MPERF delta / TSC delta if both span one window: TBI to TAI, the
+ * TSC stamps. MPERF is read @lead_bi TSC cycles after TBI's stamp and
+ * @lead_ai after TAI's (after TAI's clock read and a call: 50-100 ns),
+ * both in C0, so its delta held lead_ai - lead_bi cycles of C0 beyond the
+ * TSC window (CC0% about 0.5-1% too high at a 10 us sleep). The delta over
+ * the TSC window: the first lead added back, the second taken off.
+ */
+static inline u64 wult_rule_mperf_delta(u64 mperf_delta, u64 lead_bi,
+					u64 lead_ai)
+{
+	u64 d = mperf_delta + lead_bi;
+
+	return d > lead_ai ? d - lead_ai : 0;
 }
 
 #endif /* _WULT_RULES_H */

@@ -14,6 +14,7 @@
 #ifndef _WULT_SOURCE_H
 #define _WULT_SOURCE_H
 
+#include <linux/hrtimer.h>
 #include <linux/types.h>
 
 /* The clock of a source's times, hence of the engine's TBI and TAI. */
@@ -63,6 +64,18 @@ struct wult_source {
 
 extern const struct wult_source wult_hrt_source;
 extern const struct wult_source wult_tdt_source;
+
+/*
+ * For a source whose event is an hrtimer, at idle entry (IRQs off, on the
+ * timer's CPU): is @t the expiry the CPU's timer hardware is programmed
+ * for, its hrtimer base's first? If not, an earlier timer (the tick, say,
+ * whose interrupt is the same vector) wakes the CPU first. The hrtimer
+ * core keeps that expiry in the per-CPU base, written on this CPU.
+ */
+static inline bool wult_hrtimer_first(const struct hrtimer *t)
+{
+	return READ_ONCE(t->base->cpu_base->expires_next) == hrtimer_get_expires(t);
+}
 
 /* wult_main.c: the source of an enum wult_source_id, or NULL. */
 const struct wult_source *wult_source_by_id(unsigned int id);

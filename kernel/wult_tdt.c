@@ -143,6 +143,10 @@ static int wult_tdt_usable(void)
 		pr_info_ratelimited("wult: tdt: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted\n");
 		return -EOPNOTSUPP;
 	}
+	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable())) {
+		pr_info_ratelimited("wult: tdt: the kernel marked the TSC unstable: TSC times cannot be trusted\n");
+		return -EOPNOTSUPP;
+	}
 	if (wult_tdt_mode == WULT_TDT_AUTO &&
 	    !boot_cpu_has(X86_FEATURE_TSC_DEADLINE_TIMER)) {
 		pr_info_ratelimited("wult: tdt: the local APIC timer is not in TSC-deadline mode on this system\n");
@@ -235,7 +239,7 @@ static bool wult_tdt_at_idle(u64 *ltime)
 
 	tc->computed = true;
 	if (wult_tdt_mode == WULT_TDT_EMULATED)
-		return true;
+		return wult_hrtimer_first(&tc->timer);
 	if (rdmsrl_safe(MSR_IA32_TSC_DEADLINE, &dl))
 		return false;
 	switch (wult_rule_tdt_ltime(dl, tc->expect, tol)) {
@@ -244,6 +248,9 @@ static bool wult_tdt_at_idle(u64 *ltime)
 		*ltime = dl;
 		return true;
 	case WULT_TDT_LTIME_COMPUTED:
+		/* The broadcast device wakes at the first hrtimer: ours? */
+		if (!wult_hrtimer_first(&tc->timer))
+			return false;
 		*ltime = tc->expect;
 		return true;
 	default:

@@ -25,7 +25,7 @@ static const struct {
 	KS_KEY(armed), KS_KEY(emitted), KS_KEY(early_wake), KS_KEY(not_idle),
 	KS_KEY(stale_tai), KS_KEY(other_intr), KS_KEY(invalid),
 	KS_KEY(cancelled), KS_KEY(delivery_failed), KS_KEY(floor_ns),
-	KS_KEY(floor_n),
+	KS_KEY(floor_n), KS_KEY(other_wake), KS_KEY(tsc_unstable),
 #undef KS_KEY
 };
 
@@ -186,6 +186,8 @@ int wult_kstats_low_yield(const struct wult_kstats *d, char *buf, size_t len)
 		{ "early_wake", d->early_wake, "the CPU left idle for something else" },
 		{ "stale_tai", d->stale_tai, "something else ended the idle period" },
 		{ "other_intr", d->other_intr, "another interrupt during the wake" },
+		{ "other_wake", d->other_wake, "woken by something else just before LTime" },
+		{ "tsc_unstable", d->tsc_unstable, "the kernel marked the TSC unstable" },
 		{ "invalid", d->invalid, "times out of order" },
 	};
 	/* The event armed when measuring stopped had no chance. */

@@ -17,14 +17,18 @@ typedef uint64_t u64;
 static void test_intr_in_idle(void)
 {
 	/* Halting state: ours is the only interrupt since TBI. */
-	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 0), WULT_KEEP);
+	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 0, true), WULT_KEEP);
 	/* A posted interrupt or a Hyper-V stimer woke it first. */
-	WT_EQ(wult_rule_intr_in_idle(false, false, 2, 0), WULT_STALE_TAI);
+	WT_EQ(wult_rule_intr_in_idle(false, false, 2, 0, true), WULT_STALE_TAI);
 	/* An NMI in the idle period. */
-	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 1), WULT_STALE_TAI);
+	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 1, true), WULT_STALE_TAI);
 	/* Polling: other interrupts do not end it, need_resched does. */
-	WT_EQ(wult_rule_intr_in_idle(true, false, 5, 0), WULT_KEEP);
-	WT_EQ(wult_rule_intr_in_idle(true, true, 1, 0), WULT_STALE_TAI);
+	WT_EQ(wult_rule_intr_in_idle(true, false, 5, 0, true), WULT_KEEP);
+	WT_EQ(wult_rule_intr_in_idle(true, true, 1, 0, true), WULT_STALE_TAI);
+	/* The tick was programmed first; its interrupt ran ours too. */
+	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 0, false), WULT_OTHER_WAKE);
+	/* A poll does not end at the tick: ours still ends it. */
+	WT_EQ(wult_rule_intr_in_idle(true, false, 2, 0, false), WULT_KEEP);
 }
 
 /* (b), (c) The second half after our handler (IntrOff = 0). */
@@ -39,16 +43,43 @@ static void test_exit_after_intr(void)
 	WT_EQ(wult_rule_exit_after_intr(1500, 1500, 0, 0), WULT_KEEP);
 }
 
-/* The exit first (IntrOff = 1 candidate). */
+/* The exit first (IntrOff = 1 candidate): ours is the one pending vector. */
 static void test_exit_first(void)
 {
-	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0), WULT_KEEP);
-	WT_EQ(wult_rule_exit_first(900, 1000, false, false, 0, 0), WULT_EARLY_WAKE);
-	WT_EQ(wult_rule_exit_first(2000, 1000, true, false, 0, 0), WULT_EARLY_WAKE);
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0, true, false, 1), WULT_KEEP);
+	WT_EQ(wult_rule_exit_first(900, 1000, false, false, 0, 0, true, false, 1), WULT_EARLY_WAKE);
+	WT_EQ(wult_rule_exit_first(2000, 1000, true, false, 0, 0, true, false, 1), WULT_EARLY_WAKE);
 	/* (c) An exit with IRQs on cannot precede its wake interrupt. */
-	WT_EQ(wult_rule_exit_first(2000, 1000, false, true, 0, 0), WULT_EARLY_WAKE);
-	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 1, 0), WULT_EARLY_WAKE);
-	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 1), WULT_EARLY_WAKE);
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, true, 0, 0, true, false, 1), WULT_EARLY_WAKE);
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 1, 0, true, false, 1), WULT_EARLY_WAKE);
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 1, true, false, 1), WULT_EARLY_WAKE);
+	/* Before LTime a remote wakeup is only an early wake: stays armed. */
+	WT_EQ(wult_rule_exit_first(900, 1000, false, false, 0, 0, true, true, 0), WULT_EARLY_WAKE);
+}
+
+/*
+ * Something else woke the CPU inside [LTime - exit latency, LTime]: the
+ * exit is past LTime and ours is pending, but the wake was not ours.
+ */
+static void test_exit_first_other_wake(void)
+{
+	/* A remote wakeup of a polling (mwait) state: need_resched, no IPI. */
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0, true, true, 1), WULT_OTHER_WAKE);
+	/* ... before our interrupt was even raised: nothing pending. */
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0, true, true, 0), WULT_OTHER_WAKE);
+	/* A spurious mwait exit, our timer not raised yet. */
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0, true, false, 0), WULT_OTHER_WAKE);
+	/* A device vector pending beside ours (ours is handled first). */
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0, true, false, 2), WULT_OTHER_WAKE);
+	/* The tick was programmed first: its interrupt woke the CPU. */
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0, false, false, 1),
+	      WULT_OTHER_WAKE);
+	/* ... but before LTime that is an early wake. */
+	WT_EQ(wult_rule_exit_first(900, 1000, false, false, 0, 0, false, false, 1),
+	      WULT_EARLY_WAKE);
+	/* No readable local APIC: only need_resched can tell. */
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0, true, false, -1), WULT_KEEP);
+	WT_EQ(wult_rule_exit_first(2000, 1000, false, false, 0, 0, true, true, -1), WULT_OTHER_WAKE);
 }
 
 /* (b) Our handler after the exit: exactly ours, no NMI. */
@@ -68,7 +99,7 @@ static void test_wrap(void)
 	WT_EQ(wult_delta32(0, 0xffffffffU), 1);
 	WT_EQ(wult_delta32(5, 0xfffffffeU), 7);
 	WT_EQ(wult_rule_intr_in_idle(false, false, wult_delta32(0, 0xffffffffU),
-				     wult_delta32(3, 3)), WULT_KEEP);
+				     wult_delta32(3, 3), true), WULT_KEEP);
 	WT_EQ(wult_rule_intr_after_exit(wult_delta32(1, 0xffffffffU), 0),
 	      WULT_OTHER_INTR);
 }
@@ -152,11 +183,62 @@ static void test_tsc_rate(void)
 	WT_EQ(wult_rule_tsc_rate_known(2995200), true);
 }
 
+/*
+ * The TSC's stability is decided per datapoint: a TSC marked unstable after
+ * the module loaded (the clocksource watchdog) takes WULT_DPF_TSC_STABLE
+ * off the datapoints from then on, and drops those of a TSC-clocked source.
+ */
+static void test_tsc_stability(void)
+{
+	WT_EQ(wult_rule_tsc_stable(true, true, false), true);
+	WT_EQ(wult_rule_tsc_stable(true, true, true), false);
+	WT_EQ(wult_rule_tsc_stable(false, true, false), false);
+	WT_EQ(wult_rule_tsc_stable(true, false, false), false);
+	/* hrt's times are CLOCK_MONOTONIC: only its stamps degrade. */
+	WT_EQ(wult_rule_tsc_times_ok(false, true), true);
+	WT_EQ(wult_rule_tsc_times_ok(true, false), true);
+	WT_EQ(wult_rule_tsc_times_ok(true, true), false);
+}
+
+/*
+ * After our interrupt inside idle, the next event is dated from its
+ * handler, where irq_exit restarts the governor's idle clock: armed 30 us
+ * later at the exit probe, a 100 us LDist is armed 70 us ahead.
+ */
+static void test_arm_ldist(void)
+{
+	WT_EQ(wult_rule_arm_ldist(100000, 0), 100000);
+	WT_EQ(wult_rule_arm_ldist(100000, 30000), 70000);
+	WT_EQ(wult_rule_arm_ldist(100000, 100000), 0);
+	WT_EQ(wult_rule_arm_ldist(20000, 80000), 0);
+}
+
+/*
+ * MPERF over the TSC window: read 30 cycles after TBI's stamp and 200
+ * after TAI's, it counted 170 cycles of C0 outside the window.
+ */
+static void test_mperf_delta(void)
+{
+	WT_EQ(wult_rule_mperf_delta(1170, 30, 200), 1000);
+	WT_EQ(wult_rule_mperf_delta(1000, 0, 0), 1000);
+	/* All C0 outside the window: nothing left, never below 0. */
+	WT_EQ(wult_rule_mperf_delta(100, 0, 200), 0);
+}
+
+/* The LBR control MSR is restored only if perf's PMI did not run. */
+static void test_lbr_restore(void)
+{
+	WT_EQ(wult_rule_lbr_restore(7, 7), true);
+	WT_EQ(wult_rule_lbr_restore(7, 8), false);
+	WT_EQ(wult_rule_lbr_restore(0xffffffffU, 0), false);
+}
+
 int main(void)
 {
 	test_intr_in_idle();
 	test_exit_after_intr();
 	test_exit_first();
+	test_exit_first_other_wake();
 	test_intr_after_exit();
 	test_wrap();
 	test_floor();
@@ -165,5 +247,9 @@ int main(void)
 	test_tdt_ltime();
 	test_rearm_at_exit();
 	test_tsc_rate();
+	test_tsc_stability();
+	test_arm_ldist();
+	test_lbr_restore();
+	test_mperf_delta();
 	return wt_done();
 }

@@ -148,6 +148,7 @@ struct wult_dp {
 #define WULT_BRF_ARCH		0x2U /* architectural LBR (else model-specific) */
 #define WULT_BRF_FAKE		0x4U /* synthetic, module parameter lbr=fake */
 #define WULT_BRF_OFF		0x8U /* LBR was not recording: nr is 0 */
+#define WULT_BRF_PMI		0x10U /* a PMI came during the read: nr is 0 */
 
 struct wult_branches {
 	__u64 ltime;		/* ns: the datapoint's LTime */

@@ -25,6 +25,8 @@ struct wult_kstats {
 	/* The LDist floor (ns) over floor_n arm-to-idle times; not a counter. */
 	uint64_t floor_ns;
 	uint64_t floor_n;
+	uint64_t other_wake;	/* an exit after LTime that may not be ours */
+	uint64_t tsc_unstable;	/* TSC-clocked, the TSC marked unstable */
 };
 
 /*
