@@ -18,7 +18,8 @@
 # the injected latency) the CPU got stuck in the broadcast force mask after
 # a few C3 entries and every later datapoint was POLL
 # (Documentation/kernel.md, "Timer-stop states").
-# vm-args: --cpu max,-arat
+# vm-args: --cpus 3 --cpu max,-arat
+# (Three CPUs: the machine tdt.sh needs, booted once for both.)
 # vm-cost: 15
 . "$WULT_SRC/tests/lib.sh"
 
