@@ -49,3 +49,36 @@ wult_wait_change() {
 	done
 	return 1
 }
+
+# t_cpu0_only: take every CPU but CPU 0 offline. Ground-truth tests measure
+# one CPU: several vCPUs take turns under TCG, which shows in the tails,
+# and an offline vCPU never runs, so the default machine with the others
+# offline needs no guest of its own to boot and save.
+t_cpu0_only() {
+	local f
+	for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ -f "$f" ] && echo 0 > "$f"
+	done
+}
+
+# t_need_icount: end the test, failed, unless the guest runs on the
+# instruction-counted clock (vm-run --clock icount), which its exact
+# bounds need.
+t_need_icount() {
+	[ "${WULT_CLOCK:-}" = icount ] && return 0
+	t_fail "needs the instruction-counted clock (vm-run --clock icount), not '${WULT_CLOCK:-}'"
+	t_done
+	exit 1
+}
+
+# cstate_only DIR N|all: enable only idle state N (or all of them) of a
+# CPU's cpuidle directory DIR.
+cstate_only() {
+	local d
+	for d in "$1"/state*; do
+		case "$2" in
+		all|"${d##*state}") echo 0 > "$d/disable" ;;
+		*) echo 1 > "$d/disable" ;;
+		esac
+	done
+}

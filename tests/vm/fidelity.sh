@@ -21,18 +21,12 @@ cd "$OUT" || exit 1
 # One CPU: several vCPUs take turns under TCG, which shows in the tails.
 # The default machine with CPU 1 taken offline is that (an offline vCPU
 # never runs) and needs no guest of its own to boot and save.
-for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
-	[ -f "$f" ] && echo 0 > "$f"
-done
+t_cpu0_only
 t_eq "one CPU online" 0 "$(cat /sys/devices/system/cpu/online)"
 M=/sys/kernel/debug/wult/measure
 T=/sys/kernel/tracing
 
-if [ "${WULT_CLOCK:-}" != icount ]; then
-	t_fail "needs the instruction-counted clock (vm-run --clock icount), not '${WULT_CLOCK:-}'"
-	t_done
-	exit 1
-fi
+t_need_icount
 # trace-cmd names each hrtimer's function from /proc/kallsyms: the
 # kernel's own table, not the guest's short one (scripts/guest/init).
 umount /proc/kallsyms

@@ -27,17 +27,11 @@
 DEC=$WULT_SRC/scripts/perf/wult-decode.py
 W=$OUT/refidle
 mkdir -p "$W"
-for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
-	[ -f "$f" ] && echo 0 > "$f"
-done
+t_cpu0_only
 C=$(($(nproc) - 1))	# the measured CPU: the last one online
 CPUIDLE=/sys/devices/system/cpu/cpu$C/cpuidle
 
-if [ "${WULT_CLOCK:-}" != icount ]; then
-	t_fail "needs the instruction-counted clock (vm-run --clock icount), not '${WULT_CLOCK:-}'"
-	t_done
-	exit 1
-fi
+t_need_icount
 
 # decode NAME: NAME.data's datapoints as NAME.txt, wult-decode.py's raw
 # lines (columns: src ev cpu seq ltime tbi tai tintr ldist req_cstate
@@ -76,13 +70,7 @@ record() {
 }
 
 only() {
-	local d
-	for d in $CPUIDLE/state*; do
-		case "$1" in
-		all|"${d##*state}") echo 0 > "$d/disable" ;;
-		*) echo 1 > "$d/disable" ;;
-		esac
-	done
+	cstate_only "$CPUIDLE" "$1"
 }
 
 # share FILE STATES: percentage of datapoints whose req_cstate is in STATES.

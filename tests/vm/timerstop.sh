@@ -25,17 +25,11 @@
 
 W=$OUT/timerstop
 mkdir -p "$W"
-for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
-	[ -f "$f" ] && echo 0 > "$f"
-done
+t_cpu0_only
 C=$(($(nproc) - 1))	# the measured CPU: the last one online
 CPUIDLE=/sys/devices/system/cpu/cpu$C/cpuidle
 
-if [ "${WULT_CLOCK:-}" != icount ]; then
-	t_fail "needs the instruction-counted clock (vm-run --clock icount), not '${WULT_CLOCK:-}'"
-	t_done
-	exit 1
-fi
+t_need_icount
 if grep -qw arat /proc/cpuinfo; then
 	t_fail "the CPU has ARAT: run with vm-run --cpu max,-arat"
 	t_done
@@ -45,13 +39,7 @@ bc=$(awk '/^Broadcast device/ { getline; print $NF; exit }' /proc/timer_list)
 t_eq "broadcast device" hpet "$bc"
 
 only() {
-	local d
-	for d in $CPUIDLE/state*; do
-		case "$1" in
-		"${d##*state}") echo 0 > "$d/disable" ;;
-		*) echo 1 > "$d/disable" ;;
-		esac
-	done
+	cstate_only "$CPUIDLE" "$1"
 }
 
 # median NAME COLUMN: the median of a CSV column of NAME's datapoints.
