@@ -13,6 +13,8 @@
 #include <linux/cpu.h>
 #include <linux/cpuidle.h>
 #include <linux/hrtimer.h>
+#include <linux/pci.h>
+#include <linux/string.h>
 
 /*
  * Code that runs where RCU is not watching, such as a cpuidle state's
@@ -59,6 +61,21 @@ static __always_inline void wult_ct_idle_exit(void)
 	ct_cpuidle_exit();
 #else
 	ct_idle_exit();
+#endif
+}
+
+/*
+ * A PCI device's driver_override ("" clears it). Newer kernels (and
+ * Debian's 6.12) moved it from struct pci_dev into struct device, set
+ * with device_set_driver_override().
+ */
+static inline int wult_pci_set_override(struct pci_dev *pdev, const char *s)
+{
+#ifdef WULT_HAVE_DEVICE_DRIVER_OVERRIDE
+	return device_set_driver_override(&pdev->dev, s);
+#else
+	return driver_set_override(&pdev->dev, &pdev->driver_override, s,
+				   strlen(s));
 #endif
 }
 

@@ -68,7 +68,6 @@
 #include "wult_mstate.h"
 #include "wult_pmu.h"
 #include "wult_rules.h"
-#include "wult_tdt.h"
 #include "wult_source.h"
 #include "wult_trace.h"
 
@@ -289,6 +288,13 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 	struct wult_br_rec *brrec = NULL;
 	bool unstable;
 
+	/* The source's times in the time base of TBI and TAI, first. */
+	dp->flags = wult_dp_flags;
+	dp->ltime_err = 0;
+	if (wc->src->timebase && !wc->src->timebase(dp)) {
+		wult_drop(wc, WULT_INVALID);
+		return;
+	}
 	/* LTime passed before the CPU went idle: its expiry was just late. */
 	if (dp->ltime <= dp->tbi) {
 		wult_drop(wc, WULT_NOT_IDLE);
@@ -308,11 +314,8 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 
 	dp->cpu = smp_processor_id();
 	dp->intr_off = intr_off;
-	dp->flags = wult_dp_flags;
 	if (wult_rule_tsc_stable(wult_tsc_steady, wult_tsc_steady, unstable))
 		dp->flags |= WULT_DPF_TSC_STABLE;
-	if (wc->src->id == WULT_SOURCE_TDT && wult_tdt_ltime_computed())
-		dp->flags |= WULT_DPF_TDT_EMULATED;
 	dp->nmi_cnt = wult_delta32(wult_nmis(), wc->nmis_bi);
 	if (wult_has_smi)
 		dp->smi_cnt = wult_read_msr(MSR_SMI_COUNT) - wc->smi_bi;

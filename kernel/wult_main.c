@@ -23,7 +23,11 @@
 static const struct wult_source *const wult_sources[WULT_SOURCE_MAX] = {
 	[WULT_SOURCE_HRT] = &wult_hrt_source,
 	[WULT_SOURCE_TDT] = &wult_tdt_source,
+	[WULT_SOURCE_NIC] = &wult_nic_source,
 };
+
+/* The sources whose init() succeeded: only those are exited. */
+static bool wult_present[WULT_SOURCE_MAX];
 
 /*
  * @id comes from the user's event config: clamp it under speculation too,
@@ -37,27 +41,39 @@ const struct wult_source *wult_source_by_id(unsigned int id)
 	return wult_sources[array_index_nospec(id, WULT_SOURCE_MAX)];
 }
 
+bool wult_source_present(const struct wult_source *src)
+{
+	return wult_present[src->id];
+}
+
 static void wult_sources_exit(void)
 {
 	int i;
 
-	for (i = 0; i < WULT_SOURCE_MAX; i++)
-		wult_sources[i]->exit();
+	for (i = 0; i < WULT_SOURCE_MAX; i++) {
+		if (wult_sources[i] && wult_present[i])
+			wult_sources[i]->exit();
+		wult_present[i] = false;
+	}
 }
 
-static int wult_sources_init(void)
+/*
+ * A source whose init() fails is left out, not the module: a system
+ * without the device a source needs still measures with the others.
+ */
+static void wult_sources_init(void)
 {
 	int i, ret;
 
 	for (i = 0; i < WULT_SOURCE_MAX; i++) {
+		if (!wult_sources[i])
+			continue;	/* an id no source of this build has */
 		ret = wult_sources[i]->init();
-		if (ret) {
-			while (--i >= 0)
-				wult_sources[i]->exit();
-			return ret;
-		}
+		wult_present[i] = !ret;
+		if (ret)
+			pr_info("wult: source %s not available (%d)\n",
+				wult_sources[i]->name, ret);
 	}
-	return 0;
 }
 
 static char *lbr = "auto";
@@ -86,9 +102,7 @@ static int __init wult_init(void)
 	ret = wult_engine_init();
 	if (ret)
 		return ret;
-	ret = wult_sources_init();
-	if (ret)
-		return ret;
+	wult_sources_init();
 	wult_hist_init();
 	wult_mstate_irq_init();
 	/* From here on perf can create events. */

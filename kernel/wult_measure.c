@@ -135,7 +135,9 @@ static int wult_measure_option(char *opt, u64 *config)
 	}
 	if (!strncmp(opt, "source=", 7)) {
 		for (i = 0; i < WULT_SOURCE_MAX; i++) {
-			if (!strcmp(opt + 7, wult_source_by_id(i)->name)) {
+			const struct wult_source *src = wult_source_by_id(i);
+
+			if (src && !strcmp(opt + 7, src->name)) {
 				*config |= (u64)i << WULT_CFG_SOURCE_SHIFT;
 				return 0;
 			}

@@ -256,7 +256,7 @@ static void wult_event_destroy(struct perf_event *event)
 	const struct wult_source *src = wult_ev_source(event);
 
 	if (src->put)
-		src->put();
+		src->put(event->cpu);
 	wult_engine_put();
 	wult_release_cpu(event->cpu, src->id);
 }
@@ -358,11 +358,10 @@ static int wult_event_init(struct perf_event *event)
 	/* The engine measures a CPU, not a task. */
 	if (event->cpu < 0)
 		return -EINVAL;
-	if ((cfg & ~WULT_CFG_KNOWN) || event->attr.config2 ||
-	    kind >= WULT_KIND_MAX || !src)
+	if ((cfg & ~WULT_CFG_KNOWN) || kind >= WULT_KIND_MAX || !src)
 		return -EINVAL;
 	if (wult_kind_idle(kind))
-		return wult_idle_event_init(event);
+		return event->attr.config2 ? -EINVAL : wult_idle_event_init(event);
 	if ((wult_cfg_state(cfg) && !wult_kind_exit(kind)) ||
 	    wult_cfg_state(cfg) >= WULT_IDLE_STATES ||
 	    (cfg1 && !wult_kind_band(kind)) ||
@@ -386,6 +385,11 @@ static int wult_event_init(struct perf_event *event)
 		return -EOPNOTSUPP;
 	}
 
+	if (!wult_source_present(src))
+		return -ENODEV;
+	/* Only a source that takes a device term gets one (its get()). */
+	if (event->attr.config2 && !src->get)
+		return -EINVAL;
 	if (src->usable) {
 		ret = src->usable();
 		if (ret)
@@ -399,7 +403,7 @@ static int wult_event_init(struct perf_event *event)
 	if (ret)
 		goto err_release;
 	if (src->get) {
-		ret = src->get();
+		ret = src->get(event->cpu, event->attr.config2);
 		if (ret)
 			goto err_put;
 	}
@@ -418,7 +422,7 @@ static int wult_event_init(struct perf_event *event)
 
 err_src:
 	if (src->put)
-		src->put();
+		src->put(event->cpu);
 err_put:
 	wult_engine_put();
 err_release:
@@ -664,6 +668,7 @@ PMU_FORMAT_ATTR(source, "config:40-43");
 PMU_FORMAT_ATTR(state, "config:48-55");
 PMU_FORMAT_ATTR(band_lo, "config1:0-31");
 PMU_FORMAT_ATTR(band_hi, "config1:32-63");
+PMU_FORMAT_ATTR(device, "config2:0-31");
 
 static struct attribute *wult_format_attrs[] = {
 	&format_attr_ldist_min.attr,
@@ -673,6 +678,7 @@ static struct attribute *wult_format_attrs[] = {
 	&format_attr_state.attr,
 	&format_attr_band_lo.attr,
 	&format_attr_band_hi.attr,
+	&format_attr_device.attr,
 	NULL,
 };
 

@@ -9,13 +9,17 @@
  * wult_engine_intr() by a direct call), and the engine's TBI and TAI, which
  * the engine reads in the same clock. The engine knows nothing else of it,
  * so a new source is one new file and one line in wult_sources[]
- * (wult_main.c); Documentation/kernel.md says what a NIC source would do.
+ * (wult_main.c). A source with a clock of its own (a device's, see
+ * wult_dev.h) converts its times to the engine's time base in its own ops:
+ * the engine never tests which source it runs.
  */
 #ifndef _WULT_SOURCE_H
 #define _WULT_SOURCE_H
 
 #include <linux/hrtimer.h>
 #include <linux/types.h>
+
+struct wult_dp;
 
 /* The clock of a source's times, hence of the engine's TBI and TAI. */
 enum wult_clock {
@@ -27,9 +31,14 @@ struct wult_source {
 	const char *name;
 	unsigned int id;	/* enum wult_source_id, in every datapoint */
 	enum wult_clock clock;
-	/* Prepare every possible CPU. Process context, at module load. */
+	/*
+	 * Prepare every possible CPU. Process context, at module load. A
+	 * failure (-ENODEV: nothing to measure with here) leaves the source
+	 * out, with one line in the kernel log: the module loads without it
+	 * and its events are refused with -ENODEV.
+	 */
 	int (*init)(void);
-	/* Undo init(); no event is armed anywhere by then. */
+	/* Undo a successful init(); no event is armed anywhere by then. */
 	void (*exit)(void);
 	/*
 	 * Can the source measure on this system? 0, or -EOPNOTSUPP after
@@ -38,12 +47,15 @@ struct wult_source {
 	 */
 	int (*usable)(void);
 	/*
-	 * A wult event using this source was created / destroyed: take or
-	 * release what the source needs while it has users (e.g. a
-	 * tracepoint probe). Process context; optional.
+	 * A wult event using this source was created on @cpu / destroyed:
+	 * take or release what the source needs while it has users there (a
+	 * tracepoint probe, a device and its interrupt's affinity to @cpu).
+	 * @dev: the event's device term (config2), 0 if none; a source that
+	 * takes none refuses anything else. Process context, may sleep;
+	 * optional.
 	 */
-	int (*get)(void);
-	void (*put)(void);
+	int (*get)(int cpu, u64 dev);
+	void (*put)(int cpu);
 	/*
 	 * Arm this CPU's event @ldist ns from now; *@ltime: the launch time
 	 * in the source's clock, as well as it is known now. IRQs off on the
@@ -60,10 +72,20 @@ struct wult_source {
 	 * event (an earlier timer will wake the CPU first). Optional.
 	 */
 	bool (*at_idle)(u64 *ltime);
+	/*
+	 * The time base, at the datapoint's emission (IRQs off, on the
+	 * measured CPU), before any check of its times: TBI and TAI were
+	 * read in @clock; LTime and TIntr are brought to it here by a source
+	 * whose own clock differs (a device's: dp->ltime_err then bounds
+	 * the conversion's error), which may also set WULT_DPF_* flags of
+	 * its own. False drops the datapoint as invalid. Optional.
+	 */
+	bool (*timebase)(struct wult_dp *dp);
 };
 
 extern const struct wult_source wult_hrt_source;
 extern const struct wult_source wult_tdt_source;
+extern const struct wult_source wult_nic_source;
 
 /*
  * For a source whose event is an hrtimer, at idle entry (IRQs off, on the
@@ -79,6 +101,8 @@ static inline bool wult_hrtimer_first(const struct hrtimer *t)
 
 /* wult_main.c: the source of an enum wult_source_id, or NULL. */
 const struct wult_source *wult_source_by_id(unsigned int id);
+/* Did @src's init() succeed (else its events are refused, -ENODEV)? */
+bool wult_source_present(const struct wult_source *src);
 
 /*
  * Called by a source's interrupt handler on the CPU that armed the event,

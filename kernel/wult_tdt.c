@@ -160,10 +160,12 @@ static int wult_tdt_usable(void)
 }
 
 /* The local_timer_entry/exit probes exist while tdt events do. */
-static int wult_tdt_get(void)
+static int wult_tdt_get(int cpu, u64 dev)
 {
 	int ret = 0;
 
+	if (dev)
+		return -EINVAL;	/* no device term */
 	mutex_lock(&wult_tdt_lock);
 	if (!wult_tdt_users) {
 		ret = tracepoint_probe_register(wult_tdt_exit_tp,
@@ -186,7 +188,7 @@ static int wult_tdt_get(void)
 	return ret;
 }
 
-static void wult_tdt_put(void)
+static void wult_tdt_put(int cpu)
 {
 	mutex_lock(&wult_tdt_lock);
 	if (!--wult_tdt_users) {
@@ -258,9 +260,12 @@ static bool wult_tdt_at_idle(u64 *ltime)
 	}
 }
 
-bool wult_tdt_ltime_computed(void)
+/* LTime was computed, not read from MSR_IA32_TSC_DEADLINE: say so. */
+static bool wult_tdt_timebase(struct wult_dp *dp)
 {
-	return this_cpu_read(wult_tdt_cpus.computed);
+	if (this_cpu_read(wult_tdt_cpus.computed))
+		dp->flags |= WULT_DPF_TDT_EMULATED;
+	return true;
 }
 
 const char *wult_tdt_mode_name(void)
@@ -299,4 +304,5 @@ const struct wult_source wult_tdt_source = {
 	.arm		= wult_tdt_arm,
 	.cancel		= wult_tdt_cancel,
 	.at_idle	= wult_tdt_at_idle,
+	.timebase	= wult_tdt_timebase,
 };

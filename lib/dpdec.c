@@ -110,9 +110,10 @@ const char *wult_dpdec_source_name(unsigned int source)
 	static const char *const names[WULT_SOURCE_MAX] = {
 		[WULT_SOURCE_HRT] = "hrt",
 		[WULT_SOURCE_TDT] = "tdt",
+		[WULT_SOURCE_NIC] = "nic",
 	};
 
-	return source < WULT_SOURCE_MAX ? names[source] : "unknown";
+	return source < WULT_SOURCE_MAX && names[source] ? names[source] : "unknown";
 }
 
 int wult_dpdec_new(struct wult_dpdec **out)

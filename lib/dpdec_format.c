@@ -39,7 +39,7 @@ static const char builtin_format[] =
 	"\tfield:u64 wake_latency;\toffset:128;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 intr_latency;\toffset:136;\tsize:8;\tsigned:0;\n"
 	"\tfield:u32 source;\toffset:144;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 reserved;\toffset:148;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 ltime_err;\toffset:148;\tsize:4;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu "
 	"tintr=%llu ldist=%llu seq=%u\", REC->cpu, REC->req_cstate, REC->intr_off, "

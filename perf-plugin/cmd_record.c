@@ -87,6 +87,8 @@ struct rec_opts {
 	const char *cpus;
 	unsigned int ldist_min, ldist_max;	/* us */
 	unsigned int method;			/* enum wult_source_id */
+	const char *device;			/* --device BDF (nic) */
+	char term[64];				/* the method's event terms */
 	unsigned long long count;		/* 0: no limit */
 	double time_limit;			/* s, 0: no limit */
 	const char *user_ev[MAX_EVENTS];
@@ -136,7 +138,12 @@ static void usage(FILE *f)
 "                         below the CPUs' LDist floor (measured first)\n"
 "      --method M         delayed-event source: hrt (default: a high\n"
 "                         resolution timer) or tdt (the local APIC's TSC\n"
-"                         deadline, where the APIC has that mode)\n"
+"                         deadline, where the APIC has that mode) or\n"
+"                         nic (a PCI device's clock and interrupt; needs\n"
+"                         --device; the device leaves its driver while\n"
+"                         measured and gets it back after)\n"
+"      --device BDF       the nic method's PCI device, [DOMAIN:]BUS:DEV.FN\n"
+"                         (as lspci -D shows it); rtl8139 only for now\n"
 "  -c, --count N          stop after N datapoints (all CPUs together)\n"
 "  -t, --time-limit T     stop after T seconds (suffixes s, m, h)\n"
 "  -e, --event EVENT      also count EVENT in the group: pmu/term=val,.../\n"
@@ -241,9 +248,47 @@ static int parse_method(const char *arg, struct rec_opts *o)
 		o->method = WULT_SOURCE_HRT;
 	} else if (!strcmp(arg, "tdt")) {
 		o->method = WULT_SOURCE_TDT;
+	} else if (!strcmp(arg, "nic")) {
+		o->method = WULT_SOURCE_NIC;
 	} else {
-		fprintf(stderr, "wult record: bad --method '%s': hrt or tdt\n", arg);
+		fprintf(stderr, "wult record: bad --method '%s': hrt, tdt or nic\n", arg);
 		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The method's event terms: none for hrt, so older modules still work;
+ * nic's device as its config2 term, (domain << 16) | (bus << 8) | devfn.
+ */
+static int method_terms(struct rec_opts *o)
+{
+	unsigned int dom = 0, bus, dev, fn;
+	char end;
+
+	if (o->method == WULT_SOURCE_NIC) {
+		if (!o->device) {
+			fprintf(stderr, "wult record: --method nic needs --device BDF\n");
+			return -1;
+		}
+		if (sscanf(o->device, "%x:%x:%x.%u%c", &dom, &bus, &dev, &fn, &end) != 4 &&
+		    (dom = 0, sscanf(o->device, "%x:%x.%u%c", &bus, &dev, &fn, &end) != 3)) {
+			fprintf(stderr, "wult record: bad --device '%s': [DOMAIN:]BUS:DEV.FN\n",
+				o->device);
+			return -1;
+		}
+		if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7) {
+			fprintf(stderr, "wult record: bad --device '%s': out of range\n",
+				o->device);
+			return -1;
+		}
+		snprintf(o->term, sizeof(o->term), ",source=%u,device=0x%x",
+			 WULT_SOURCE_NIC, (dom << 16) | (bus << 8) | (dev << 3) | fn);
+	} else if (o->device) {
+		fprintf(stderr, "wult record: --device is for --method nic\n");
+		return -1;
+	} else if (o->method == WULT_SOURCE_TDT) {
+		snprintf(o->term, sizeof(o->term), ",source=%u", WULT_SOURCE_TDT);
 	}
 	return 0;
 }
@@ -296,6 +341,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "ldist", required_argument, NULL, 'l' },
 		{ "method", required_argument, NULL, 'M' },
+		{ "device", required_argument, NULL, 'V' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "time-limit", required_argument, NULL, 't' },
 		{ "event", required_argument, NULL, 'e' },
@@ -351,6 +397,9 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		case 'G':
 			o->governor = optarg;
 			break;
+		case 'V':
+			o->device = optarg;
+			break;
 		case 'X':
 			o->stop_on = optarg;
 			break;
@@ -376,6 +425,8 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		fprintf(stderr, "wult record: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (method_terms(o))
+		return -1;
 	if (o->states && o->deepest) {
 		fprintf(stderr, "wult record: --states and --deepest-state exclude each other\n");
 		return -1;
@@ -721,10 +772,10 @@ static void group_attr(struct perf_event_attr *attr, uint64_t period)
  * The branches member, where wult.ko can read the LBR: its samples are the
  * datapoints' branch contexts. 1 if added to @ev, 0 if not (said why).
  */
-/* The event term of the method; none for hrt, so older modules still work. */
+/* The event terms of the method (method_terms()). */
 static const char *method_term(const struct rec_opts *o)
 {
-	return o->method == WULT_SOURCE_TDT ? ",source=1" : "";
+	return o->term;
 }
 
 static int add_branches(const struct rec_opts *o, int cpu, const struct ev *leader,

@@ -14,12 +14,13 @@ import struct
 HDR = struct.Struct("<HBBi")            # struct trace_entry
 DP = struct.Struct("<11Q2i6I2Q")        # struct wult_dp, version 1
 DP2 = struct.Struct("<2I")              # version 2 appends source, reserved
+#                                       (version 3: ltime_err, ns)
 DP_FIELDS = ("ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2",
              "intr_ts1", "intr_ts2", "tsc_delta", "mperf_delta", "cpu",
              "req_cstate", "intr_off", "flags", "smi_cnt", "nmi_cnt",
              "tsc_khz", "seq", "wake_latency", "intr_latency")
 REC_SIZE = HDR.size + DP.size
-SOURCES = ("hrt", "tdt")                # enum wult_source_id
+SOURCES = {0: "hrt", 1: "tdt", 3: "nic"}  # enum wult_source_id
 TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
 # A branch context (struct wult_branches, WULT_BR_MAX = 32 entries): the
 # payload of wult/branches/ samples, which perf script may hand over with
@@ -54,8 +55,9 @@ def from_raw(raw):
     dp = dict(zip(DP_FIELDS, DP.unpack_from(raw, HDR.size)))
     # Version 1 records end here (perf's padding may follow): hrt.
     dp["source"] = 0
+    dp["ltime_err"] = 0
     if len(raw) >= REC_SIZE + DP2.size and len(raw) != REC_SIZE + 4:
-        dp["source"] = DP2.unpack_from(raw, REC_SIZE)[0]
+        dp["source"], dp["ltime_err"] = DP2.unpack_from(raw, REC_SIZE)
     return dp
 
 
@@ -96,6 +98,7 @@ def from_fields(fields):
     """struct wult_dp fields of a wult:datapoint tracepoint record."""
     dp = {f: int(fields[f]) for f in DP_FIELDS}
     dp["source"] = int(fields.get("source", 0))
+    dp["ltime_err"] = int(fields.get("ltime_err", 0))
     return dp
 
 

@@ -15,7 +15,9 @@
  * WULT_SOURCE_HRT CLOCK_MONOTONIC (ktime_get()), the clock the hrtimer
  * expires on; for WULT_SOURCE_TDT the TSC, converted as
  * cycles * 1000000 / tsc_khz (so ns since the TSC's reset), the clock of
- * the TSC deadline. Only differences of these four are meaningful, and only
+ * the TSC deadline; for WULT_SOURCE_NIC the TSC likewise, LTime being the
+ * device-clock value the interrupt was armed at, converted to the TSC
+ * (within ltime_err). Only differences of these four are meaningful, and only
  * within one datapoint's source. Version 1 records have no source field:
  * they are WULT_SOURCE_HRT. The overhead stamps and
  * tsc_delta are TSC cycles; convert with tsc_khz: ns = cycles * 1e6 / tsc_khz
@@ -27,7 +29,7 @@
 
 #include <linux/types.h>
 
-#define WULT_DP_VERSION		2	/* 2: source appended */
+#define WULT_DP_VERSION		3	/* 2: source appended; 3: ltime_err */
 
 /* Size of the common header (struct trace_entry) before struct wult_dp. */
 #define WULT_DP_HDR_SIZE	8
@@ -45,8 +47,17 @@
 enum wult_source_id {
 	WULT_SOURCE_HRT = 0,		/* high resolution timer, CLOCK_MONOTONIC */
 	WULT_SOURCE_TDT = 1,		/* local APIC TSC deadline, TSC */
-	WULT_SOURCE_MAX,
+	WULT_SOURCE_NIC = 3,		/* a PCI device's clock, TSC; needs the
+					 * device term (WULT_CFG2_DEVICE)
+					 */
+	WULT_SOURCE_MAX = 4,
 };
+
+/*
+ * config2 of the device sources (the "device" format term): the PCI
+ * device, (domain << 16) | (bus << 8) | (slot << 3) | function.
+ */
+#define WULT_CFG2_DEVICE_MASK		0xffffffffULL	/* config2:0-31 */
 
 #define WULT_CFG_STATE_SHIFT		48	/* config:48-55, idle state index */
 #define WULT_CFG_STATE_MASK		0xffULL
@@ -130,7 +141,12 @@ struct wult_dp {
 	__u64 intr_latency;	/* ns: TIntr - LTime (IntrLatencyRaw) */
 	/* Version 2. */
 	__u32 source;		/* enum wult_source_id: the time base above */
-	__u32 reserved;		/* 0 */
+	/*
+	 * Version 3 (the same bytes were "reserved", 0): ns, a bound on
+	 * the error of LTime's conversion from a device's clock to the
+	 * time base (WULT_SOURCE_NIC); 0 where LTime is read in it.
+	 */
+	__u32 ltime_err;
 };
 
 /*

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult: the "nic" delayed-event source, a PCI device's own clock and
+ * interrupt (the device-source layer; device types in wult_dev.h).
+ *
+ * The event is the device's timer interrupt at a device-clock value:
+ * LDist from now converted to device ticks at the measured rate. Its
+ * times are TSC cycles like tdt's: LTime is the programmed device time
+ * converted to the TSC through a cross-timestamp taken at the arm
+ * (wult_xts.h: the clock read between two TSC reads, the rate tracked
+ * against a reference, an error bound per datapoint in dp->ltime_err);
+ * TIntr is the TSC first thing in the device's handler, before the
+ * acknowledgement's register accesses. The interrupt goes through the
+ * whole I/O path (PCI, the interrupt controller, the vector), which a
+ * timer's does not.
+ *
+ * Claiming. The event names the device with its device term (config2:
+ * domain << 16 | bus << 8 | devfn). The first event claims it through the
+ * driver core: if a network interface of the device is up it is refused
+ * (EBUSY: the device is in use); otherwise its driver_override is set to
+ * "wult_nic", its driver (8139too) unbound and our own pci_driver, which
+ * matches nothing else, bound. Its interrupt is requested exclusively,
+ * IRQF_NO_THREAD (on PREEMPT_RT a threaded handler would make TIntr a
+ * thread's wake-up), and its affinity set to the measured CPU; one
+ * interrupt is then taken to move it there (an IO-APIC route changes at
+ * the next interrupt). The last event's destruction gives it back: ours
+ * unbound, the override cleared, the driver core asked to attach it again,
+ * which binds the driver it had. One device and one CPU at a time.
+ *
+ * The governor cannot see the device's timer: a shadow hrtimer, pinned
+ * and hard, is armed at LTime + a margin (LDist / 8 + 5 us), so that the
+ * next timer event the governor reads is about LTime and LDist chooses
+ * the state as for hrt. The device's interrupt comes first and its
+ * handler cancels the shadow; the margin covers the wake latency of the
+ * deep states, so that in a state left with IRQs masked the shadow has
+ * not expired yet when the interrupts are taken. At idle entry LTime is
+ * trusted only if the shadow is the first timer (no earlier one will
+ * wake the CPU).
+ */
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/percpu.h>
+#include <linux/rtnetlink.h>
+#include <linux/spinlock.h>
+#include <asm/msr.h>
+#include <asm/tsc.h>
+#include <net/net_namespace.h>
+
+#include "uapi/linux/wult.h"
+#include "wult_compat.h"
+#include "wult_dev.h"
+#include "wult_rules.h"
+#include "wult_source.h"
+#include "wult_xts.h"
+
+#define WULT_NIC_DRV		"wult_nic"
+#define WULT_NIC_SHADOW_MODE	HRTIMER_MODE_ABS_PINNED_HARD
+/* Trust in a device's nominal rate until one is measured (ppm). */
+#define WULT_NIC_NOMINAL_PPM	1000
+/*
+ * The shortest distance a device timer is armed ahead of the clock read
+ * that dates it: the register write must reach the device before the
+ * clock passes the value (a compare for equality would then wait a whole
+ * counter period). Several MMIO accesses on real hardware.
+ */
+#define WULT_NIC_MIN_NS		2000
+/* Cross-timestamp reads: retried while wider than twice the narrowest. */
+#define WULT_NIC_XTS_TRIES	3
+
+static const struct wult_dev_type *const wult_dev_types[] = {
+	&wult_rtl8139_type,
+};
+
+struct wult_nic {
+	/* Claim state: process context, under wult_nic_lock. */
+	unsigned int users;
+	u64 devterm;
+	int cpu;
+	struct pci_dev *pdev;
+	struct pci_dev *probing;	/* the device our probe accepts */
+	const struct wult_dev_type *type;
+	void __iomem *regs;
+	int irq;
+	bool irq_on;
+	/* Hot state: the measured CPU with IRQs off, or the handler. */
+	bool armed;
+	u64 last;		/* extended device clock of the last read */
+	u64 read_min;		/* narrowest read window seen, TSC cycles */
+	u64 rate;		/* TSC cycles per tick, 32.32 */
+	u64 span;		/* TSC cycles the rate was measured over, 0: nominal */
+	struct wult_xts ref;	/* the rate's reference */
+	u64 ltime_err;		/* TSC cycles, of the armed event */
+	u64 min_ticks;		/* the shortest arm ahead: WULT_NIC_MIN_NS */
+	u64 late;		/* arms that came too late, moved on */
+	u64 fired;		/* timer interrupts handled */
+	u64 stray;		/* ... of which not for an armed event here */
+};
+
+static struct wult_nic wult_nic;
+static DEFINE_MUTEX(wult_nic_lock);
+static DEFINE_PER_CPU(struct hrtimer, wult_nic_shadow);
+static bool wult_nic_registered;
+
+/* One cross-timestamp: the narrowest of a few reads. */
+static void wult_nic_xts(struct wult_nic *n, struct wult_xts *x)
+{
+	unsigned int i;
+
+	x->win = U64_MAX;
+	for (i = 0; i < WULT_NIC_XTS_TRIES; i++) {
+		u64 t0 = rdtsc_ordered();
+		u64 raw = n->type->read_clock(n->regs);
+		u64 t1 = rdtsc_ordered();
+
+		n->last = wult_xts_extend(n->last, raw, n->type->clock_bits);
+		if (t1 - t0 < x->win) {
+			x->win = t1 - t0;
+			x->tsc = t0 + x->win / 2;
+			x->dev = n->last;
+		}
+		if (x->win < n->read_min)
+			n->read_min = x->win;
+		if (x->win <= 2 * n->read_min)
+			break;
+	}
+}
+
+/* Track the rate from the reference; a long span starts a new one. */
+static void wult_nic_track(struct wult_nic *n, const struct wult_xts *x)
+{
+	u64 rate = wult_xts_rate(&n->ref, x);
+
+	if (rate) {
+		n->rate = rate;
+		n->span = x->tsc - n->ref.tsc;
+	}
+	if (x->tsc - n->ref.tsc >= (1ULL << 30))
+		n->ref = *x;
+}
+
+static notrace irqreturn_t wult_nic_irq(int irq, void *data)
+{
+	u64 tsc = rdtsc_ordered();
+	struct wult_nic *n = data;
+
+	if (!n->type->ack(n->regs))
+		return IRQ_NONE;
+	n->fired++;
+	hrtimer_try_to_cancel(this_cpu_ptr(&wult_nic_shadow));
+	if (!n->armed || n->cpu != smp_processor_id()) {
+		n->stray++;
+		return IRQ_HANDLED;
+	}
+	n->armed = false;
+	wult_engine_intr(tsc, tsc);
+	return IRQ_HANDLED;
+}
+
+/* The shadow only shows the governor the expiry: nothing to do. */
+static enum hrtimer_restart wult_nic_shadow_fn(struct hrtimer *t)
+{
+	return HRTIMER_NORESTART;
+}
+
+static int wult_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct wult_nic *n = &wult_nic;
+	int ret;
+
+	/* Bound by hand (driver_override) to another device: not ours. */
+	if (pdev != n->probing)
+		return -ENODEV;
+	ret = pci_enable_device(pdev);
+	if (ret)
+		return ret;
+	n->regs = pci_iomap(pdev, n->type->bar, n->type->bar_len);
+	if (!n->regs) {
+		pci_disable_device(pdev);
+		return -ENOMEM;
+	}
+	ret = n->type->setup(n->regs);
+	if (ret) {
+		pci_iounmap(pdev, n->regs);
+		n->regs = NULL;
+		pci_disable_device(pdev);
+	}
+	return ret;
+}
+
+static void wult_nic_remove(struct pci_dev *pdev)
+{
+	struct wult_nic *n = &wult_nic;
+
+	if (!n->regs)
+		return;
+	n->type->teardown(n->regs);
+	pci_iounmap(pdev, n->regs);
+	n->regs = NULL;
+	pci_disable_device(pdev);
+}
+
+/* Matches nothing by id: only a device whose driver_override names it. */
+static struct pci_driver wult_nic_driver = {
+	.name		= WULT_NIC_DRV,
+	.probe		= wult_nic_probe,
+	.remove		= wult_nic_remove,
+};
+
+static const struct wult_dev_type *wult_nic_type(struct pci_dev *pdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wult_dev_types); i++)
+		if (pci_match_id(wult_dev_types[i]->ids, pdev))
+			return wult_dev_types[i];
+	return NULL;
+}
+
+/* Is a network interface of @pdev up? Then someone is using it. */
+static const char *wult_nic_busy(struct pci_dev *pdev)
+{
+	static char name[IFNAMSIZ];
+	struct net_device *nd;
+	bool busy = false;
+
+	rtnl_lock();
+	for_each_netdev(&init_net, nd) {
+		if (nd->dev.parent == &pdev->dev && (nd->flags & IFF_UP)) {
+			strscpy(name, nd->name, sizeof(name));
+			busy = true;
+			break;
+		}
+	}
+	rtnl_unlock();
+	return busy ? name : NULL;
+}
+
+/* Give the device back to the driver core, which rebinds its driver. */
+static void wult_nic_give_back(struct wult_nic *n)
+{
+	struct pci_dev *pdev = n->pdev;
+
+	device_release_driver(&pdev->dev);
+	wult_pci_set_override(pdev, "");
+	if (device_attach(&pdev->dev) > 0 && pdev->dev.driver)
+		pr_info("wult: nic: %s given back to %s\n", pci_name(pdev),
+			pdev->dev.driver->name);
+	else
+		pr_info("wult: nic: %s released (no driver took it)\n",
+			pci_name(pdev));
+	n->probing = NULL;
+	pci_dev_put(pdev);
+	n->pdev = NULL;
+}
+
+/* Take one timer interrupt, not measured: it moves the route to the CPU. */
+static void wult_nic_settle(struct wult_nic *n)
+{
+	unsigned long flags;
+	struct wult_xts x;
+	u64 fired = READ_ONCE(n->fired);
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		local_irq_save(flags);
+		wult_nic_xts(n, &x);
+		n->type->arm(n->regs, x.dev + 4 * n->min_ticks);
+		local_irq_restore(flags);
+		usleep_range(200, 400);
+	}
+	if (READ_ONCE(n->fired) == fired)
+		pr_info("wult: nic: %s: no timer interrupt came in\n",
+			pci_name(n->pdev));
+}
+
+static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
+{
+	unsigned int domain = dev >> 16, bus = (dev >> 8) & 0xff, devfn = dev & 0xff;
+	struct pci_dev *pdev;
+	const char *busy;
+	int ret;
+
+	pdev = pci_get_domain_bus_and_slot(domain, bus, devfn);
+	if (!pdev) {
+		pr_info("wult: nic: no PCI device %04x:%02x:%02x.%d\n",
+			domain, bus, PCI_SLOT(devfn), PCI_FUNC(devfn));
+		return -ENODEV;
+	}
+	n->type = wult_nic_type(pdev);
+	if (!n->type) {
+		pr_info("wult: nic: %s (%04x:%04x) is not a device wult knows (rtl8139)\n",
+			pci_name(pdev), pdev->vendor, pdev->device);
+		pci_dev_put(pdev);
+		return -ENODEV;
+	}
+	busy = wult_nic_busy(pdev);
+	if (busy) {
+		pr_info("wult: nic: %s is in use: its interface %s is up (bring it down first)\n",
+			pci_name(pdev), busy);
+		pci_dev_put(pdev);
+		return -EBUSY;
+	}
+	ret = wult_pci_set_override(pdev, WULT_NIC_DRV);
+	if (ret) {
+		pci_dev_put(pdev);
+		return ret;
+	}
+	n->pdev = pdev;
+	n->probing = pdev;
+	if (pdev->dev.driver)
+		pr_info("wult: nic: %s taken from %s\n", pci_name(pdev),
+			pdev->dev.driver->name);
+	device_release_driver(&pdev->dev);
+	if (device_attach(&pdev->dev) <= 0 || !n->regs) {
+		pr_info("wult: nic: %s: could not bind it to " WULT_NIC_DRV "\n",
+			pci_name(pdev));
+		wult_nic_give_back(n);
+		return -EBUSY;
+	}
+
+	n->irq = pdev->irq;
+	n->armed = false;
+	n->cpu = cpu;
+	n->last = 0;
+	n->read_min = U64_MAX;
+	n->span = 0;
+	n->rate = wult_xts_nominal(tsc_khz, n->type->clock_hz);
+	n->min_ticks = div_u64(WULT_NIC_MIN_NS * n->type->clock_hz, NSEC_PER_SEC) + 1;
+	n->late = 0;
+	ret = request_irq(n->irq, wult_nic_irq, IRQF_NO_THREAD, WULT_NIC_DRV, n);
+	if (ret) {
+		pr_info("wult: nic: %s: its interrupt %d is shared or taken (%d): refusing\n",
+			pci_name(pdev), n->irq, ret);
+		wult_nic_give_back(n);
+		return -EBUSY;
+	}
+	n->irq_on = true;
+	ret = irq_set_affinity(n->irq, cpumask_of(cpu));
+	if (ret) {
+		pr_info("wult: nic: %s: its interrupt cannot be sent to CPU%d (%d)\n",
+			pci_name(pdev), cpu, ret);
+		free_irq(n->irq, n);
+		n->irq_on = false;
+		wult_nic_give_back(n);
+		return ret;
+	}
+	wult_nic_xts(n, &n->ref);
+	wult_nic_settle(n);
+	n->devterm = dev;
+	return 0;
+}
+
+static void wult_nic_release(struct wult_nic *n)
+{
+	n->type->disarm(n->regs);
+	free_irq(n->irq, n);
+	n->irq_on = false;
+	pr_info("wult: nic: %s: %llu timer interrupts, %llu not measured, %llu late arms\n",
+		pci_name(n->pdev), n->fired, n->stray, n->late);
+	wult_nic_give_back(n);
+}
+
+static int wult_nic_get(int cpu, u64 dev)
+{
+	struct wult_nic *n = &wult_nic;
+	int ret = 0;
+
+	if (!dev) {
+		pr_info_ratelimited("wult: nic: the event names no device (the device term, config2)\n");
+		return -EINVAL;
+	}
+	if (dev & ~WULT_CFG2_DEVICE_MASK)
+		return -EINVAL;
+	mutex_lock(&wult_nic_lock);
+	if (n->users && (n->devterm != dev || n->cpu != cpu)) {
+		pr_info_ratelimited("wult: nic: already measuring CPU%d with %s: one device, one CPU at a time\n",
+				    n->cpu, pci_name(n->pdev));
+		ret = -EBUSY;
+	} else if (!n->users) {
+		ret = wult_nic_claim(n, dev, cpu);
+	}
+	if (!ret)
+		n->users++;
+	mutex_unlock(&wult_nic_lock);
+	return ret;
+}
+
+static void wult_nic_put(int cpu)
+{
+	struct wult_nic *n = &wult_nic;
+
+	mutex_lock(&wult_nic_lock);
+	if (!--n->users)
+		wult_nic_release(n);
+	mutex_unlock(&wult_nic_lock);
+}
+
+static int wult_nic_usable(void)
+{
+	if (!wult_rule_tsc_rate_known(tsc_khz)) {
+		pr_info_ratelimited("wult: nic: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted\n");
+		return -EOPNOTSUPP;
+	}
+	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable())) {
+		pr_info_ratelimited("wult: nic: the kernel marked the TSC unstable: TSC times cannot be trusted\n");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
+ * The device's interrupt @ldist ns from now, in device ticks at the
+ * measured rate; LTime is the programmed device time converted back.
+ */
+static int wult_nic_arm(u64 ldist, u64 *ltime)
+{
+	struct wult_nic *n = &wult_nic;
+	u64 now = ktime_get_ns(), ticks, at, cyc;
+	struct wult_xts x;
+
+	if (!n->regs || n->cpu != smp_processor_id())
+		return -ENODEV;
+	wult_nic_xts(n, &x);
+	wult_nic_track(n, &x);
+	cyc = mul_u64_u32_div(ldist, tsc_khz, USEC_PER_SEC);
+	ticks = max(div64_u64(cyc << 16, n->rate >> 16), n->min_ticks);
+	n->armed = true;
+	/* x.dev's tick began up to one tick before the read. */
+	at = n->type->arm(n->regs, x.dev + ticks + 1);
+	/* Passed already (the arm was interrupted)? Later, dated anew. */
+	n->last = wult_xts_extend(n->last, n->type->read_clock(n->regs),
+				  n->type->clock_bits);
+	if (n->last >= at) {
+		n->late++;
+		wult_nic_xts(n, &x);
+		at = n->type->arm(n->regs, x.dev + ticks + 1);
+	}
+	*ltime = wult_xts_to_tsc(&x, at, n->rate);
+	n->ltime_err = wult_xts_err(&x, at, n->rate, n->ref.win, n->span,
+				    WULT_NIC_NOMINAL_PPM);
+	hrtimer_start_range_ns(this_cpu_ptr(&wult_nic_shadow),
+			       ns_to_ktime(now + ldist + ldist / 8 + 5 * NSEC_PER_USEC),
+			       0, WULT_NIC_SHADOW_MODE);
+	return 0;
+}
+
+static void wult_nic_cancel(void)
+{
+	struct wult_nic *n = &wult_nic;
+
+	n->armed = false;
+	if (n->regs)
+		n->type->disarm(n->regs);
+	hrtimer_try_to_cancel(this_cpu_ptr(&wult_nic_shadow));
+}
+
+/* LTime is the device's; only whether an earlier timer comes first. */
+static bool wult_nic_at_idle(u64 *ltime)
+{
+	return wult_hrtimer_first(this_cpu_ptr(&wult_nic_shadow));
+}
+
+/* LTime was converted at the arm: its error bound, in ns. */
+static bool wult_nic_timebase(struct wult_dp *dp)
+{
+	u64 err = mul_u64_u32_div(wult_nic.ltime_err, USEC_PER_SEC, tsc_khz);
+
+	dp->ltime_err = min_t(u64, err, U32_MAX);
+	return true;
+}
+
+static int wult_nic_init(void)
+{
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu)
+		wult_hrtimer_setup(per_cpu_ptr(&wult_nic_shadow, cpu),
+				   wult_nic_shadow_fn, CLOCK_MONOTONIC,
+				   WULT_NIC_SHADOW_MODE);
+	ret = pci_register_driver(&wult_nic_driver);
+	wult_nic_registered = !ret;
+	return ret;
+}
+
+static void wult_nic_exit(void)
+{
+	int cpu;
+
+	/* Events hold the module: nothing is claimed any more. */
+	if (wult_nic_registered)
+		pci_unregister_driver(&wult_nic_driver);
+	wult_nic_registered = false;
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(per_cpu_ptr(&wult_nic_shadow, cpu));
+}
+
+const struct wult_source wult_nic_source = {
+	.name		= "nic",
+	.id		= WULT_SOURCE_NIC,
+	.clock		= WULT_CLOCK_TSC,
+	.init		= wult_nic_init,
+	.exit		= wult_nic_exit,
+	.usable		= wult_nic_usable,
+	.get		= wult_nic_get,
+	.put		= wult_nic_put,
+	.arm		= wult_nic_arm,
+	.cancel		= wult_nic_cancel,
+	.at_idle	= wult_nic_at_idle,
+	.timebase	= wult_nic_timebase,
+};

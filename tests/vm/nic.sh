@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The nic method on QEMU's rtl8139 (vm-run --nic rtl8139): the device's
+# own clock (TCTR) and its timer interrupt as the delayed event, against
+# wult_refidle's known exit latencies (exit_us=0,20,80) on the
+# instruction-counted clock, as refidle.sh does for hrt.
+#
+# - the device is claimed from its driver (8139cp: QEMU's model is an
+#   RTL8139C+) for the recording and given back after it; refused while
+#   its interface is up (EBUSY), refused for a device wult does not know
+#   and for none at all (ENODEV), and without a device term (EINVAL);
+# - one state enabled at a time, one LDist range: the WakeLatency medians
+#   of C2 and C3 minus C1's are the injected 20 and 80 us within 0.5 us,
+#   hrt's tolerance on this clock (refidle.sh says why);
+# - IntrLatency >= 0 everywhere (LTime is the device time converted to
+#   the TSC; an error in it would show as a negative latency first), and
+#   the conversion's error bound (ltime_err, on the tracepoint) is small;
+# - the shadow hrtimer lets the governor see LTime: with every state
+#   enabled a long LDist gives C3, a short one POLL/C1;
+# - the device is back with 8139cp after rmmod wult, the kernel log clean.
+#
+# One CPU, as refidle.sh (t_cpu0_only).
+# vm-args: --nic rtl8139
+# vm-cost: 30
+. "$WULT_SRC/tests/lib.sh"
+
+W=$OUT/nic
+mkdir -p "$W"
+t_cpu0_only
+C=0
+CPUIDLE=/sys/devices/system/cpu/cpu$C/cpuidle
+t_need_icount
+
+BDF=${WULT_NIC_BDF:-}
+if [ -z "$BDF" ]; then
+	t_fail "no NIC in this guest (vm-run --nic rtl8139)"
+	t_done
+	exit 1
+fi
+DEV=/sys/bus/pci/devices/$BDF
+driver() {
+	local d
+	d=$(readlink "$DEV/driver" 2>/dev/null) && echo "${d##*/}" || echo none
+}
+for m in $(cat /wult/nicmods/order); do insmod /wult/nicmods/"$m"; done
+t_eq "the NIC's driver before" 8139cp "$(driver)"
+IF=$(ls "$DEV/net" 2>/dev/null | head -n 1)
+
+# decode NAME: wult report --csv's datapoints of NAME.data as NAME.txt,
+# columns as refidle.sh's (10 req_cstate, 14 WakeLatency, 15 IntrLatency,
+# 12 and 13 the raw ones, ns).
+decode() {
+	wult report --cstates "${STATES// /,}" --csv "$W/$1.csv" "$W/$1.data" \
+		> "$W/$1.rep" 2>&1
+	awk -F, -v names="$STATES" 'BEGIN { n = split(names, nm, " ")
+		for (i = 1; i <= n; i++) idx[nm[i]] = i - 1 }
+	function ns(v) { return sprintf("%.0f", v * 1000) }
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ print "raw", "-", $c["CPU"], NR - 2, $c["LTime"], $c["TBI"], $c["TAI"],
+		$c["TIntr"], ns($c["LDist"]), idx[$c["ReqCState"]], $c["IntrOff"],
+		ns($c["WakeLatencyRaw"]), ns($c["IntrLatencyRaw"]),
+		ns($c["WakeLatency"]), ns($c["IntrLatency"]), "-" }' \
+		"$W/$1.csv" > "$W/$1.txt"
+}
+
+# record NAME LDIST COUNT [ARGS]: nic datapoints of CPU C in NAME.txt.
+record() {
+	local name=$1 ldist=$2 count=$3
+	shift 3
+	wult record -q -C $C -c "$count" --ldist "$ldist" --no-counters \
+		--method nic --device "$BDF" "$@" -o "$W/$name.data" 2> "$W/$name.err"
+	decode "$name"
+}
+
+median() {
+	awk -v c="$2" -v s="${3:--}" 's == "-" || $10 == s { print $c }' "$1" | sort -n |
+		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : -1 }'
+}
+
+within() {
+	if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then
+		t_ok "$1 ($2 in [$3, $4])"
+	else
+		t_fail "$1 ($2 not in [$3, $4])"
+	fi
+}
+
+share() {
+	awk -v s=" $2 " 'index(s, " " $10 " ") { k++ } END { print NR ? int(k * 100 / NR) : 0 }' "$1"
+}
+
+t_check "insmod wult_refidle exit_us=0,20,80 target_us=2,50,100" \
+	insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 target_us=2,50,100 || { t_done; exit 1; }
+STATES=$(cat $CPUIDLE/state*/name | tr '\n' ' ' | sed 's/ $//')
+t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
+t_eq "format term device" "config2:0-31" "$(cat /sys/bus/event_source/devices/wult/format/device)"
+
+# ---- refusals ------------------------------------------------------------------
+# fails NAME ERRNO_TEXT EVENT: perf fails to open EVENT saying so.
+fails() {
+	perf stat -e "$3" -C $C -- true > "$W/bad.out" 2>&1
+	if grep -q "$2" "$W/bad.out"; then t_ok "$1"; else t_fail "$1: $(tail -n 2 "$W/bad.out")"; fi
+}
+ip link set "$IF" up
+fails "interface $IF up: refused" "<not supported>\|busy\|returned with 16" "wult/datapoints,source=3,device=0x80/"
+t_check "dmesg says the device is in use" sh -c "dmesg | grep -q 'wult: nic: $BDF is in use: its interface $IF is up'"
+ip link set "$IF" down
+t_eq "still with its driver after the refusal" 8139cp "$(driver)"
+fails "a device wult does not know (virtio 00:02.0): refused" "No such device" "wult/datapoints,source=3,device=0x10/"
+t_check "dmesg says it is not a device wult knows" sh -c "dmesg | grep -q 'wult: nic: 0000:00:02.0 (1af4:.*) is not a device wult knows'"
+fails "no such device (00:1f.7): refused" "No such device" "wult/datapoints,source=3,device=0xff/"
+fails "nic without a device term: refused" "<not supported>\|returned with 22" "wult/datapoints,source=3/"
+t_check "wult record --method nic without --device is a usage error" \
+	sh -c "! wult record --method nic -o $W/x.data 2>/dev/null"
+
+# ---- known exit latencies --------------------------------------------------------
+for s in 1 2 3; do
+	cstate_only "$CPUIDLE" $s
+	[ $s = 2 ] && echo 1 > /sys/kernel/tracing/events/wult/datapoint/enable
+	record s$s 1000,2000 60
+	[ $s = 2 ] && echo 0 > /sys/kernel/tracing/events/wult/datapoint/enable
+done
+# hrt, C1 and C3, the same way: the figures to compare with.
+for s in 1 3; do
+	cstate_only "$CPUIDLE" $s
+	wult record -q -C $C -c 60 --ldist 1000,2000 --no-counters -o "$W/h$s.data" 2> "$W/h$s.err"
+	decode h$s
+done
+cstate_only "$CPUIDLE" all
+for s in 1 2 3; do
+	n=$(wc -l < "$W/s$s.txt") k=$(awk -v s=$s '$10 == s' "$W/s$s.txt" | wc -l)
+	t_check "nic, only C$s enabled: 60 datapoints, all C$s ($k of $n)" test "$k" -eq "$n" -a "$n" -eq 60
+	w[$s]=$(median "$W/s$s.txt" 14) i[$s]=$(median "$W/s$s.txt" 15)
+done
+hw1=$(median "$W/h1.txt" 14) hw3=$(median "$W/h3.txt" 14)
+hi1=$(median "$W/h1.txt" 15) hi3=$(median "$W/h3.txt" 15)
+echo "# nic medians (ns): WakeLatency C1 ${w[1]} C2 ${w[2]} C3 ${w[3]}; IntrLatency C1 ${i[1]} C2 ${i[2]} C3 ${i[3]}"
+echo "# hrt medians (ns): WakeLatency C1 $hw1 C3 $hw3; IntrLatency C1 $hi1 C3 $hi3"
+within "nic WakeLatency: C2 - C1 = 20 us +- 0.5 (ns)" $((w[2] - w[1])) 19500 20500
+within "nic WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((w[3] - w[1])) 79500 80500
+within "hrt WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((hw3 - hw1)) 79500 80500
+within "nic IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
+bad=$(cat "$W"/s[123].txt | awk '$13 < 0 || $15 < 0' | wc -l)
+t_eq "nic: every IntrLatency (raw and compensated) >= 0" 0 "$bad"
+t_eq "nic: every datapoint IntrOff=0 (IRQs-on states)" 0 "$(cat "$W"/s[123].txt | awk '$11 != 0' | wc -l)"
+grep -h 'method:' "$W/s1.rep" | sed 's/^ */# report /'
+t_check "the report names the method nic" grep -q 'method: nic' "$W/s1.rep"
+
+# The conversion's error bound, from the tracepoint (ltime_err, ns).
+grep -o 'source=3 ltime_err=[0-9]*' /sys/kernel/tracing/trace | cut -d= -f3 | sort -n > "$W/err.txt"
+ne=$(wc -l < "$W/err.txt") emax=$(tail -n 1 "$W/err.txt") emed=$(sed -n "$(((ne + 1) / 2))p" "$W/err.txt")
+echo "# ltime_err (ns) over $ne datapoints: median $emed, max $emax"
+t_check "tracepoint datapoints of the nic carry ltime_err ($ne)" test "$ne" -ge 50
+# A 30 ns tick: half of it, half the read window, the rate's share.
+within "ltime_err max (ns)" "${emax:-0}" 1 200
+
+# ---- the shadow hrtimer: the governor sees LTime -----------------------------------
+record long 2000,4000 60
+record short 0,50 60
+p=$(share "$W/long.txt" "3") q=$(share "$W/short.txt" "0 1")
+echo "# governor: LDist 2000-4000 us $p% C3; LDist 0-50 us $q% POLL/C1"
+t_check "nic, LDist 2000-4000 us, every state enabled: >= 80% C3 ($p%)" test "$p" -ge 80
+t_check "nic, LDist 0-50 us: mostly POLL/C1 ($q%)" test "$q" -gt 50
+
+grep "^cpu$C " /sys/kernel/debug/wult/stats | sed 's/^/# /'
+dmesg | grep 'wult: nic:' | tail -n 3 | sed 's/^/# /'
+t_check "rmmod wult" rmmod wult
+t_eq "the NIC is back with its driver after rmmod" 8139cp "$(driver)"
+t_check "dmesg: given back to 8139cp" sh -c "dmesg | grep -q 'wult: nic: $BDF given back to 8139cp'"
+t_check "rmmod wult_refidle" rmmod wult_refidle
+t_done
