@@ -94,6 +94,7 @@ struct wult_nic {
 	u64 read_min;		/* narrowest read window seen, TSC cycles */
 	u64 rate;		/* TSC cycles per tick, 32.32 */
 	u64 span;		/* TSC cycles the rate was measured over, 0: nominal */
+	u64 span_win;		/* the read windows at its two ends */
 	struct wult_xts ref;	/* the rate's reference */
 	u64 ltime_err;		/* TSC cycles, of the armed event */
 	u64 min_ticks;		/* the shortest arm ahead: WULT_NIC_MIN_NS */
@@ -131,14 +132,20 @@ static void wult_nic_xts(struct wult_nic *n, struct wult_xts *x)
 	}
 }
 
-/* Track the rate from the reference; a long span starts a new one. */
+/*
+ * Track the rate from the reference; a span near the fixed point's limit
+ * starts a new reference. A rate measured over a span at least half the
+ * last one's replaces it: after a new reference the previous rate, of the
+ * long span, stays in use until the new span is long enough to say better.
+ */
 static void wult_nic_track(struct wult_nic *n, const struct wult_xts *x)
 {
 	u64 rate = wult_xts_rate(&n->ref, x);
 
-	if (rate) {
+	if (rate && 2 * (x->tsc - n->ref.tsc) >= n->span) {
 		n->rate = rate;
 		n->span = x->tsc - n->ref.tsc;
+		n->span_win = n->ref.win + x->win;
 	}
 	if (x->tsc - n->ref.tsc >= (1ULL << 30))
 		n->ref = *x;
@@ -442,7 +449,7 @@ static int wult_nic_arm(u64 ldist, u64 *ltime)
 		at = n->type->arm(n->regs, x.dev + ticks + 1);
 	}
 	*ltime = wult_xts_to_tsc(&x, at, n->rate);
-	n->ltime_err = wult_xts_err(&x, at, n->rate, n->ref.win, n->span,
+	n->ltime_err = wult_xts_err(&x, at, n->rate, n->span_win, n->span,
 				    WULT_NIC_NOMINAL_PPM);
 	hrtimer_start_range_ns(this_cpu_ptr(&wult_nic_shadow),
 			       ns_to_ktime(now + ldist + ldist / 8 + 5 * NSEC_PER_USEC),

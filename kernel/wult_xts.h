@@ -16,10 +16,10 @@
  * half a tick earlier, within half a tick.
  *
  * The rate (TSC cycles per device tick, 32.32 fixed point) is measured
- * between a reference cross-timestamp and the latest one; its error is
- * the two windows and one tick over the span. A device time d is then
- * t = xts.tsc - tick / 2 + (d - xts.dev) * rate, within
- * win / 2 + tick / 2 + (d - xts.dev) * rate * (ref.win + win + tick) / span.
+ * between a reference cross-timestamp and a later one; its error is the
+ * two windows and one tick over the span (the longest measured is kept).
+ * A device time d is then t = xts.tsc - tick / 2 + (d - xts.dev) * rate,
+ * within win / 2 + tick / 2 + (d - xts.dev) * rate * (windows + tick) / span.
  */
 #ifndef _WULT_XTS_H
 #define _WULT_XTS_H
@@ -95,17 +95,18 @@ static inline u64 wult_xts_to_tsc(const struct wult_xts *x, u64 d, u64 rate)
 
 /*
  * The error bound, TSC cycles, of wult_xts_to_tsc(@x, @d, @rate) with the
- * rate measured over @span cycles from a reference of window @ref_win;
- * @span 0: the nominal rate, trusted to @ppm_nominal parts per million.
+ * rate measured over @span cycles between two cross-timestamps whose
+ * windows sum to @span_win; @span 0: the nominal rate, trusted to
+ * @ppm_nominal parts per million.
  */
 static inline u64 wult_xts_err(const struct wult_xts *x, u64 d, u64 rate,
-			       u64 ref_win, u64 span, u64 ppm_nominal)
+			       u64 span_win, u64 span, u64 ppm_nominal)
 {
 	u64 tick = wult_xts_scale(1, rate), dist = wult_xts_scale(d - x->dev, rate);
 	u64 err = (x->win + 1) / 2 + (tick + 1) / 2;
 
 	if (span)
-		err += wult_xts_div(dist * (ref_win + x->win + tick) + span - 1, span);
+		err += wult_xts_div(dist * (span_win + tick) + span - 1, span);
 	else
 		err += wult_xts_div(dist * ppm_nominal + 999999, 1000000);
 	return err;

@@ -600,7 +600,9 @@ static int write_info(const char *path, const char *input, const struct rpt_src 
 	/* The report id is the input's name, as intel wult names results. */
 	in.reportid = basename(copy);
 	in.devid = input_info(input, "devid", devid, sizeof(devid));
-	/* intel wult names the method devid: wult.ko's source. */
+	/* intel wult's devid: the timer method's name, or the NIC's address. */
+	if (!in.devid)
+		in.devid = rpt_src_device(src, devid, sizeof(devid));
 	if (!in.devid)
 		in.devid = rpt_sources_name(c->sources, devid, sizeof(devid));
 	if (input_info(input, "resolution", res, sizeof(res)))

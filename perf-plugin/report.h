@@ -170,6 +170,9 @@ int rpt_src_describe(const struct rpt_src *s, struct rpt_file *f);
 void rpt_meta_free(struct rpt_meta *m);
 /* info.yml values for a CSV export: the CPU and the device. */
 int rpt_src_cpu(const struct rpt_src *s);
+/* A perf.data input's measured device (the nic method's wult event
+ * "device" term) as DOMAIN:BUS:DEV.FN in @buf; NULL if none. */
+const char *rpt_src_device(const struct rpt_src *s, char *buf, size_t len);
 void rpt_src_close(struct rpt_src *s);
 
 /* ---- report_pipe.c: the source read in a thread of its own ---- */

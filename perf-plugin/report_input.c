@@ -738,9 +738,32 @@ static int meta_events(const struct rpt_src *s, struct rpt_meta *m)
 	return 0;
 }
 
+const char *rpt_src_device(const struct rpt_src *s, char *buf, size_t len)
+{
+	unsigned int i, n;
+
+	if (s->csv)
+		return NULL;
+	n = wult_pd_nr_attrs(s->pd);
+	for (i = 0; i < n; i++) {
+		const struct perf_event_attr *a = &wult_pd_attr(s->pd, i)->attr;
+		const char *pmu = wult_pd_pmu_name(s->pd, a->type);
+		uint64_t d = a->config2 & WULT_CFG2_DEVICE_MASK;
+
+		if (!pmu || strcmp(pmu, "wult") || !d)
+			continue;
+		snprintf(buf, len, "%04x:%02x:%02x.%x", (unsigned int)(d >> 16),
+			 (unsigned int)(d >> 8) & 0xff, (unsigned int)(d >> 3) & 0x1f,
+			 (unsigned int)d & 7);
+		return buf;
+	}
+	return NULL;
+}
+
 /* The input's metadata, field by field. 0 or -ENOMEM. */
 static int describe_meta(const struct rpt_src *s, struct rpt_meta *m)
 {
+	char dev[32];
 	int ret = 0;
 
 	rpt_meta_free(m);
@@ -757,6 +780,7 @@ static int describe_meta(const struct rpt_src *s, struct rpt_meta *m)
 	ret |= meta_str(&m->host, wult_pd_hostname(s->pd));
 	ret |= meta_str(&m->kernel, wult_pd_osrelease(s->pd));
 	ret |= meta_str(&m->command, wult_pd_cmdline(s->pd));
+	ret |= meta_str(&m->device, rpt_src_device(s, dev, sizeof(dev)));
 	ret |= meta_str(&m->format, s->dp_ready ? s->fmt_desc : NULL);
 	ret |= meta_str(&m->format_warning, s->fmt_warn[0] ? s->fmt_warn : NULL);
 	ret |= meta_events(s, m);
@@ -785,6 +809,7 @@ void rpt_meta_free(struct rpt_meta *m)
 int rpt_src_describe(const struct rpt_src *s, struct rpt_file *f)
 {
 	const char *host, *os, *cmd, *v;
+	char dev[32];
 
 	free(f->desc);
 	f->desc = NULL;
@@ -811,6 +836,8 @@ int rpt_src_describe(const struct rpt_src *s, struct rpt_file *f)
 			add_line(&f->desc, "host: %s, kernel %s", host ? host : "?", os ? os : "?");
 		if (cmd)
 			add_line(&f->desc, "command: %s", cmd);
+		if (rpt_src_device(s, dev, sizeof(dev)))
+			add_line(&f->desc, "device: %s (the nic method's)", dev);
 		if (s->dp_ready)
 			add_line(&f->desc, "wult:datapoint format: %s", s->fmt_desc);
 		if (s->fmt_warn[0])

@@ -146,6 +146,13 @@ t_eq "nic: every IntrLatency (raw and compensated) >= 0" 0 "$bad"
 t_eq "nic: every datapoint IntrOff=0 (IRQs-on states)" 0 "$(cat "$W"/s[123].txt | awk '$11 != 0' | wc -l)"
 grep -h 'method:' "$W/s1.rep" | sed 's/^ */# report /'
 t_check "the report names the method nic" grep -q 'method: nic' "$W/s1.rep"
+t_check "the report names the device" grep -q "device: $BDF" "$W/s1.rep"
+mkdir -p "$W/exp"
+wult report --csv "$W/exp" "$W/s1.data" > /dev/null 2>&1
+t_check "the intel wult export's devid is the device" grep -q "devid: *'*$BDF" "$W/exp/info.yml"
+wult report "$W/h1.data" "$W/s1.data" > "$W/diff.rep" 2>&1
+t_check "hrt against nic on the same CPU is one wult report A B" \
+	sh -c "grep -q 'method: hrt' $W/diff.rep && grep -q 'method: nic' $W/diff.rep"
 
 # The conversion's error bound, from the tracepoint (ltime_err, ns).
 grep -o 'source=3 ltime_err=[0-9]*' /sys/kernel/tracing/trace | cut -d= -f3 | sort -n > "$W/err.txt"
