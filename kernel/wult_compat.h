@@ -64,6 +64,13 @@ static __always_inline void wult_ct_idle_exit(void)
 #endif
 }
 
+/* 6.8 renamed PCI_IRQ_LEGACY PCI_IRQ_INTX. */
+#ifdef PCI_IRQ_INTX
+#define WULT_PCI_IRQ_INTX	PCI_IRQ_INTX
+#else
+#define WULT_PCI_IRQ_INTX	PCI_IRQ_LEGACY
+#endif
+
 /*
  * A PCI device's driver_override ("" clears it). Newer kernels (and
  * Debian's 6.12) moved it from struct pci_dev into struct device, set

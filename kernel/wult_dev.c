@@ -18,12 +18,13 @@
  * domain << 16 | bus << 8 | devfn). The first event claims it through the
  * driver core: if a network interface of the device is up it is refused
  * (EBUSY: the device is in use); otherwise its driver_override is set to
- * "wult_nic", its driver (8139too) unbound and our own pci_driver, which
- * matches nothing else, bound. Its interrupt is requested exclusively,
- * IRQF_NO_THREAD (on PREEMPT_RT a threaded handler would make TIntr a
- * thread's wake-up), and its affinity set to the measured CPU; one
- * interrupt is then taken to move it there (an IO-APIC route changes at
- * the next interrupt). The last event's destruction gives it back: ours
+ * "wult_nic", its driver (8139cp, igb) unbound and our own pci_driver,
+ * which matches nothing else, bound. Its interrupt (MSI where the type can
+ * use it, else the legacy line) is requested exclusively, IRQF_NO_THREAD
+ * (on PREEMPT_RT a threaded handler would make TIntr a thread's wake-up),
+ * and its affinity set to the measured CPU; two interrupts are then taken,
+ * unmeasured, to move it there (an IO-APIC route changes at the next
+ * interrupt). The last event's destruction gives it back: ours
  * unbound, the override cleared, the driver core asked to attach it again,
  * which binds the driver it had. One device and one CPU at a time.
  *
@@ -75,6 +76,7 @@
 
 static const struct wult_dev_type *const wult_dev_types[] = {
 	&wult_rtl8139_type,
+	&wult_i210_type,
 };
 
 struct wult_nic {
@@ -94,7 +96,7 @@ struct wult_nic {
 	u64 read_min;		/* narrowest read window seen, TSC cycles */
 	u64 rate;		/* TSC cycles per tick, 32.32 */
 	u64 span;		/* TSC cycles the rate was measured over, 0: nominal */
-	u64 span_win;		/* the read windows at its two ends */
+	u64 span_err;		/* the dating errors at its two ends */
 	struct wult_xts ref;	/* the rate's reference */
 	u64 ltime_err;		/* TSC cycles, of the armed event */
 	u64 min_ticks;		/* the shortest arm ahead: WULT_NIC_MIN_NS */
@@ -111,23 +113,23 @@ static bool wult_nic_registered;
 /* One cross-timestamp: the narrowest of a few reads. */
 static void wult_nic_xts(struct wult_nic *n, struct wult_xts *x)
 {
+	u64 best = U64_MAX;
 	unsigned int i;
 
-	x->win = U64_MAX;
 	for (i = 0; i < WULT_NIC_XTS_TRIES; i++) {
 		u64 t0 = rdtsc_ordered();
 		u64 raw = n->type->read_clock(n->regs);
 		u64 t1 = rdtsc_ordered();
 
 		n->last = wult_xts_extend(n->last, raw, n->type->clock_bits);
-		if (t1 - t0 < x->win) {
-			x->win = t1 - t0;
-			x->tsc = t0 + x->win / 2;
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			wult_xts_date(x, t0, t1, n->type->clock_reads);
 			x->dev = n->last;
 		}
-		if (x->win < n->read_min)
-			n->read_min = x->win;
-		if (x->win <= 2 * n->read_min)
+		if (best < n->read_min)
+			n->read_min = best;
+		if (best <= 2 * n->read_min)
 			break;
 	}
 }
@@ -145,7 +147,7 @@ static void wult_nic_track(struct wult_nic *n, const struct wult_xts *x)
 	if (rate && 2 * (x->tsc - n->ref.tsc) >= n->span) {
 		n->rate = rate;
 		n->span = x->tsc - n->ref.tsc;
-		n->span_win = n->ref.win + x->win;
+		n->span_err = n->ref.err + x->err;
 	}
 	if (x->tsc - n->ref.tsc >= (1ULL << 30))
 		n->ref = *x;
@@ -188,15 +190,25 @@ static int wult_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 	n->regs = pci_iomap(pdev, n->type->bar, n->type->bar_len);
 	if (!n->regs) {
-		pci_disable_device(pdev);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_disable;
 	}
+	/* MSI where the type can use it: an MSI is a write the device masters. */
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, n->type->irq_types);
+	if (ret < 0)
+		goto err_unmap;
+	n->irq = pci_irq_vector(pdev, 0);
+	if (pdev->msi_enabled)
+		pci_set_master(pdev);
 	ret = n->type->setup(n->regs);
-	if (ret) {
-		pci_iounmap(pdev, n->regs);
-		n->regs = NULL;
-		pci_disable_device(pdev);
-	}
+	if (!ret)
+		return 0;
+	pci_free_irq_vectors(pdev);
+err_unmap:
+	pci_iounmap(pdev, n->regs);
+	n->regs = NULL;
+err_disable:
+	pci_disable_device(pdev);
 	return ret;
 }
 
@@ -207,6 +219,8 @@ static void wult_nic_remove(struct pci_dev *pdev)
 	if (!n->regs)
 		return;
 	n->type->teardown(n->regs);
+	pci_clear_master(pdev);
+	pci_free_irq_vectors(pdev);
 	pci_iounmap(pdev, n->regs);
 	n->regs = NULL;
 	pci_disable_device(pdev);
@@ -301,7 +315,7 @@ static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
 	}
 	n->type = wult_nic_type(pdev);
 	if (!n->type) {
-		pr_info("wult: nic: %s (%04x:%04x) is not a device wult knows (rtl8139)\n",
+		pr_info("wult: nic: %s (%04x:%04x) is not a device wult knows (rtl8139, i210)\n",
 			pci_name(pdev), pdev->vendor, pdev->device);
 		pci_dev_put(pdev);
 		return -ENODEV;
@@ -331,7 +345,6 @@ static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
 		return -EBUSY;
 	}
 
-	n->irq = pdev->irq;
 	n->armed = false;
 	n->cpu = cpu;
 	n->last = 0;
@@ -449,7 +462,7 @@ static int wult_nic_arm(u64 ldist, u64 *ltime)
 		at = n->type->arm(n->regs, x.dev + ticks + 1);
 	}
 	*ltime = wult_xts_to_tsc(&x, at, n->rate);
-	n->ltime_err = wult_xts_err(&x, at, n->rate, n->span_win, n->span,
+	n->ltime_err = wult_xts_err(&x, at, n->rate, n->span_err, n->span,
 				    WULT_NIC_NOMINAL_PPM);
 	hrtimer_start_range_ns(this_cpu_ptr(&wult_nic_shadow),
 			       ns_to_ktime(now + ldist + ldist / 8 + 5 * NSEC_PER_USEC),

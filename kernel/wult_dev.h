@@ -27,6 +27,10 @@ struct wult_dev_type {
 	u64 clock_hz;
 	/* Width of the raw clock in bits (<= 64): the layer extends it to 64. */
 	unsigned int clock_bits;
+	/* Register reads of read_clock(); the first latches the clock. */
+	unsigned int clock_reads;
+	/* Interrupt types it can use (PCI_IRQ_*), the first one that works. */
+	unsigned int irq_types;
 	/*
 	 * The device was claimed (enabled, @regs mapped): stop whatever it
 	 * was doing, start its clock, leave its interrupt masked but for
@@ -50,5 +54,6 @@ struct wult_dev_type {
 };
 
 extern const struct wult_dev_type wult_rtl8139_type;
+extern const struct wult_dev_type wult_i210_type;
 
 #endif /* _WULT_DEV_H */

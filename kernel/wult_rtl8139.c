@@ -18,6 +18,7 @@
 #include <linux/io.h>
 #include <linux/pci.h>
 
+#include "wult_compat.h"
 #include "wult_dev.h"
 
 #define RTL_INTR_MASK		0x3c	/* 16 bits */
@@ -99,6 +100,8 @@ const struct wult_dev_type wult_rtl8139_type = {
 	.bar_len	= 0x100,
 	.clock_hz	= 33333333,	/* QEMU: one tick per 30 ns */
 	.clock_bits	= 32,
+	.clock_reads	= 1,
+	.irq_types	= WULT_PCI_IRQ_INTX,
 	.setup		= wult_rtl8139_setup,
 	.teardown	= wult_rtl8139_teardown,
 	.read_clock	= wult_rtl8139_read_clock,

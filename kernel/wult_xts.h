@@ -6,20 +6,23 @@
  * stretched by an interruption.
  *
  * A cross-timestamp is a device-clock read between two TSC reads t0 and
- * t1. The device latches its value somewhere inside [t0, t1]: for a read,
- * when the request reaches it, about half the round trip after t0 on a
- * bus with symmetric delays. The read's own cost is therefore compensated
- * by dating the value at the midpoint (t0 + t1) / 2, with an error of at
- * most half the window (t1 - t0), which includes both TSC reads. A
- * value c of a counter also only says that its last increment came within
- * the tick before the latch: the tick boundary where it became c is dated
- * half a tick earlier, within half a tick.
+ * t1. The device latches its value somewhere inside [t0, t1]: for a
+ * one-register read, when the request reaches it, about half the round
+ * trip after t0 on a bus with symmetric delays. The read's own cost is
+ * therefore compensated by dating the value at the midpoint, with an error
+ * of at most half the window (t1 - t0), which includes both TSC reads. A
+ * device whose clock takes n register reads and latches at the first
+ * (I210: SYSTIMR, SYSTIML, SYSTIMH) is dated half a read in, at
+ * t0 + win / (2n), within win - win / (2n) (wult_xts_date()). A value c of
+ * a counter also only says that its last increment came within the tick
+ * before the latch: the tick boundary where it became c is dated half a
+ * tick earlier, within half a tick.
  *
  * The rate (TSC cycles per device tick, 32.32 fixed point) is measured
  * between a reference cross-timestamp and a later one; its error is the
- * two windows and one tick over the span (the longest measured is kept).
- * A device time d is then t = xts.tsc - tick / 2 + (d - xts.dev) * rate,
- * within win / 2 + tick / 2 + (d - xts.dev) * rate * (windows + tick) / span.
+ * two dating errors and one tick over the span. A device time d is then
+ * t = xts.tsc - tick / 2 + (d - xts.dev) * rate, within
+ * err + tick / 2 + (d - xts.dev) * rate * (both errs + tick) / span.
  */
 #ifndef _WULT_XTS_H
 #define _WULT_XTS_H
@@ -32,10 +35,23 @@
 #endif
 
 struct wult_xts {
-	u64 tsc;	/* TSC at the midpoint of the read */
+	u64 tsc;	/* TSC the device clock's value is dated at */
 	u64 dev;	/* the device clock, extended to 64 bits */
-	u64 win;	/* TSC cycles from t0 to t1 */
+	u64 err;	/* bound on |tsc - the latch|, TSC cycles */
 };
+
+/*
+ * Date a read of @nreads register reads (latched at the first) that took
+ * the TSC window [@t0, @t1].
+ */
+static inline void wult_xts_date(struct wult_xts *x, u64 t0, u64 t1,
+				 unsigned int nreads)
+{
+	u64 win = t1 - t0, lead = win / (2 * nreads);
+
+	x->tsc = t0 + lead;
+	x->err = win - lead > lead ? win - lead : lead;
+}
 
 /*
  * A raw clock of @bits (< 64) bits, extended to 64 with the previous
@@ -96,17 +112,17 @@ static inline u64 wult_xts_to_tsc(const struct wult_xts *x, u64 d, u64 rate)
 /*
  * The error bound, TSC cycles, of wult_xts_to_tsc(@x, @d, @rate) with the
  * rate measured over @span cycles between two cross-timestamps whose
- * windows sum to @span_win; @span 0: the nominal rate, trusted to
+ * dating errors sum to @span_err; @span 0: the nominal rate, trusted to
  * @ppm_nominal parts per million.
  */
 static inline u64 wult_xts_err(const struct wult_xts *x, u64 d, u64 rate,
-			       u64 span_win, u64 span, u64 ppm_nominal)
+			       u64 span_err, u64 span, u64 ppm_nominal)
 {
 	u64 tick = wult_xts_scale(1, rate), dist = wult_xts_scale(d - x->dev, rate);
-	u64 err = (x->win + 1) / 2 + (tick + 1) / 2;
+	u64 err = x->err + (tick + 1) / 2;
 
 	if (span)
-		err += wult_xts_div(dist * (span_win + tick) + span - 1, span);
+		err += wult_xts_div(dist * (span_err + tick) + span - 1, span);
 	else
 		err += wult_xts_div(dist * ppm_nominal + 999999, 1000000);
 	return err;

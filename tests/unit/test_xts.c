@@ -34,8 +34,7 @@ static struct wult_xts sim_xts(const struct sim *s, u64 t0, u64 win, double f)
 {
 	struct wult_xts x;
 
-	x.win = win;
-	x.tsc = t0 + win / 2;
+	wult_xts_date(&x, t0, t0 + win, 1);
 	x.dev = sim_ticks_at(s, t0 + f * win);
 	return x;
 }
@@ -79,7 +78,7 @@ static void run_conv(double period, u64 maxd, u64 maxerr, u64 seed)
 {
 	struct sim s = { .base = 12345.0, .period = period };
 	unsigned int i, bad = 0, wide = 0;
-	u64 t = 1000000, worst = 0, rate = 0, span = 0, span_win = 0;
+	u64 t = 1000000, worst = 0, rate = 0, span = 0, span_err = 0;
 	struct wult_xts ref;
 
 	ref = sim_xts(&s, t, 40, 0.5);
@@ -98,7 +97,7 @@ static void run_conv(double period, u64 maxd, u64 maxerr, u64 seed)
 		if (r && 2 * (x.tsc - ref.tsc) >= span) {
 			rate = r;
 			span = x.tsc - ref.tsc;
-			span_win = ref.win + x.win;
+			span_err = ref.err + x.err;
 		}
 		if (x.tsc - ref.tsc >= (1ULL << 30))
 			ref = x;
@@ -106,7 +105,7 @@ static void run_conv(double period, u64 maxd, u64 maxerr, u64 seed)
 			continue;
 		d = x.dev + 1 + wt_xorshift(&seed) % maxd;
 		est = wult_xts_to_tsc(&x, d, rate);
-		err = wult_xts_err(&x, d, rate, span_win, span, 1000);
+		err = wult_xts_err(&x, d, rate, span_err, span, 1000);
 		truth = s.base + d * s.period;
 		if (truth < (double)est - err - 1 || truth > (double)est + err + 1)
 			bad++;
@@ -118,6 +117,19 @@ static void run_conv(double period, u64 maxd, u64 maxerr, u64 seed)
 	WT_CHECK(bad == 0, "%u conversions outside their bound (period %.3f)", bad, period);
 	WT_CHECK(wide == 0, "%u bounds above %llu cycles (worst %llu)", wide,
 		 (unsigned long long)maxerr, (unsigned long long)worst);
+}
+
+/* Dating: the midpoint of one read; half a read in of three. */
+static void test_date(void)
+{
+	struct wult_xts x;
+
+	wult_xts_date(&x, 1000, 1100, 1);
+	WT_EQ(x.tsc, 1050);
+	WT_EQ(x.err, 50);
+	wult_xts_date(&x, 1000, 1600, 3);
+	WT_EQ(x.tsc, 1100);
+	WT_EQ(x.err, 500);
 }
 
 static void test_conv(void)
@@ -133,8 +145,8 @@ static void test_conv(void)
 /* The rate needs a span: too short or too long says 0. */
 static void test_rate_span(void)
 {
-	struct wult_xts a = { .tsc = 1000, .dev = 100, .win = 10 };
-	struct wult_xts b = { .tsc = 1000 + 30 * 1000, .dev = 1100, .win = 10 };
+	struct wult_xts a = { .tsc = 1000, .dev = 100, .err = 5 };
+	struct wult_xts b = { .tsc = 1000 + 30 * 1000, .dev = 1100, .err = 5 };
 
 	WT_EQ(wult_xts_rate(&a, &b), 0);	/* 1000 ticks */
 	b.dev = 100 + 70000;
@@ -149,7 +161,7 @@ static void test_rate_span(void)
 /* Without a measured rate the bound grows with the nominal's trust. */
 static void test_nominal_err(void)
 {
-	struct wult_xts x = { .tsc = 1000, .dev = 0, .win = 100 };
+	struct wult_xts x = { .tsc = 1000, .dev = 0, .err = 50 };
 	u64 rate = 30ULL << 32;
 
 	/* 50 + 15 + 1000 ppm of 30 * 33333 cycles (1 ms), rounded up. */
@@ -163,6 +175,7 @@ int main(void)
 	test_nominal();
 	test_rate_span();
 	test_nominal_err();
+	test_date();
 	test_conv();
 	return wt_done();
 }
