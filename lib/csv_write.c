@@ -679,8 +679,11 @@ int wult_csv_write_info(FILE *f, const struct wult_csv_info *in)
 	ret = in->cpu >= 0 ? fprintf(f, "cpu: %d\n", in->cpu) : 0;
 	if (ret >= 0 && in->date)
 		ret = fprintf(f, "date: '%s'\n", in->date);
+	/* Quoted when it has a colon: YAML 1.1 reads a PCI address such as
+	 * 0000:00:10.0 (the nic method's devid) as a base-60 number. */
 	if (ret >= 0 && in->devid)
-		ret = fprintf(f, "devid: %s\n", in->devid);
+		ret = fprintf(f, strchr(in->devid, ':') ? "devid: '%s'\n" : "devid: %s\n",
+			      in->devid);
 	if (ret >= 0 && !isnan(in->duration))
 		ret = fprintf(f, "duration: %.3f\n", in->duration);
 	if (ret >= 0)

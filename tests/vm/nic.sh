@@ -146,7 +146,11 @@ t_check "the report names the method nic" grep -q 'method: nic' "$W/s1.rep"
 t_check "the report names the device" grep -q "device: $BDF" "$W/s1.rep"
 mkdir -p "$W/exp"
 wult report --csv "$W/exp" "$W/s1.data" > /dev/null 2>&1
-t_check "the intel wult export's devid is the device" grep -q "devid: *'*$BDF" "$W/exp/info.yml"
+# Quoted: YAML 1.1 would read 0000:00:10.0 as a base-60 number.
+t_eq "the intel wult export's devid is the device, quoted" "devid: '$BDF'" "$(grep '^devid:' "$W/exp/info.yml")"
+wult report --html "$W/s1.html" "$W/s1.data" > /dev/null 2>&1
+t_check "the HTML report names the method and the device" \
+	sh -c "grep -q 'method: nic' $W/s1.html && grep -q 'device: $BDF' $W/s1.html"
 wult report "$W/h1.data" "$W/s1.data" > "$W/diff.rep" 2>&1
 t_check "hrt against nic on the same CPU is one wult report A B" \
 	sh -c "grep -q 'method: hrt' $W/diff.rep && grep -q 'method: nic' $W/diff.rep"
