@@ -226,11 +226,18 @@ static void wult_nic_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 }
 
-/* Matches nothing by id: only a device whose driver_override names it. */
+/*
+ * Matches nothing by id: only a device whose driver_override names it. No
+ * bind/unbind files: an unbind from user space while a CPU measures would
+ * unmap the registers under the engine's arm and the handler.
+ */
 static struct pci_driver wult_nic_driver = {
 	.name		= WULT_NIC_DRV,
 	.probe		= wult_nic_probe,
 	.remove		= wult_nic_remove,
+	.driver		= {
+		.suppress_bind_attrs = true,
+	},
 };
 
 static const struct wult_dev_type *wult_nic_type(struct pci_dev *pdev)

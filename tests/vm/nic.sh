@@ -22,7 +22,7 @@
 #
 # One CPU, as refidle.sh (t_cpu0_only).
 # vm-args: --nic rtl8139
-# vm-cost: 30
+# vm-cost: 35
 . "$WULT_SRC/tests/lib.sh"
 
 W=$OUT/nic
