@@ -388,7 +388,7 @@ static void wult_nic_release(struct wult_nic *n)
 	n->type->disarm(n->regs);
 	free_irq(n->irq, n);
 	n->irq_on = false;
-	pr_info("wult: nic: %s: %llu timer interrupts, %llu not measured, %llu late arms\n",
+	pr_info("wult: nic: %s: %llu timer interrupts since load, %llu not measured (2 per claim settle the route), %llu late arms\n",
 		pci_name(n->pdev), n->fired, n->stray, n->late);
 	wult_nic_give_back(n);
 }
