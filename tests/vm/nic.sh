@@ -17,7 +17,10 @@
 #   the TSC; an error in it would show as a negative latency first), and
 #   the conversion's error bound (ltime_err, on the tracepoint) is small;
 # - the shadow hrtimer lets the governor see LTime: with every state
-#   enabled a long LDist gives C3, a short one POLL/C1;
+#   enabled a long LDist gives C3, a short one POLL/C1 (without it the
+#   governor would see only the tick, and pick C3 for both);
+# - the report, its HTML and the intel wult export name the method and
+#   the device; hrt against nic is one wult report A B;
 # - the device is back with 8139cp after rmmod wult, the kernel log clean.
 #
 # One CPU, as refidle.sh (t_cpu0_only). The suite's default machine
