@@ -18,7 +18,8 @@
 #   the conversion's error bound (ltime_err, on the tracepoint) is small;
 # - the shadow hrtimer lets the governor see LTime: with every state
 #   enabled a long LDist gives C3, a short one POLL/C1 (without it the
-#   governor would see only the tick, and pick C3 for both);
+#   governor's next timer would be the tick or later, far beyond a short
+#   LDist; not run here without the shadow);
 # - the report, its HTML and the intel wult export name the method and
 #   the device; hrt against nic is one wult report A B;
 # - the device is back with 8139cp after rmmod wult, the kernel log clean.
