@@ -92,6 +92,8 @@ printf '#!/bin/sh\necho "WARNING: CPU: 0 PID: 1 at fake" > /dev/kmsg\n' > "$tmp/
 (cd "$top/tests" && ../scripts/../scripts/vm-run --out "$tmp/w" "$tmp/w.sh") \
 	>/dev/null 2>"$tmp/werr"
 t_eq "a WARN in the kernel log fails the run" 126 $?
+t_check "the WARN line is shown, prefixed for run-tests' summary" \
+	grep -q '^vm-run: dmesg: .*WARNING: CPU: 0 PID: 1 at fake' "$tmp/werr"
 printf '#!/bin/sh\necho "hrtimer: interrupt took 1234567 ns" > /dev/kmsg\n' > "$tmp/ht.sh"
 "$vr" --out "$tmp/ht" "$tmp/ht.sh" >/dev/null 2>&1
 t_eq "an 'hrtimer: interrupt took' line fails the run" 126 $?
