@@ -13,7 +13,7 @@ DEPS_STAMP := $(BUILD)/.deps
 CC         ?= gcc
 PKGS       := libtraceevent libelf libzstd
 WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE $(WARN) -Ilib/include -Ilib \
+BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE $(WARN) -Ilib/include \
 	-Ikernel/uapi -I$(LIBPERF)/include
 LDLIBS     := $(LIBPERF)/lib/libperf.a $(LSRC)/tools/lib/api/libapi.a \
 	-ltraceevent -lelf -lzstd -lm -lpthread
@@ -34,7 +34,7 @@ san_LDFLAGS := $(SAN)
 pic_CFLAGS := $(BASE_CFLAGS) -O2 -fPIC
 pic_LDFLAGS :=
 
-LIB_SRCS    := $(wildcard lib/*.c)
+LIB_SRCS    := $(wildcard lib/*.c lib/*/*.c)
 PLUGIN_SRCS := $(wildcard perf-plugin/*.c)
 TEST_SRCS   := $(wildcard tests/unit/test_*.c)
 BENCH_SRCS  := $(wildcard tests/bench/bench_*.c)

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "internal/err.h"
 
 int wult_err_set(char *buf, size_t len, int ret, const char *fmt, ...)
 {

@@ -13,7 +13,7 @@
 
 #include <wult/tsc.h>
 
-#include "tsc_internal.h"
+#include "internal/tsc.h"
 #include "wt.h"
 
 typedef unsigned __int128 u128;

@@ -11,7 +11,7 @@
 
 #include <wult/cpuidle.h>
 
-#include "err.h"
+#include "internal/err.h"
 
 #define NAME_MAX_LEN	32
 #define PATH_LEN	512

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "perfdata_int.h"
+#include "internal/perfdata.h"
 
 struct cur {
 	const uint8_t *p, *end;

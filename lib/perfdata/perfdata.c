@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perfdata_int.h"
+#include "internal/perfdata.h"
 
 #define PIPE_WANT	(1 << 20)	/* bytes of pipe buffer asked for */
 

@@ -10,7 +10,7 @@
 
 #include <wult/capture.h>
 
-#include "err.h"
+#include "internal/err.h"
 
 #define MAGIC		"# wult capture 1"
 /* How far back an exit looks for its entry: nesting is shallow, and a

@@ -14,7 +14,7 @@
 #include <linux/wult.h>
 #include <wult/kstats.h>
 
-#include "err.h"
+#include "internal/err.h"
 
 /* The counters by name, as the module prints them. */
 static const struct {

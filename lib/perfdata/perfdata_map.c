@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "perfdata_int.h"
+#include "internal/perfdata.h"
 
 #define MAP_OVERLAP	(64U << 10)	/* a record's largest size, rounded up */
 

@@ -43,8 +43,8 @@
 #include <unistd.h>
 
 #include <wult/pdwrite.h>
-#include "err.h"
-#include "perf_file.h"
+#include "internal/err.h"
+#include "internal/perf_file.h"
 
 #define ATTR_SIZE	sizeof(struct perf_event_attr)
 /* Records buffered before a sync is forced, whatever the caller's pace. */

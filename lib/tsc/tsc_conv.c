@@ -15,8 +15,8 @@
 #include <sys/syscall.h>
 
 #include <wult/tsc.h>
-#include "err.h"
-#include "tsc_internal.h"
+#include "internal/err.h"
+#include "internal/tsc.h"
 
 #define NSEC_PER_SEC		1000000000ull
 #define DEF_WINDOWS		9

@@ -15,7 +15,7 @@
 
 #include <wult/khist.h>
 
-#include "err.h"
+#include "internal/err.h"
 
 #define KH_MAX_STATES	64	/* the module has 10; a bound for bad input */
 #define KH_LINE_MAX	256

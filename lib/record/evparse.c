@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <wult/evparse.h>
-#include "err.h"
+#include "internal/err.h"
 
 #define MAX_STR		512
 #define MAX_ALIAS_DEPTH	2

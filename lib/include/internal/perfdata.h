@@ -24,7 +24,7 @@
 #include <wult/pdwrite.h>
 #include <wult/perfdata.h>
 
-#include "perf_file.h"
+#include "internal/perf_file.h"
 
 #define MAX_ATTRS		4096
 #define MAX_IDS			(1U << 20)

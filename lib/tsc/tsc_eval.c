@@ -38,8 +38,8 @@
 #include <time.h>
 
 #include <wult/tsc.h>
-#include "err.h"
-#include "tsc_internal.h"
+#include "internal/err.h"
+#include "internal/tsc.h"
 
 #define DEF_PROBES		8192
 #define DEF_MIN_TRIPLES		32

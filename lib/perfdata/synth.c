@@ -17,7 +17,7 @@
 #include <wult/dpdec.h>
 #include <wult/pdwrite.h>
 #include <wult/synth.h>
-#include "err.h"
+#include "internal/err.h"
 
 #define FORMAT_ID	1500
 #define SAMPLE_ID	1

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "perfdata_int.h"
+#include "internal/perfdata.h"
 
 /* ---- the metadata budget ---- */
 

@@ -8,7 +8,7 @@
 
 #include <wult/gate.h>
 
-#include "err.h"
+#include "internal/err.h"
 
 static const char *const op_str[] = {
 	[WULT_GATE_LT] = "<", [WULT_GATE_LE] = "<=", [WULT_GATE_GT] = ">",

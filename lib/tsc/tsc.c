@@ -16,8 +16,8 @@
 #include <sys/klog.h>
 
 #include <wult/tsc.h>
-#include "err.h"
-#include "tsc_internal.h"
+#include "internal/err.h"
+#include "internal/tsc.h"
 
 #define CPUINFO		"/proc/cpuinfo"
 #define CLOCKSOURCE	"/sys/devices/system/clocksource/clocksource0/current_clocksource"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include <wult/sym.h>
-#include "err.h"
+#include "internal/err.h"
 
 struct sym {
 	uint64_t addr, size;	/* size 0: up to the next symbol */
