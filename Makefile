@@ -166,7 +166,7 @@ man: $(MANPAGES)
 
 user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
 
--include $(shell find $(BUILD)/rel $(BUILD)/san $(BUILD)/fuzz -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/rel $(BUILD)/san $(BUILD)/pic $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
 # ---- kernel module, once per test kernel --------------------------------
 $(BUILD)/kernel/%/wult.ko: $(KSRCS) $(DEPS_STAMP)
