@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal/perfdata.h"
+#include "internal/pd.h"
 
 #define PIPE_WANT	(1 << 20)	/* bytes of pipe buffer asked for */
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal/perfdata.h"
+#include "internal/pd.h"
 
 /* ---- the metadata budget ---- */
 

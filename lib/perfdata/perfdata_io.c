@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal/perfdata.h"
+#include "internal/pd.h"
 
 int pd_fail(struct wult_pd *pd, int err, const char *fmt, ...)
 {

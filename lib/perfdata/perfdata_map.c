@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal/perfdata.h"
+#include "internal/pd.h"
 
 #define MAP_OVERLAP	(64U << 10)	/* a record's largest size, rounded up */
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal/perfdata.h"
+#include "internal/pd.h"
 
 struct cur {
 	const uint8_t *p, *end;
