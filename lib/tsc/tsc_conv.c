@@ -226,16 +226,16 @@ int wult_tsc_calibrate(const struct wult_tsc_calib_opts *opts,
 		ret = wult_err_set(msg, len, -ENOMEM, "out of memory");
 		goto out;
 	}
-	start = wult_tsc__raw_ns();
+	start = tsc_raw_ns();
 	/*
 	 * Back-to-back windows: each is one estimate, so a window disturbed
 	 * by a preempted pair read, or a clock step, is one outlier among
 	 * many rather than an error spread over the whole calibration.
 	 */
-	wult_tsc__clock_pair(&tsc[0], &ns[0]);
+	tsc_clock_pair(&tsc[0], &ns[0]);
 	for (i = 1; i <= nw; i++) {
 		nanosleep(&gap, NULL);
-		wult_tsc__clock_pair(&tsc[i], &ns[i]);
+		tsc_clock_pair(&tsc[i], &ns[i]);
 		if (ns[i] <= ns[i - 1] || tsc[i] <= tsc[i - 1]) {
 			ret = wult_err_set(msg, len, -EIO, "TSC or raw clock did not advance in window %u", i);
 			goto out;
@@ -275,7 +275,7 @@ int wult_tsc_calibrate(const struct wult_tsc_calib_opts *opts,
 	res->spread_ppm = worst;
 	res->windows = kept;
 	res->rejected = nw - kept;
-	res->duration_ns = wult_tsc__raw_ns() - start;
+	res->duration_ns = tsc_raw_ns() - start;
 out:
 	free(tsc);
 	free(ns);

@@ -133,9 +133,9 @@ static void take_pair(struct worker *wk)
 	unsigned int i = wk->idx;
 
 	if (wk->first)
-		wult_tsc__clock_pair(&ev->t0[i], &ev->n0[i]);
+		tsc_clock_pair(&ev->t0[i], &ev->n0[i]);
 	else
-		wult_tsc__clock_pair(&ev->t1[i], &ev->n1[i]);
+		tsc_clock_pair(&ev->t1[i], &ev->n1[i]);
 }
 
 /* Wait until another thread claims after ours (idx), or TURN_TICKS pass: 0 then. */
@@ -599,7 +599,7 @@ static int collect(struct wult_tsc_eval *ev, char *msg, size_t len)
 		.nprobes = ev->opts.probes,
 		.rdtscp = ev->sum.info.rdtscp,
 	};
-	uint64_t deadline = wult_tsc__raw_ns() + (uint64_t)ev->opts.max_ms * 1000000;
+	uint64_t deadline = tsc_raw_ns() + (uint64_t)ev->opts.max_ms * 1000000;
 	struct worker *wk = calloc(nc, sizeof(*wk));
 	struct scratch sc = {
 		.first = calloc(nc, sizeof(unsigned long)),
@@ -616,7 +616,7 @@ static int collect(struct wult_tsc_eval *ev, char *msg, size_t len)
 	/* A busy machine gets more windows within the budget, not a slow answer. */
 	for (tried = 0; tried < ev->opts.max_windows &&
 	     ev->sum.windows_kept < ev->opts.good_windows; tried++) {
-		if (tried && ev->opts.max_ms && wult_tsc__raw_ns() > deadline)
+		if (tried && ev->opts.max_ms && tsc_raw_ns() > deadline)
 			break;
 		ret = one_window(ev, &w, wk, &sc, tried == 0, msg, len);
 		if (ret)
@@ -637,10 +637,10 @@ out:
 int wult_tsc_eval_run(const cpu_set_t *cpus, const struct wult_tsc_eval_opts *opts,
 		      struct wult_tsc_eval **out, char *msg, size_t len)
 {
-	return wult_tsc__eval_run_skewed(cpus, opts, NULL, out, msg, len);
+	return tsc_eval_run_skewed(cpus, opts, NULL, out, msg, len);
 }
 
-int wult_tsc__eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_opts *opts,
+int tsc_eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_opts *opts,
 			      const int64_t *skew, struct wult_tsc_eval **out, char *msg, size_t len)
 {
 	struct wult_tsc_eval_opts o;
@@ -709,14 +709,14 @@ int wult_tsc__eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_
 		wult_tsc_eval_free(ev);
 		return ret;
 	}
-	start = wult_tsc__raw_ns();
+	start = tsc_raw_ns();
 	ret = collect(ev, msg, len);
 	if (ret) {
 		wult_tsc_eval_free(ev);
 		return ret;
 	}
 	finish(ev);
-	ev->sum.duration_ns = wult_tsc__raw_ns() - start;
+	ev->sum.duration_ns = tsc_raw_ns() - start;
 	*out = ev;
 	return 0;
 }

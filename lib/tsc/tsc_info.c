@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libwult TSC: what the CPU and the kernel say about the TSC (flags,
- * clocksource, the kernel's rate), plus the helpers the other tsc_*.c files
- * share. Reading is inline in <wult/tsc.h>; conversion and calibration live
- * in tsc_conv.c, the cross-CPU evaluation in tsc_eval.c.
+ * clocksource, the kernel's rate). Reading is inline in <wult/tsc.h>; the
+ * clock pairs the other files take are tsc_clock.c's, conversion and
+ * calibration live in tsc_conv.c, the cross-CPU evaluation in tsc_eval.c.
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -11,47 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/klog.h>
 
 #include <wult/tsc.h>
 #include "internal/err.h"
-#include "internal/tsc.h"
 
 #define CPUINFO		"/proc/cpuinfo"
 #define CLOCKSOURCE	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
-#define PAIR_TRIES	7	/* clock reads to pick the narrowest bracket from */
 #define SYSLOG_READ_ALL	3	/* klogctl() actions, from syslog(2) */
 #define SYSLOG_SIZE	10
-
-uint64_t wult_tsc__raw_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t wult_tsc__clock_pair(uint64_t *tsc, uint64_t *ns)
-{
-	uint64_t best = UINT64_MAX;
-	int i;
-
-	/* A preempted or interrupted read shows as a wide bracket: keep the narrowest. */
-	for (i = 0; i < PAIR_TRIES; i++) {
-		uint64_t t0 = wult_tsc_read_ordered();
-		uint64_t n = wult_tsc__raw_ns();
-		uint64_t t1 = wult_tsc_read_ordered();
-
-		if (t1 - t0 < best) {
-			best = t1 - t0;
-			*tsc = t0 + (t1 - t0) / 2;
-			*ns = n;
-		}
-	}
-	return best;
-}
 
 static int has_flag(const char *flags, const char *name)
 {

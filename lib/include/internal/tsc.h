@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by lib/tsc*.c; not part of the public interface. */
-#ifndef WULT_TSC_INTERNAL_H
-#define WULT_TSC_INTERNAL_H
+/*
+ * libwult internal: the TSC's clock reads (tsc_clock.c), shared by
+ * calibration and the cross-CPU evaluation, and the evaluation's test hook.
+ */
+#ifndef WULT_INTERNAL_TSC_H
+#define WULT_INTERNAL_TSC_H
 
 #include <sched.h>
 #include <stddef.h>
@@ -12,9 +15,10 @@
  * the narrowest of a few rdtsc-bracketed clock reads, stamped at the middle
  * of its bracket. Returns the bracket width in ticks (the pair's error bar).
  */
-uint64_t wult_tsc__clock_pair(uint64_t *tsc, uint64_t *ns);
+uint64_t tsc_clock_pair(uint64_t *tsc, uint64_t *ns);
 
-uint64_t wult_tsc__raw_ns(void);
+/* CLOCK_MONOTONIC_RAW in ns. */
+uint64_t tsc_raw_ns(void);
 
 /*
  * wult_tsc_eval_run() with skew[i] ticks added to every CAS and switching
@@ -23,7 +27,7 @@ uint64_t wult_tsc__raw_ns(void);
  */
 struct wult_tsc_eval;
 struct wult_tsc_eval_opts;
-int wult_tsc__eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_opts *opts,
+int tsc_eval_run_skewed(const cpu_set_t *cpus, const struct wult_tsc_eval_opts *opts,
 			      const int64_t *skew, struct wult_tsc_eval **out, char *msg, size_t len);
 
 #endif
