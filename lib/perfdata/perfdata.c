@@ -2,7 +2,7 @@
 /*
  * perf.data reader, the public API: open (file or pipe mode), the next
  * record (in file order, or in time order per FINISHED_ROUND), close, and
- * what the file says. The parts are described in perfdata_int.h.
+ * what the file says. The parts are described in internal/pd.h.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -15,16 +15,6 @@
 
 #include "internal/pd.h"
 
-int pd_fail(struct wult_pd *pd, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(pd->err, sizeof(pd->err), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
 /* ---- raw input ---- */
 
 int pd_pread(struct wult_pd *pd, void *buf, size_t n, uint64_t off)
@@ -53,8 +43,12 @@ int pd_pread(struct wult_pd *pd, void *buf, size_t n, uint64_t off)
  */
 int pd_in_fill(struct wult_pd *pd, size_t n)
 {
-	if (pd->map_ok && pd->in_len - pd->in_pos < n)
-		return pd_map_window(pd, n);
+	if (pd->map_ok && pd->in_len - pd->in_pos < n) {
+		int ret = pd_map_window(pd, n);
+
+		if (ret != PD_MAP_READ)
+			return ret;
+	}
 	while (pd->in_len - pd->in_pos < n) {
 		size_t want;
 		ssize_t r;

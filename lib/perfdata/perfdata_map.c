@@ -210,7 +210,7 @@ static void request_next(struct wult_pd *pd, uint64_t end)
 	pthread_mutex_unlock(&m->mu);
 }
 
-/* Returns as pd_in_fill(); on a mapping failure, reads take over. */
+/* Returns as pd_in_fill(), or PD_MAP_READ: mapping failed, reads take over. */
 int pd_map_window(struct wult_pd *pd, size_t n)
 {
 	uint64_t start, end;
@@ -235,7 +235,7 @@ int pd_map_window(struct wult_pd *pd, size_t n)
 		if (lseek(pd->fd, pd->in_off, SEEK_SET) < 0)
 			return pd_fail(pd, -errno, "seek to offset %llu: %s",
 				       (unsigned long long)pd->in_off, strerror(errno));
-		return pd_in_fill(pd, n);
+		return PD_MAP_READ;
 	}
 	pd->map = p;
 	pd->map_len = end - start;

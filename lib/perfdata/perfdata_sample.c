@@ -20,20 +20,8 @@ struct cur {
 	size_t errlen;
 };
 
-static int cfail(struct cur *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), cold, noinline));
-
-static int cfail(struct cur *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(c->err, c->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* A malformed record: -EINVAL, and why in the caller's buffer. */
+#define cfail(c, ...) wult_err_set((c)->err, (c)->errlen, -EINVAL, __VA_ARGS__)
 
 static inline int need(struct cur *c, uint64_t n)
 {

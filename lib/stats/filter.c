@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <wult/filter.h>
+#include "internal/err.h"
 
 #define MAX_NODES	1024	/* bounds the tree and the recursion depth */
 #define MAX_DEPTH	200
@@ -77,7 +78,7 @@ static int perr(struct parser *ps, const char *at, const char *fmt, ...)
 	if (n < 0 || (size_t)n >= ps->errlen)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(ps->err + n, ps->errlen - n, fmt, ap);
+	wult_err_vset(ps->err + n, ps->errlen - n, -1, fmt, ap);
 	va_end(ap);
 	return -1;
 }

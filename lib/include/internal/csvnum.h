@@ -5,8 +5,8 @@
  * for would give (tests/unit/test_csvnum.c compares them), and hands the
  * rare case it cannot do exactly to that call.
  */
-#ifndef WULT_LIB_CSVNUM_H
-#define WULT_LIB_CSVNUM_H
+#ifndef WULT_INTERNAL_CSVNUM_H
+#define WULT_INTERNAL_CSVNUM_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The perf.data reader's insides, shared by its files:
+ * libwult internal: the perf.data reader's insides, shared by its files:
  *   perfdata_io.c      the input: file and stream reads, bounded sub-readers,
  *                      record framing, zstd
  *   perfdata_header.c  attrs and ids, features, tracing data, the file header,
@@ -13,8 +13,8 @@
  * against what contains it before it is used, and every failure says where
  * and why.
  */
-#ifndef WULT_PERFDATA_INT_H
-#define WULT_PERFDATA_INT_H
+#ifndef WULT_INTERNAL_PD_H
+#define WULT_INTERNAL_PD_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +24,7 @@
 #include <wult/pdwrite.h>
 #include <wult/perfdata.h>
 
+#include "internal/err.h"
 #include "internal/perf_file.h"
 
 #define MAX_ATTRS		4096
@@ -153,8 +154,8 @@ struct wult_pd {
 	int draining;
 };
 
-int pd_fail(struct wult_pd *pd, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), cold, noinline));
+/* The reader's first failure, in words in pd->err; returns @ret. */
+#define pd_fail(pd, ret, ...) wult_err_set((pd)->err, sizeof((pd)->err), (ret), __VA_ARGS__)
 
 /* ---- perfdata_io.c ---- */
 int pd_pread(struct wult_pd *pd, void *buf, size_t n, uint64_t off);
@@ -164,7 +165,12 @@ int pd_in_fill(struct wult_pd *pd, size_t n);
 int pd_in_skip(struct wult_pd *pd, uint64_t n, const char *what);
 
 /* ---- perfdata_map.c ---- */
-/* File mode: the next window mapped, pd_in_fill()'s way of filling. */
+/*
+ * File mode: the next window mapped, pd_in_fill()'s way of filling. Returns
+ * as pd_in_fill(), or PD_MAP_READ when mapping failed: map_ok is cleared,
+ * the file is at pd->in_off and the caller reads instead.
+ */
+#define PD_MAP_READ	2
 int pd_map_window(struct wult_pd *pd, size_t n);
 /* WULT_PD_PREFETCH: the helper thread that maps ahead. */
 int pd_mapper_start(struct wult_pd *pd);

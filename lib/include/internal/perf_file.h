@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * perf.data's file layout constants, defined once for libwult's reader
- * (perfdata*.c) and writer (pdwrite.c), from
+ * libwult internal: perf.data's file layout constants, defined once for
+ * libwult's reader (perfdata*.c) and writer (pdwrite.c), from
  * tools/perf/Documentation/perf.data-file-format.txt.
  */
-#ifndef WULT_PERF_FILE_H
-#define WULT_PERF_FILE_H
+#ifndef WULT_INTERNAL_PERF_FILE_H
+#define WULT_INTERNAL_PERF_FILE_H
 
 #include <wult/pdwrite.h>
 
