@@ -1007,7 +1007,7 @@ static int pass_run(const struct rpt_opts *o, struct rpt_file *f, struct rpt_src
 	int ret;
 
 	if (rpt_src_stable_names(src) && !o->csv_out && !o->html_out && !o->branches &&
-	    rpt_threads_wanted())
+	    o->threads)
 		rpt_pipe_start(src, counted_metrics(o), &pp);
 	if (pp && !o->ninc && !o->nexc && !o->per_cpu) {
 		struct rpt_rows rw;
@@ -1354,6 +1354,15 @@ static int print_report(const struct rpt_opts *o, struct rpt_file *const *files,
 
 /* Reads every input and prints (and writes) the report; then the
  * --fail-if conditions. An exit status. */
+/* Whether a pass may use a second thread (report_pipe.c): more than one CPU
+ * online and WULT_REPORT_THREADS is not 0. */
+static int threads_wanted(void)
+{
+	const char *thr = getenv("WULT_REPORT_THREADS");
+
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1 && !(thr && !strcmp(thr, "0"));
+}
+
 static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
 {
 	struct rpt_file **files = calloc(nfiles, sizeof(*files));
@@ -1454,6 +1463,7 @@ int wult_cmd_report(int argc, char **argv)
 	if (o.hist)
 		add_time(&o, o.hist_metric);
 	add_gate_metrics(&o);
+	o.threads = threads_wanted();
 	status = report_run(&o, a.inputs, nfiles);
 	free_opts(&o);
 	return status;

@@ -76,6 +76,7 @@ struct rpt_opts {
 	struct wult_gate gate[RPT_MAX_GATES];	/* --fail-if */
 	const char *gate_expr[RPT_MAX_GATES];
 	unsigned int ngates;
+	int threads;				/* a pass may use a second thread */
 };
 
 /* Counter metrics reported as means (wult_point indexes). */
@@ -182,9 +183,6 @@ struct rpt_pipe;
  * rpt_src_metrics()).
  * Only for inputs whose names are stable (rpt_src_stable_names()). 0 or
  * -ENOMEM / -EAGAIN (then read @src in this thread). */
-/* Whether a pass may use a second thread: more than one CPU online and
- * WULT_REPORT_THREADS is not 0. */
-int rpt_threads_wanted(void);
 int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_pipe **out);
 /* As rpt_src_next(). */
 int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt);

@@ -189,7 +189,7 @@ int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **ou
 	} else {
 		/* the data mapped ahead in a thread of its own: the reading
 		 * thread (report_pipe.c) bounds a pass */
-		ret = wult_pd_open(path, rpt_threads_wanted() ? WULT_PD_PREFETCH : 0, &s->pd,
+		ret = wult_pd_open(path, o->threads ? WULT_PD_PREFETCH : 0, &s->pd,
 				   err, errlen);
 	}
 	if (ret == -EINVAL && s->pd == NULL && !s->csv &&

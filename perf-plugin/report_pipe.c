@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "report.h"
 
@@ -172,13 +171,6 @@ static void *reader(void *arg)
 		publish(p, b);
 	}
 	return NULL;
-}
-
-int rpt_threads_wanted(void)
-{
-	const char *thr = getenv("WULT_REPORT_THREADS");
-
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1 && !(thr && !strcmp(thr, "0"));
 }
 
 int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_pipe **out)
