@@ -1331,7 +1331,8 @@ static int json_file(const struct rpt_opts *o, struct rpt_file *const *files, in
 
 /* The report on stdout: text, or JSON with --json alone or --json=-.
  * 0, or RPT_EXIT_DATA for a capture beside an input that does not read. */
-static int print_report(const struct rpt_opts *o, struct rpt_file *const *files, int nfiles)
+static int print_report(const struct rpt_opts *o, struct rpt_file *const *files, int nfiles,
+			const struct rpt_diff *d)
 {
 	int ret = 0;
 
@@ -1342,7 +1343,7 @@ static int print_report(const struct rpt_opts *o, struct rpt_file *const *files,
 		if (o->branches)
 			rpt_print_branches(stdout, o, files[0]);
 	} else {
-		rpt_print_diff(stdout, o, files, nfiles);
+		rpt_print_diff(stdout, o, files, d);
 	}
 	/* What a wult record --stop-on --capture left beside an input. */
 	if (!o->json_out || strcmp(o->json_out, "-"))
@@ -1366,6 +1367,7 @@ static int threads_wanted(void)
 static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
 {
 	struct rpt_file **files = calloc(nfiles, sizeof(*files));
+	struct rpt_diff *d = NULL;
 	int i, status = 0;
 
 	if (!files)
@@ -1377,19 +1379,25 @@ static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
 	 * a checked one. */
 	if (!status)
 		status = rpt_gate_check(o, files, nfiles);
+	/* The summary both the text and the HTML views lay out. */
+	if (!status && (nfiles > 1 || o->html_out) && rpt_diff_new(o, files, nfiles, &d)) {
+		fprintf(stderr, "wult report: out of memory\n");
+		status = RPT_EXIT_DATA;
+	}
 	if (!status) {
-		status = print_report(o, files, nfiles);
+		status = print_report(o, files, nfiles, d);
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "wult report: write error on stdout\n");
 			status = RPT_EXIT_DATA;
 		}
-		if (!status && o->html_out && rpt_html_write(o, files, nfiles))
+		if (!status && o->html_out && rpt_html_write(o, files, d))
 			status = RPT_EXIT_DATA;
 		if (!status && o->json_out && strcmp(o->json_out, "-"))
 			status = json_file(o, files, nfiles);
 		if (!status)
 			status = rpt_gate_eval(o, files, nfiles);
 	}
+	rpt_diff_free(d);
 	for (i = 0; i < nfiles; i++)
 		free_file(files[i]);
 	free(files);

@@ -314,7 +314,12 @@ int hist_html_write(struct hist_html *h)
 	}
 	{
 		struct rpt_file *files[1] = { &h->f };
+		struct rpt_diff *d;
 
-		return rpt_html_write(&h->o, files, 1);
+		ret = rpt_diff_new(&h->o, files, 1, &d);
+		if (!ret)
+			ret = rpt_html_write(&h->o, files, d);
+		rpt_diff_free(d);
+		return ret;
 	}
 }

@@ -134,10 +134,6 @@ struct rpt_file {
 	struct rpt_group all;
 };
 
-/* "hrt", "tdt", "hrt+tdt" for a set of methods (bit = enum wult_source_id);
- * NULL for none. */
-const char *rpt_sources_name(unsigned int sources, char *buf, size_t len);
-
 /* ---- report_input.c: a stream of datapoints from one input ---- */
 struct rpt_src;
 
@@ -296,12 +292,7 @@ int rpt_gate_eval(const struct rpt_opts *o, struct rpt_file *const *files,
 int rpt_json_write(FILE *f, const struct rpt_opts *o, struct rpt_file *const *files,
 		   unsigned int nfiles);
 
-/* ---- report_html.c ---- */
-/* Writes the HTML report of @files to o->html_out. 0, or -errno (printed). */
-int rpt_html_write(const struct rpt_opts *o, struct rpt_file *const *files,
-		   unsigned int nfiles);
-
-/* ---- report_print.c ---- */
+/* ---- report_fmt.c: the values as every view reads and prints them ---- */
 /* The rows of a statistics table. */
 enum {
 	RPT_S_COUNT, RPT_S_MIN, RPT_S_MEDIAN, RPT_S_P90, RPT_S_P99, RPT_S_P99_9, RPT_S_P99_99,
@@ -312,17 +303,64 @@ extern const char *const rpt_stat_names[RPT_S_NR];
 double rpt_stat_val(const struct wult_stats_summary *s, int k);
 double rpt_mean_val(const struct rpt_mean *m);
 /* Formatting shared by the text and HTML reports: a time (ns) in o's unit,
- * a table cell, a counter mean, a change against the first file. */
+ * a table cell, a counter mean. */
 const char *rpt_fmt_time(char *buf, size_t len, const struct rpt_opts *o, double ns);
 const char *rpt_fmt_stat(char *buf, size_t len, const struct rpt_opts *o, int k, double v);
 const char *rpt_ctr_fmt(enum wult_metric m, double v, char *buf, size_t len);
+int rpt_ctr_prec(enum wult_metric m);
+/* A file's group of state @name, NULL if it has none. */
+const struct rpt_group *rpt_find_group(const struct rpt_file *f, const char *name);
+/* Orders requested-state names as people list them: POLL, C1, C1E, C6, C10. */
+int rpt_state_cmp(const char *a, const char *b);
+/* "hrt", "tdt", "hrt+tdt" for a set of methods (bit = enum wult_source_id);
+ * NULL for none. */
+const char *rpt_sources_name(unsigned int sources, char *buf, size_t len);
+
+/* ---- report_diff.c: the diff model, computed once for every view ---- */
+/* One row of the summary: each input's value of one statistic. */
+struct rpt_diff_row {
+	const char *label;		/* the statistic's name, or the counter's */
+	int k;				/* RPT_S_* */
+	int ctr;			/* the counter metric, -1: a count or a time */
+	double *v;			/* each input's value, NaN: none */
+};
+/* One state of the union of the inputs' states. */
+struct rpt_diff_state {
+	const char *name;
+	const struct rpt_group **g;	/* each input's group, NULL: none */
+	struct rpt_diff_row kept, excluded;
+	struct rpt_diff_row *time;	/* RPT_S_NR rows per time metric, o->time's order */
+	struct rpt_diff_row *ctr;	/* the counter means some input has */
+	unsigned int nctr;
+	double *vals;			/* the rows' values */
+};
+struct rpt_diff {
+	unsigned int nfiles, nstates;
+	struct rpt_diff_state *st;	/* ordered as people list states, "all" last */
+};
+/* The model of @files (one or more). 0, or -ENOMEM. */
+int rpt_diff_new(const struct rpt_opts *o, struct rpt_file *const *files, unsigned int nfiles,
+		 struct rpt_diff **out);
+void rpt_diff_free(struct rpt_diff *d);
+/* Input @j's cell of row @r: its value, and (@j > 0) its change against
+ * the first input, absolute and relative. Each buffer @len bytes. */
+void rpt_diff_cell(const struct rpt_opts *o, const struct rpt_diff_row *r, unsigned int j,
+		   char *val, char *abs, char *pct, size_t len);
+/* The change of @v against @base: absolute (in @abs) and relative (@pct);
+ * @o for times, else @prec decimals. */
 void rpt_fmt_change(const struct rpt_opts *o, int prec, int k, double base, double v,
 		    char *abs, char *pct, size_t len);
-int rpt_ctr_prec(enum wult_metric m);
-/* The state names of several files, ordered, "all" last; and one's group. */
+/* The state names of several files, ordered, "all" last. */
 unsigned int rpt_state_union(struct rpt_file *const *files, unsigned int nfiles,
 			     const char **names, unsigned int max);
-const struct rpt_group *rpt_find_group(const struct rpt_file *f, const char *name);
+
+/* ---- report_html.c ---- */
+/* Writes the HTML report of @files to o->html_out, its summary from @d
+ * (rpt_diff_new() of the same files). 0, or -errno (printed). */
+int rpt_html_write(const struct rpt_opts *o, struct rpt_file *const *files,
+		   const struct rpt_diff *d);
+
+/* ---- report_print.c ---- */
 /* Histogram bucket edges from @min to @max + 1 (log unless @linear), the
  * bucket count returned: the text --hist and the HTML page share them. */
 unsigned int rpt_hist_edges(int linear, int64_t min, int64_t max, int64_t *edge,
@@ -334,10 +372,9 @@ void rpt_print_validity(FILE *out, const struct rpt_file *f);
 void rpt_print_one(FILE *out, const struct rpt_opts *o, const struct rpt_file *f);
 /* The --branches section: each state's most frequent contexts, symbolized. */
 void rpt_print_branches(FILE *out, const struct rpt_opts *o, const struct rpt_file *f);
+/* The diff of @files, laid out from @d (rpt_diff_new() of the same files). */
 void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
-		    unsigned int nfiles);
-/* Orders requested-state names as people list them: POLL, C1, C1E, C6, C10. */
-int rpt_state_cmp(const char *a, const char *b);
+		    const struct rpt_diff *d);
 
 /* ---- report_capture.c: a --stop-on capture beside the input ---- */
 /* Prints @data_path.capture's story, if there is one. 0 or -errno (said). */

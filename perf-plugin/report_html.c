@@ -216,24 +216,19 @@ static void table_one(FILE *f, const struct rpt_opts *o, const struct rpt_group 
 }
 
 /* Several files: each file's value, then each later one's change. */
-static void diff_row(FILE *f, const struct rpt_opts *o, const char *label, int k,
-		     const double *v, unsigned int nfiles, int ctr)
+static void diff_row(FILE *f, const struct rpt_opts *o, const struct rpt_diff_row *r,
+		     unsigned int nfiles)
 {
-	int is_time = ctr < 0 && k != RPT_S_COUNT, prec = ctr < 0 ? 0 : rpt_ctr_prec(ctr);
 	char buf[64], abs[64], pct[64];
 	unsigned int j;
 
 	fputs("<tr>", f);
-	cell(f, "th", label);
+	cell(f, "th", r->label);
 	for (j = 0; j < nfiles; j++) {
-		if (ctr >= 0)
-			rpt_ctr_fmt(ctr, v[j], buf, sizeof(buf));
-		else
-			rpt_fmt_stat(buf, sizeof(buf), o, k, v[j]);
+		rpt_diff_cell(o, r, j, buf, abs, pct, sizeof(buf));
 		cell(f, "td", buf);
 		if (!j)
 			continue;
-		rpt_fmt_change(is_time ? o : NULL, prec, k, v[0], v[j], abs, pct, sizeof(abs));
 		fputs("<td class=\"d\">", f);
 		put_esc(f, abs);
 		fputs("</td>", f);
@@ -258,67 +253,51 @@ static void diff_head(FILE *f, const char *title, unsigned int nfiles)
 	fputs("</tr>\n", f);
 }
 
-static void table_diff(FILE *f, const struct rpt_opts *o, const struct rpt_group *const *g,
+static void table_diff(FILE *f, const struct rpt_opts *o, const struct rpt_diff_state *st,
 		       unsigned int nfiles)
 {
-	double v[RPT_MAX_FILES];
 	char title[128];
-	unsigned int i, j;
-	int k, any = 0;
+	unsigned int i;
+	int k;
 
 	for (i = 0; i < o->ntime; i++) {
 		snprintf(title, sizeof(title), "%s (%s)", time_name(o, o->time[i]), o->unit);
 		diff_head(f, title, nfiles);
-		for (k = 0; k < RPT_S_NR; k++) {
-			for (j = 0; j < nfiles; j++)
-				v[j] = g[j] ? rpt_stat_val(&g[j]->sum[i], k) : NAN;
-			diff_row(f, o, rpt_stat_names[k], k, v, nfiles, -1);
-		}
+		for (k = 0; k < RPT_S_NR; k++)
+			diff_row(f, o, &st->time[i * RPT_S_NR + k], nfiles);
 		fputs("</table>\n", f);
 	}
-	for (i = 0; i < RPT_NCTR; i++) {
-		for (j = 0; j < nfiles; j++)
-			v[j] = g[j] ? rpt_mean_val(&g[j]->ctr[i]) : NAN;
-		for (j = 0; j < nfiles && isnan(v[j]); j++)
-			;
-		if (j == nfiles)
-			continue;
-		if (!any)
+	for (i = 0; i < st->nctr; i++) {
+		if (!i)
 			diff_head(f, "counter means", nfiles);
-		any = 1;
-		diff_row(f, o, wult_metric_desc(rpt_ctr_metrics[i])->name, RPT_S_MEAN, v, nfiles,
-			 rpt_ctr_metrics[i]);
+		diff_row(f, o, &st->ctr[i], nfiles);
 	}
-	if (any)
+	if (st->nctr)
 		fputs("</table>\n", f);
 }
 
-static void write_tables(FILE *f, const struct rpt_opts *o, struct rpt_file *const *files,
-			 unsigned int nfiles)
+static void write_tables(FILE *f, const struct rpt_opts *o, const struct rpt_diff *d)
 {
-	const char *names[RPT_MAX_STATES + 1];
-	const struct rpt_group *g[RPT_MAX_FILES];
 	int show[RPT_MAX_TIME];
-	unsigned int nst, s, j, i;
+	unsigned int s, j, i;
 
 	for (i = 0; i < o->ntime; i++)
 		show[i] = 1;
-	nst = rpt_state_union(files, nfiles, names, RPT_MAX_STATES + 1);
 	fputs("<section id=\"summary\"><h2>Summary per requested state</h2>\n", f);
-	for (s = 0; s < nst; s++) {
-		for (j = 0; j < nfiles; j++)
-			g[j] = rpt_find_group(files[j], names[s]);
+	for (s = 0; s < d->nstates; s++) {
+		const struct rpt_diff_state *st = &d->st[s];
+
 		fputs("<div class=\"state\"><h3>", f);
-		put_esc(f, names[s]);
+		put_esc(f, st->name);
 		fputs(":", f);
-		for (j = 0; j < nfiles; j++)
+		for (j = 0; j < d->nfiles; j++)
 			fprintf(f, "%s%llu", j ? ", " : " ",
-				(unsigned long long)(g[j] ? g[j]->kept : 0));
+				(unsigned long long)(st->g[j] ? st->g[j]->kept : 0));
 		fputs(" datapoints</h3>\n", f);
-		if (nfiles == 1)
-			table_one(f, o, g[0], show);
+		if (d->nfiles == 1)
+			table_one(f, o, st->g[0], show);
 		else
-			table_diff(f, o, g, nfiles);
+			table_diff(f, o, st, d->nfiles);
 		fputs("</div>\n", f);
 	}
 	fputs("</section>\n", f);
@@ -468,8 +447,10 @@ static int write_data(FILE *f, const struct rpt_opts *o, struct rpt_file *const 
 }
 
 static int write_page(FILE *f, const struct rpt_opts *o, struct rpt_file *const *files,
-		       unsigned int nfiles)
+		      const struct rpt_diff *d)
 {
+	unsigned int nfiles = d->nfiles;
+
 	/* No fetch of any kind; inline script and style only. */
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -485,7 +466,7 @@ static int write_page(FILE *f, const struct rpt_opts *o, struct rpt_file *const 
 	      "show every datapoint of the tail and of sparse regions, dense regions thinned "
 	      "(see wult-report(1)).</p></section>\n", f);
 	/* The plots come first: the first screen shows them; tables follow. */
-	write_tables(f, o, files, nfiles);
+	write_tables(f, o, d);
 	if (o->branches && nfiles == 1) {
 		fputs("<section id=\"branches\"><h2>Branch contexts</h2>\n", f);
 		put_pre(f, branches_fn, o, files[0], "br");
@@ -502,7 +483,7 @@ static int write_page(FILE *f, const struct rpt_opts *o, struct rpt_file *const 
 }
 
 int rpt_html_write(const struct rpt_opts *o, struct rpt_file *const *files,
-		   unsigned int nfiles)
+		   const struct rpt_diff *d)
 {
 	FILE *f = fopen(o->html_out, "w");
 	int ret = 0;
@@ -513,7 +494,7 @@ int rpt_html_write(const struct rpt_opts *o, struct rpt_file *const *files,
 			o->title ? o->title : "wult report", o->html_out, strerror(errno));
 		return ret;
 	}
-	if (write_page(f, o, files, nfiles) || ferror(f))
+	if (write_page(f, o, files, d) || ferror(f))
 		ret = -EIO;
 	if (fclose(f))
 		ret = -EIO;

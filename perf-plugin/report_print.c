@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wult report output: the per-state tables of one input, the side-by-side
- * diff of several (each file's value and its change against the first, as
- * intel wult's diff reports), and terminal histograms.
+ * wult report's text view: the per-state tables of one input, the
+ * side-by-side diff of several laid out from the diff model (report_diff.c:
+ * each file's value and its change against the first, as intel wult's diff
+ * reports), terminal histograms and the --branches section.
  *
  * Times are kept in ns and printed in the chosen unit; in us, 3 decimals
  * keep every nanosecond. Tables fit 80 columns with the default metrics.
@@ -16,78 +17,12 @@
 
 #include "report.h"
 
-const char *const rpt_stat_names[RPT_S_NR] = {
-	"count", "min", "median", "p90", "p99", "p99.9", "p99.99", "p99.999", "max",
-	"mean", "stddev",
-};
-
 #define LABEL_W	10	/* the stat-name column */
 #define COL_W	15	/* a value column */
-
-double rpt_stat_val(const struct wult_stats_summary *s, int k)
-{
-	if (!s->count)
-		return k == RPT_S_COUNT ? 0 : NAN;
-	switch (k) {
-	case RPT_S_COUNT: return s->count;
-	case RPT_S_MIN: return s->min;
-	case RPT_S_MEDIAN: return s->median;
-	case RPT_S_P90: return s->p90;
-	case RPT_S_P99: return s->p99;
-	case RPT_S_P99_9: return s->p99_9;
-	case RPT_S_P99_99: return s->p99_99;
-	case RPT_S_P99_999: return s->p99_999;
-	case RPT_S_MAX: return s->max;
-	case RPT_S_MEAN: return s->mean;
-	default: return s->count > 1 ? s->stddev : NAN;
-	}
-}
-
-/* A time (ns) in the output unit; "-" when there is none. */
-const char *rpt_fmt_time(char *buf, size_t len, const struct rpt_opts *o, double ns)
-{
-	if (isnan(ns))
-		snprintf(buf, len, "-");
-	else if (o->unit_ns == 1)
-		snprintf(buf, len, ns == floor(ns) ? "%.0f" : "%.1f", ns);
-	else
-		snprintf(buf, len, "%.*f", o->unit_ns == 1e3 ? 3 : 6, ns / o->unit_ns);
-	return buf;
-}
-
-const char *rpt_fmt_stat(char *buf, size_t len, const struct rpt_opts *o, int k, double v)
-{
-	if (k == RPT_S_COUNT && !isnan(v)) {
-		snprintf(buf, len, "%.0f", v);
-		return buf;
-	}
-	return rpt_fmt_time(buf, len, o, v);
-}
 
 static const char *metric_name(enum wult_metric m)
 {
 	return wult_metric_desc(m)->name;
-}
-
-/* Decimals of a counter metric's mean: MHz, rare-event counts, percent. */
-int rpt_ctr_prec(enum wult_metric m)
-{
-	return m == WULT_M_CPU_FREQ ? 1 : m == WULT_M_SMI_CNT || m == WULT_M_NMI_CNT ||
-	       m == WULT_M_SWIRQ_CNT ? 3 : 2;
-}
-
-const char *rpt_ctr_fmt(enum wult_metric m, double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", rpt_ctr_prec(m), v);
-	return buf;
-}
-
-double rpt_mean_val(const struct rpt_mean *m)
-{
-	return m->n ? m->sum / m->n : NAN;
 }
 
 /* ---- one input ---- */
@@ -149,21 +84,6 @@ static void print_group(FILE *out, const struct rpt_opts *o, const struct rpt_gr
 		fputs(g->hist, out);
 }
 
-const char *rpt_sources_name(unsigned int sources, char *buf, size_t len)
-{
-	size_t n = 0;
-	unsigned int i;
-
-	if (!sources || !len)
-		return NULL;
-	buf[0] = '\0';
-	for (i = 0; i < 32 && n < len; i++)
-		if (sources & (1U << i))
-			n += snprintf(buf + n, len - n, "%s%s", n ? "+" : "",
-				      wult_dpdec_source_name(i));
-	return buf;
-}
-
 void rpt_print_validity(FILE *out, const struct rpt_file *f)
 {
 	char m[64];
@@ -215,45 +135,6 @@ void rpt_print_one(FILE *out, const struct rpt_opts *o, const struct rpt_file *f
 
 /* ---- several inputs ---- */
 
-const struct rpt_group *rpt_find_group(const struct rpt_file *f, const char *name)
-{
-	unsigned int i;
-
-	if (!strcmp(name, RPT_ALL))
-		return &f->all;
-	for (i = 0; i < f->ngroups; i++)
-		if (!strcmp(f->groups[i]->name, name))
-			return f->groups[i];
-	return NULL;
-}
-
-/* The change of @v against @base: absolute (in @abs) and relative (@pct);
- * @o for times, else @prec decimals. */
-void rpt_fmt_change(const struct rpt_opts *o, int prec, int k, double base, double v,
-		       char *abs, char *pct, size_t len)
-{
-	double d = v - base;
-
-	if (isnan(base) || isnan(v)) {
-		snprintf(abs, len, "-");
-		snprintf(pct, len, "-");
-		return;
-	}
-	if (k == RPT_S_COUNT)
-		snprintf(abs, len, "%+.0f", d);
-	else if (o)
-		snprintf(abs, len, "%+.*f", o->unit_ns == 1 ? (d == floor(d) ? 0 : 1) :
-			 o->unit_ns == 1e3 ? 3 : 6, d / o->unit_ns);
-	else
-		snprintf(abs, len, "%+.*f", prec, d);
-	if (d == 0)
-		snprintf(pct, len, "0.00%%");
-	else if (base == 0)
-		snprintf(pct, len, "-");
-	else
-		snprintf(pct, len, "%+.2f%%", d / fabs(base) * 100);
-}
-
 static void diff_header(FILE *out, const char *title, unsigned int nfiles)
 {
 	char h[32];
@@ -270,104 +151,46 @@ static void diff_header(FILE *out, const char *title, unsigned int nfiles)
 	fprintf(out, "\n");
 }
 
-/*
- * One row: each file's value, then each later file's change against [1].
- * @ctr is the counter metric of the row, -1 for a count or a time (@k).
- */
-static void diff_row(FILE *out, const struct rpt_opts *o, const char *label, int k,
-		     const double *v, unsigned int nfiles, int ctr)
+/* One row: each file's value, then each later file's change against [1]. */
+static void diff_row(FILE *out, const struct rpt_opts *o, const struct rpt_diff_row *r,
+		     unsigned int nfiles)
 {
-	int is_time = ctr < 0 && k != RPT_S_COUNT, prec = ctr < 0 ? 0 : rpt_ctr_prec(ctr);
 	char buf[64], abs[64], pct[64];
 	unsigned int j;
 
-	fprintf(out, "  %-*s", LABEL_W - 2, label);
+	fprintf(out, "  %-*s", LABEL_W - 2, r->label);
 	for (j = 0; j < nfiles; j++) {
-		if (ctr >= 0)
-			rpt_ctr_fmt(ctr, v[j], buf, sizeof(buf));
-		else
-			rpt_fmt_stat(buf, sizeof(buf), o, k, v[j]);
+		rpt_diff_cell(o, r, j, buf, abs, pct, sizeof(buf));
 		fprintf(out, "%*s", COL_W - 2, buf);
-		if (!j)
-			continue;
-		rpt_fmt_change(is_time ? o : NULL, prec, k, v[0], v[j], abs, pct, sizeof(abs));
-		fprintf(out, "%*s%*s", COL_W - 2, abs, 11, pct);
+		if (j)
+			fprintf(out, "%*s%*s", COL_W - 2, abs, 11, pct);
 	}
 	fprintf(out, "\n");
 }
 
-/* The union of the inputs' state names, ordered, "all" last. */
-unsigned int rpt_state_union(struct rpt_file *const *files, unsigned int nfiles,
-				const char **names, unsigned int max)
-{
-	unsigned int n = 0, i, j, k;
-
-	for (j = 0; j < nfiles; j++) {
-		for (i = 0; i < files[j]->ngroups; i++) {
-			const char *s = files[j]->groups[i]->name;
-
-			for (k = 0; k < n && strcmp(names[k], s); k++)
-				;
-			if (k == n && n < max - 1)
-				names[n++] = s;
-		}
-	}
-	/* Insertion sort: a few dozen names at most. */
-	for (i = 1; i < n; i++) {
-		const char *s = names[i];
-
-		for (k = i; k > 0 && rpt_state_cmp(names[k - 1], s) > 0; k--)
-			names[k] = names[k - 1];
-		names[k] = s;
-	}
-	names[n++] = RPT_ALL;
-	return n;
-}
-
 /* The diff's per-state rows: counts, each time metric, counter means. */
-static void diff_state(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
-		       unsigned int nfiles, const char *name)
+static void diff_state(FILE *out, const struct rpt_opts *o, const struct rpt_diff_state *st,
+		       unsigned int nfiles)
 {
-	const struct rpt_group *g[RPT_MAX_FILES];
-	double v[RPT_MAX_FILES];
-	char title[128];
-	unsigned int i, j;
-	int k, any_ctr = 0;
+	unsigned int i;
+	int k;
 
-	for (j = 0; j < nfiles; j++)
-		g[j] = rpt_find_group(files[j], name);
-	fprintf(out, "\n== %s ==\n", name);
+	fprintf(out, "\n== %s ==\n", st->name);
 	diff_header(out, "datapoints", nfiles);
-	for (j = 0; j < nfiles; j++)
-		v[j] = g[j] ? g[j]->kept : 0;
-	diff_row(out, o, "kept", RPT_S_COUNT, v, nfiles, -1);
-	for (j = 0; j < nfiles; j++)
-		v[j] = g[j] ? g[j]->excluded : 0;
-	diff_row(out, o, "excluded", RPT_S_COUNT, v, nfiles, -1);
+	diff_row(out, o, &st->kept, nfiles);
+	diff_row(out, o, &st->excluded, nfiles);
 	for (i = 0; i < o->ntime; i++) {
-		snprintf(title, sizeof(title), "%s (%s)", metric_name(o->time[i]), o->unit);
-		fprintf(out, "%s\n", title);
+		fprintf(out, "%s (%s)\n", metric_name(o->time[i]), o->unit);
 		diff_header(out, "", nfiles);
-		for (k = 0; k < RPT_S_NR; k++) {
-			for (j = 0; j < nfiles; j++)
-				v[j] = g[j] ? rpt_stat_val(&g[j]->sum[i], k) : NAN;
-			diff_row(out, o, rpt_stat_names[k], k, v, nfiles, -1);
-		}
+		for (k = 0; k < RPT_S_NR; k++)
+			diff_row(out, o, &st->time[i * RPT_S_NR + k], nfiles);
 	}
-	for (i = 0; i < RPT_NCTR; i++) {
-		for (j = 0; j < nfiles; j++)
-			v[j] = g[j] ? rpt_mean_val(&g[j]->ctr[i]) : NAN;
-		for (j = 0; j < nfiles && isnan(v[j]); j++)
-			;
-		if (j == nfiles)
-			continue;
-		if (!any_ctr) {
+	for (i = 0; i < st->nctr; i++) {
+		if (!i) {
 			fprintf(out, "counter means\n");
 			diff_header(out, "", nfiles);
-			any_ctr = 1;
 		}
-		diff_row(out, o, metric_name(rpt_ctr_metrics[i]), RPT_S_MEAN, v, nfiles,
-			 rpt_ctr_metrics[i]);
+		diff_row(out, o, &st->ctr[i], nfiles);
 	}
 }
 
@@ -400,13 +223,10 @@ static void diff_tail(FILE *out, struct rpt_file *const *files, unsigned int nfi
 }
 
 void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
-		    unsigned int nfiles)
+		    const struct rpt_diff *d)
 {
-	const char *names[RPT_MAX_STATES + 1];
-	unsigned int nst, s, j;
+	unsigned int nfiles = d->nfiles, s, j;
 
-	if (nfiles > RPT_MAX_FILES)
-		nfiles = RPT_MAX_FILES;
 	fprintf(out, "Files:\n");
 	for (j = 0; j < nfiles; j++) {
 		fprintf(out, "[%u] %s\n%s", j + 1, files[j]->path,
@@ -422,9 +242,8 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 			break;
 		}
 	}
-	nst = rpt_state_union(files, nfiles, names, RPT_MAX_STATES + 1);
-	for (s = 0; s < nst; s++)
-		diff_state(out, o, files, nfiles, names[s]);
+	for (s = 0; s < d->nstates; s++)
+		diff_state(out, o, &d->st[s], nfiles);
 	diff_tail(out, files, nfiles);
 }
 
@@ -544,32 +363,6 @@ out:
 	}
 	g->hist = text;
 	return 0;
-}
-
-/* ---- state order ---- */
-
-/* POLL first, then by letters, number and suffix: C1 < C1E < C3 < C6 < C10. */
-int rpt_state_cmp(const char *a, const char *b)
-{
-	size_t la, lb;
-	unsigned long na, nb;
-	char *ea, *eb;
-	int r;
-
-	if (!strcmp(a, b))
-		return 0;
-	if (!strcmp(a, "POLL") || !strcmp(b, "POLL"))
-		return !strcmp(a, "POLL") ? -1 : 1;
-	la = strcspn(a, "0123456789");
-	lb = strcspn(b, "0123456789");
-	r = strncmp(a, b, la < lb ? la : lb);
-	if (r || la != lb || !a[la] || !b[lb])
-		return r ? r : la != lb ? (la < lb ? -1 : 1) : strcmp(a, b);
-	na = strtoul(a + la, &ea, 10);
-	nb = strtoul(b + lb, &eb, 10);
-	if (na != nb)
-		return na < nb ? -1 : 1;
-	return strcmp(ea, eb);
 }
 
 /* ---- branch contexts (--branches) ---- */
