@@ -28,8 +28,8 @@
 	__asm__(".section .rodata\n.global " #sym "\n" #sym ":\n"	\
 		".incbin \"" path "\"\n.byte 0\n.previous\n")
 ASSET(wult_html_chartjs, WULT_CHARTJS);
-ASSET(wult_html_js, "perf-plugin/html/report.js");
-ASSET(wult_html_css, "perf-plugin/html/report.css");
+ASSET(wult_html_js, "perf-plugin/wult/html/report.js");
+ASSET(wult_html_css, "perf-plugin/wult/html/report.css");
 extern const char wult_html_chartjs[], wult_html_js[], wult_html_css[];
 
 static void put_esc(FILE *f, const char *s)

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "report.h"
+#include "report/report.h"
 
 #define DEF_HIST_BUCKETS	20
 #define DEF_BRANCHES		10	/* contexts shown per state */
