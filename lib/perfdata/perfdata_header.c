@@ -608,7 +608,7 @@ static int file_features(struct wult_pd *pd, const struct file_header *h)
 
 	/*
 	 * Bit 0 (HEADER_RESERVED) has an entry perf skips unread; wult's
-	 * writer keeps a record header there (lib/pdwrite.c).
+	 * writer keeps a record header there (lib/perfdata/pdwrite.c).
 	 */
 	if (h->features[0] & 1)
 		off += sizeof(fs);

@@ -5,7 +5,7 @@
  * report_print.c (tables, diffs, histograms).
  *
  * One pass per input: every kept datapoint goes into per-state streaming
- * statistics (lib/stats.h); at the end of the input they are reduced to
+ * statistics (wult/stats.h); at the end of the input they are reduced to
  * summaries and freed, so memory follows the value range, never the
  * datapoint count, and a diff of many inputs holds only summaries.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wult report --fail-if: conditions on the report's statistics for CI
- * gates, e.g. 'C3.p99.9 WakeLatency > 150us'. lib/gate.c parses them; here
+ * gates, e.g. 'C3.p99.9 WakeLatency > 150us'. lib/stats/gate.c parses them; here
  * they are checked against what the report has (a time metric's eleven
  * statistics, a counter metric's mean) and evaluated on the same values
  * the tables print (rpt_stat_val(), rpt_mean_val()).

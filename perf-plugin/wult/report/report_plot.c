@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the HTML report draws of one state of one input, collected during the
- * single pass over it: per plotted metric, exact statistics (lib/stats.h)
+ * single pass over it: per plotted metric, exact statistics (wult/stats.h)
  * that become a histogram and a cumulative histogram at the end of the
  * input, and per (metric, x metric) a reduced scatter.
  *
