@@ -31,13 +31,6 @@
 #define DEF_INPUT		"wult.data"
 #define DEF_INPUT_PERF		"perf.data"
 
-const enum wult_metric rpt_ctr_metrics[RPT_NCTR] = {
-	WULT_M_CC0, WULT_M_CC1, WULT_M_CC1_DERIVED, WULT_M_CC3, WULT_M_CC6, WULT_M_CC7,
-	WULT_M_CC10, WULT_M_MC1, WULT_M_MC6, WULT_M_PC1, WULT_M_PC2, WULT_M_PC3, WULT_M_PC6,
-	WULT_M_PC7, WULT_M_PC8, WULT_M_PC9, WULT_M_PC10, WULT_M_CPU_FREQ, WULT_M_SMI_CNT,
-	WULT_M_NMI_CNT, WULT_M_SWIRQ_CNT,
-};
-
 /* Every metric in a CSV export, in intel wult's column order. */
 static const enum wult_metric csv_cols[] = {
 	WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY, WULT_M_SILENT_TIME, WULT_M_LDIST,

@@ -79,7 +79,7 @@ struct rpt_opts {
 	int threads;				/* a pass may use a second thread */
 };
 
-/* Counter metrics reported as means (wult_point indexes). */
+/* Counter metrics reported as means (wult_point indexes), report_fmt.c's. */
 extern const enum wult_metric rpt_ctr_metrics[RPT_NCTR];
 
 struct rpt_mean {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wult report's values as every view reads and prints them: the rows of a
- * statistics table, a time in the chosen unit, a counter mean, a state's
- * group, the order of state names. The text (report_print.c), HTML
- * (report_html.c) and JSON (report_json.c) views and the diff model
- * (report_diff.c) take them from here, so they agree to the digit.
+ * statistics table, the counter metrics shown as means, a time in the
+ * chosen unit, a counter mean, a state's group, the order of state names.
+ * The text (report_print.c), HTML (report_html.c) and JSON (report_json.c)
+ * views and the diff model (report_diff.c) take them from here, so they
+ * agree to the digit.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,13 @@
 #include <string.h>
 
 #include "report.h"
+
+const enum wult_metric rpt_ctr_metrics[RPT_NCTR] = {
+	WULT_M_CC0, WULT_M_CC1, WULT_M_CC1_DERIVED, WULT_M_CC3, WULT_M_CC6, WULT_M_CC7,
+	WULT_M_CC10, WULT_M_MC1, WULT_M_MC6, WULT_M_PC1, WULT_M_PC2, WULT_M_PC3, WULT_M_PC6,
+	WULT_M_PC7, WULT_M_PC8, WULT_M_PC9, WULT_M_PC10, WULT_M_CPU_FREQ, WULT_M_SMI_CNT,
+	WULT_M_NMI_CNT, WULT_M_SWIRQ_CNT,
+};
 
 const char *const rpt_stat_names[RPT_S_NR] = {
 	"count", "min", "median", "p90", "p99", "p99.9", "p99.99", "p99.999", "max",
