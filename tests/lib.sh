@@ -53,12 +53,15 @@ wult_wait_change() {
 # t_cpu0_only: take every CPU but CPU 0 offline. Ground-truth tests measure
 # one CPU: several vCPUs take turns under TCG, which shows in the tails,
 # and an offline vCPU never runs, so the default machine with the others
-# offline needs no guest of its own to boot and save.
+# offline needs no guest of its own to boot and save. Sets C, the measured
+# CPU (the one left online), and CPUIDLE, its cpuidle directory.
 t_cpu0_only() {
 	local f
 	for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
 		[ -f "$f" ] && echo 0 > "$f"
 	done
+	C=$(($(nproc) - 1))
+	CPUIDLE=/sys/devices/system/cpu/cpu$C/cpuidle
 }
 
 # t_need_icount: end the test, failed, unless the guest runs on the

@@ -4,9 +4,9 @@
 # so and wult record goes on without; with lbr=fake the module fills each
 # context with known addresses (ktime_get+4(i+1) -> wult_lbr_read+4i), which
 # exercises the whole path: capture, PMU samples and tracepoint, wult record,
-# the pairing with datapoints and the symbolized report.
-# vm-cost: 65
-# vm-args: --kaslr
+# the pairing with datapoints and the symbolized report (--vmlinux in a
+# KASLR guest: kaslr.sh).
+# vm-cost: 25
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
 # The symbols checked below are the kernel's own, ktime_get's and wult's:
@@ -115,20 +115,6 @@ t_check "--module KO@ADDR: the same" grep -qF 'ktime_get+0x4 -> wult_lbr_read+0 
 wult report --branches --kallsyms ks-core.txt --module /nonexistent/foo.ko w.data > modn.rpt
 t_check "--module of a module not loaded: says to give @ADDR" \
 	grep -q 'warning: --module /nonexistent/foo.ko: no load address in /sys/module/foo/sections/.text' modn.rpt
-# --vmlinux in a KASLR guest (vm-args --kaslr): the image's exported
-# functions at their link addresses (tests/tools/ksymtab_elf.c), moved by
-# the offset of kallsyms' _text from the image's.
-ktext=$(awk '$3 == "_text" { print $1; exit }' ks-sel.txt)
-t_check "KASLR moved the kernel (_text at $ktext)" test "$ktext" != ffffffff81000000
-grep -E ' _text$|[[:space:]]\[wult\]$' ks-sel.txt > ks-text.txt
-wult report --branches --kallsyms ks-text.txt --vmlinux "$WULT_VMLINUX_SYMS" w.data > vml.rpt
-t_check "--vmlinux: names at link addresses, moved by KASLR" \
-	grep -qF 'ktime_get+0x4 -> wult_lbr_read+0 [wult]' vml.rpt
-t_check "and the offset is said ($(grep -o 'KASLR offset [0-9a-fx]*' vml.rpt))" \
-	grep -qF "KASLR offset $(printf '%#x' $((0x$ktext - 0xffffffff81000000)))" vml.rpt
-wult report --branches --kallsyms ks-text.txt w.data > novml.rpt
-t_check "without --vmlinux that address has no name" \
-	grep -Eq '0xf+[0-9a-f]+ -> wult_lbr_read\+0 \[wult\]$' novml.rpt
 wult report --branches --kallsyms ks-core.txt --module "$WULT_KO@zz" w.data > modz.rpt
 t_check "--module KO@bad: not an address" grep -q "'zz' is not an address" modz.rpt
 wult report --branches --kallsyms nothere w.data > nk.rpt 2>&1

@@ -27,9 +27,7 @@
 DEC=$WULT_SRC/scripts/perf/wult-decode.py
 W=$OUT/refidle
 mkdir -p "$W"
-t_cpu0_only
-C=$(($(nproc) - 1))	# the measured CPU: the last one online
-CPUIDLE=/sys/devices/system/cpu/cpu$C/cpuidle
+t_cpu0_only	# sets C and CPUIDLE
 
 t_need_icount
 

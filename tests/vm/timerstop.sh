@@ -25,9 +25,7 @@
 
 W=$OUT/timerstop
 mkdir -p "$W"
-t_cpu0_only
-C=$(($(nproc) - 1))	# the measured CPU: the last one online
-CPUIDLE=/sys/devices/system/cpu/cpu$C/cpuidle
+t_cpu0_only	# sets C and CPUIDLE
 
 t_need_icount
 if grep -qw arat /proc/cpuinfo; then
