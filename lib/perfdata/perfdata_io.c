@@ -6,7 +6,6 @@
  * so records are decoded in place or from a fixed, aligned copy.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

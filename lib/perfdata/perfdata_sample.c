@@ -6,7 +6,6 @@
  * a ring buffer decode the same way as those read from a file.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
