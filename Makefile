@@ -13,8 +13,8 @@ DEPS_STAMP := $(BUILD)/.deps
 CC         ?= gcc
 PKGS       := libtraceevent libelf libzstd
 WARN       := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE $(WARN) -Ilib/include -Ilib \
-	-Ikernel/uapi -I$(LIBPERF)/include
+BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE $(WARN) -Ilib/include \
+	-Iperf-plugin/wult -Ikernel/uapi -I$(LIBPERF)/include
 LDLIBS     := $(LIBPERF)/lib/libperf.a $(LSRC)/tools/lib/api/libapi.a \
 	-ltraceevent -lelf -lzstd -lm -lpthread
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -34,8 +34,8 @@ san_LDFLAGS := $(SAN)
 pic_CFLAGS := $(BASE_CFLAGS) -O2 -fPIC
 pic_LDFLAGS :=
 
-LIB_SRCS    := $(wildcard lib/*.c)
-PLUGIN_SRCS := $(wildcard perf-plugin/*.c)
+LIB_SRCS    := $(wildcard lib/*.c lib/*/*.c)
+PLUGIN_SRCS := $(wildcard perf-plugin/*.c perf-plugin/wult/*.c perf-plugin/wult/*/*.c)
 TEST_SRCS   := $(wildcard tests/unit/test_*.c)
 BENCH_SRCS  := $(wildcard tests/bench/bench_*.c)
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
@@ -151,22 +151,23 @@ $(BUILD)/plugins/dlfilter/%.so: perf-plugin/dlfilter/%.c $(BUILD)/pic/libwult.a
 
 # The HTML report's assets are embedded with .incbin (report_html.c), which
 # -MMD does not see: Chart.js from Debian's libjs-chart.js, our script, style.
-HTML_ASSETS := /usr/share/javascript/chart.js/chart.min.js perf-plugin/html/report.js \
-	perf-plugin/html/report.css
-$(BUILD)/rel/perf-plugin/report_html.o $(BUILD)/san/perf-plugin/report_html.o: $(HTML_ASSETS)
+HTML_ASSETS := /usr/share/javascript/chart.js/chart.min.js perf-plugin/wult/html/report.js \
+	perf-plugin/wult/html/report.css
+$(BUILD)/rel/perf-plugin/wult/report/report_html.o \
+$(BUILD)/san/perf-plugin/wult/report/report_html.o: $(HTML_ASSETS)
 
 # man(1) pages, generated from Documentation/wult*.md.
-VERSION  := $(shell sed -n 's/^\#define WULT_VERSION "\(.*\)"/\1/p' perf-plugin/cmds.h)
+VERSION  := $(shell sed -n 's/^\#define WULT_VERSION "\(.*\)"/\1/p' perf-plugin/wult/cmds.h)
 MANPAGES := $(patsubst Documentation/%.md,$(BUILD)/man/man1/%.1,\
 	$(wildcard Documentation/wult*.md))
-$(BUILD)/man/man1/%.1: Documentation/%.md scripts/md2man perf-plugin/cmds.h
+$(BUILD)/man/man1/%.1: Documentation/%.md scripts/md2man perf-plugin/wult/cmds.h
 	@mkdir -p $(dir $@)
 	scripts/md2man $(VERSION) $< > $@.tmp && mv $@.tmp $@
 man: $(MANPAGES)
 
 user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
 
--include $(shell find $(BUILD)/rel $(BUILD)/san $(BUILD)/fuzz -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/rel $(BUILD)/san $(BUILD)/pic $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
 # ---- kernel module, once per test kernel --------------------------------
 $(BUILD)/kernel/%/wult.ko: $(KSRCS) $(DEPS_STAMP)

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include <wult/csv.h>
-#include "csv_int.h"
-#include "csvnum.h"
-#include "err.h"
+#include "internal/csv.h"
+#include "internal/csvnum.h"
+#include "internal/err.h"
 
 #define MAX_LINE	65536	/* longer lines are corrupt input */
 #define MAX_COLS	256

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include <wult/csv.h>
-#include "csv_int.h"
-#include "csvnum.h"
+#include "internal/csv.h"
+#include "internal/csvnum.h"
 
 #define OUT_BUF		(1 << 20)	/* a formatter's buffer: a full batch's rows */
 #define BATCH_CELLS	(64 << 10)	/* a batch's cells at most: 512 KiB */

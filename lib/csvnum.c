@@ -12,7 +12,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "csvnum.h"
+#include "internal/csvnum.h"
 
 /* Below this a scaled value's error (half an ulp, <= 2^-23) cannot move it
  * across a rounding boundary unless it is within 1e-6 of a tie. */

@@ -22,7 +22,7 @@
 #include <wult/comp.h>
 #include <wult/dpdec.h>
 #include <linux/wult.h>
-#include "err.h"
+#include "internal/err.h"
 
 #define MAX_CSTATES	64
 #define MAX_COUNTERS	64

@@ -123,7 +123,7 @@ static int to_pipe(const char *src, const char *dst)
 	}
 	/*
 	 * TRACING_DATA (feature bit 1) is the first feature section, after
-	 * bit 0's entry where wult's writer has one (lib/pdwrite.c).
+	 * bit 0's entry where wult's writer has one (lib/perfdata/pdwrite.c).
 	 */
 	if (!ret && (h[9] & 2) &&
 	    pread(fd, sec, sizeof(sec), h[5] + h[6] + (h[9] & 1) * 16) == sizeof(sec)) {

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include <wult/csv.h>
-#include "csvnum.h"
+#include "internal/csvnum.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

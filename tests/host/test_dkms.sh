@@ -9,7 +9,7 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ver=$(sed -n 's/^#define WULT_VERSION "\(.*\)"/\1/p' "$top/perf-plugin/cmds.h")
+ver=$(sed -n 's/^#define WULT_VERSION "\(.*\)"/\1/p' "$top/perf-plugin/wult/cmds.h")
 
 if ! command -v dkms > /dev/null; then
 	t_skip "dkms not installed (scripts/deps installs it)"

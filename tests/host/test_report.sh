@@ -85,7 +85,7 @@ t_check "synthetic inputs written" test -s "$tmp/a.data" -a -s "$tmp/b.data" -a 
 "$W" report --help > "$tmp/help"
 t_eq "--help exits 0" 0 $?
 missing=
-for o in $(sed -n 's/^\t\t{ "\([a-z-]*\)", .*/\1/p' "$top/perf-plugin/cmd_report.c"); do
+for o in $(sed -n 's/^\t\t{ "\([a-z-]*\)", .*/\1/p' "$top/perf-plugin/wult/cmd_report.c"); do
 	grep -q -- "--$o" "$tmp/help" || missing="$missing $o"
 done
 t_eq "--help documents every option" "" "$missing"
@@ -508,7 +508,7 @@ t_check "diff: the residency of the file that has it" grep -q \
 
 # ---- two threads and one: the same report, byte for byte ----
 # A reading thread hands datapoints over in batches of 4096
-# (perf-plugin/report_pipe.c); 8192 datapoints end on a batch's edge.
+# (perf-plugin/wult/report/report_pipe.c); 8192 datapoints end on a batch's edge.
 $WREL synth -o "$tmp/th.data" -c 20000 -s 5 --cpus 2 --cstates 4 --ldist 1us,50ms >/dev/null
 $WREL synth -o "$tmp/th2.data" -c 8192 -s 6 >/dev/null
 head -c 2000000 "$tmp/th.data" > "$tmp/thtrunc.data"

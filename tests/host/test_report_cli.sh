@@ -78,7 +78,7 @@ t_check "the full format: no warning" sh -c "! grep -q warning '$tmp/w2.err'"
 
 # ---- an allocation failure in the statistics ----
 # A preloaded mmap() refuses the 8 KiB mappings the statistics take when a
-# value's count passes 255 (lib/stats.c, promote()): the report must say so
+# value's count passes 255 (lib/stats/stats.c, promote()): the report must say so
 # and fail, not print NaN percentiles.
 if cc -shared -fPIC -o "$tmp/failmmap.so" -x c - -ldl <<'EOF'
 #define _GNU_SOURCE

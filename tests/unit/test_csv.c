@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include <wult/csv.h>
-#include "csv_int.h"
+#include "internal/csv.h"
 #include "wt.h"
 #include "wt_data.h"
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "csvnum.h"
+#include "internal/csvnum.h"
 #include "wt.h"
 
 static uint64_t rnd(uint64_t *x)

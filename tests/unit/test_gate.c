@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --fail-if conditions (lib/gate.c): what parses into what, and that every
+ * --fail-if conditions (lib/stats/gate.c): what parses into what, and that every
  * malformed part is refused with a message naming it.
  */
 #include <errno.h>

@@ -25,7 +25,7 @@
 #define NSAMPLES	10
 /* What a sync costs in the data: the table it leaves behind (2 entries). */
 #define SYNC_PAD	32
-/* lib/pdwrite.c's RESERVE: room between the table and the slots. */
+/* lib/perfdata/pdwrite.c's RESERVE: room between the table and the slots. */
 #define RESERVE		((1 << 20) + (8 << 10))
 
 /*

@@ -64,7 +64,7 @@ int main(void)
 	}
 	WT_EQ(ret, 0);
 	WT_EQ(n, 2500);
-	/* synth's 2, and the table of the sync at open (lib/pdwrite.c). */
+	/* synth's 2, and the table of the sync at open (lib/perfdata/pdwrite.c). */
 	WT_EQ(rounds, 3);
 	WT_CHECK(!strcmp(wult_pd_attr(pd, 0)->name, "wult:datapoint"), "name");
 	WT_CHECK(!wult_pd_format(pd, 0, &sys, &text, &len) && !strcmp(sys, "wult"), "fmt");

@@ -13,7 +13,7 @@
 
 #include <wult/tsc.h>
 
-#include "tsc_internal.h"
+#include "internal/tsc.h"
 #include "wt.h"
 
 typedef unsigned __int128 u128;
@@ -500,7 +500,7 @@ static void test_eval_skew(void)
 	o.max_ms = EVAL_MAX_MS;
 	for (i = 0; i < sizeof(shifts) / sizeof(shifts[0]); i++) {
 		skew[1] = shifts[i];
-		ret = wult_tsc__eval_run_skewed(NULL, &o, skew, &ev, msg, sizeof(msg));
+		ret = tsc_eval_run_skewed(NULL, &o, skew, &ev, msg, sizeof(msg));
 		WT_CHECK(!ret, "skewed eval: %s", msg);
 		if (ret)
 			continue;
