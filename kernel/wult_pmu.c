@@ -255,6 +255,8 @@ static void wult_event_destroy(struct perf_event *event)
 {
 	const struct wult_source *src = wult_ev_source(event);
 
+	if (src->cpu_put)
+		src->cpu_put(event->cpu);
 	if (src->put)
 		src->put();
 	wult_engine_put();
@@ -358,11 +360,13 @@ static int wult_event_init(struct perf_event *event)
 	/* The engine measures a CPU, not a task. */
 	if (event->cpu < 0)
 		return -EINVAL;
-	if ((cfg & ~WULT_CFG_KNOWN) || event->attr.config2 ||
-	    kind >= WULT_KIND_MAX || !src)
+	if ((cfg & ~WULT_CFG_KNOWN) || kind >= WULT_KIND_MAX || !src)
 		return -EINVAL;
 	if (wult_kind_idle(kind))
-		return wult_idle_event_init(event);
+		return event->attr.config2 ? -EINVAL : wult_idle_event_init(event);
+	/* config2: the source's own settings, where it has any. */
+	if (event->attr.config2 && !src->cpu_get)
+		return -EINVAL;
 	if ((wult_cfg_state(cfg) && !wult_kind_exit(kind)) ||
 	    wult_cfg_state(cfg) >= WULT_IDLE_STATES ||
 	    (cfg1 && !wult_kind_band(kind)) ||
@@ -403,9 +407,14 @@ static int wult_event_init(struct perf_event *event)
 		if (ret)
 			goto err_put;
 	}
+	if (src->cpu_get) {
+		ret = src->cpu_get(event->cpu, event->attr.config2);
+		if (ret)
+			goto err_src;
+	}
 	ret = wult_hist_get(event->cpu);
 	if (ret)
-		goto err_src;
+		goto err_cpu;
 	event->hw.config_base = wult_cfg_ldist_min(cfg);
 	event->hw.event_base = wult_cfg_ldist_max(cfg);
 	event->hw.config = kind;
@@ -416,6 +425,9 @@ static int wult_event_init(struct perf_event *event)
 	event->destroy = wult_event_destroy;
 	return 0;
 
+err_cpu:
+	if (src->cpu_put)
+		src->cpu_put(event->cpu);
 err_src:
 	if (src->put)
 		src->put();
@@ -664,6 +676,8 @@ PMU_FORMAT_ATTR(source, "config:40-43");
 PMU_FORMAT_ATTR(state, "config:48-55");
 PMU_FORMAT_ATTR(band_lo, "config1:0-31");
 PMU_FORMAT_ATTR(band_hi, "config1:32-63");
+PMU_FORMAT_ATTR(launcher, "config2:0-15");
+PMU_FORMAT_ATTR(noshadow, "config2:16");
 
 static struct attribute *wult_format_attrs[] = {
 	&format_attr_ldist_min.attr,
@@ -673,6 +687,8 @@ static struct attribute *wult_format_attrs[] = {
 	&format_attr_state.attr,
 	&format_attr_band_lo.attr,
 	&format_attr_band_hi.attr,
+	&format_attr_launcher.attr,
+	&format_attr_noshadow.attr,
 	NULL,
 };
 

@@ -60,10 +60,31 @@ struct wult_source {
 	 * event (an earlier timer will wake the CPU first). Optional.
 	 */
 	bool (*at_idle)(u64 *ltime);
+	/*
+	 * Optional, for a source with per-CPU settings (config2 of the
+	 * event): a wult event measuring @cpu was created / destroyed.
+	 * Check and take what @cpu needs; 0 or an errno, after one line in
+	 * the kernel log saying why. Process context.
+	 */
+	int (*cpu_get)(unsigned int cpu, u64 config2);
+	void (*cpu_put)(unsigned int cpu);
+	/*
+	 * Optional, for a source launched from another CPU (ipi), whose LTime
+	 * is known only once the launch happened and which wakes the way the
+	 * scheduler does: an interrupt, or, to a CPU that polls, only
+	 * need_resched, its handler then running after the idle exit outside
+	 * any interrupt. On the measured CPU, IRQs off, at each idle exit
+	 * while armed and in the handler: false while not launched yet (an
+	 * exit is then not its wake), else true with *@ltime.
+	 */
+	bool (*launched)(u64 *ltime);
+	/* Optional: WULT_DPF_* flags the source adds to this CPU's datapoints. */
+	u32 (*dp_flags)(void);
 };
 
 extern const struct wult_source wult_hrt_source;
 extern const struct wult_source wult_tdt_source;
+extern const struct wult_source wult_ipi_source;
 
 /*
  * For a source whose event is an hrtimer, at idle entry (IRQs off, on the

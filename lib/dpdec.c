@@ -110,6 +110,7 @@ const char *wult_dpdec_source_name(unsigned int source)
 	static const char *const names[WULT_SOURCE_MAX] = {
 		[WULT_SOURCE_HRT] = "hrt",
 		[WULT_SOURCE_TDT] = "tdt",
+		[WULT_SOURCE_IPI] = "ipi",
 	};
 
 	return source < WULT_SOURCE_MAX ? names[source] : "unknown";

@@ -39,7 +39,7 @@ def emit(src, ev, dp, count):
            dp["tintr"], dp["ldist"], dp["req_cstate"], dp["intr_off"],
            m["WakeLatencyRaw"], m["IntrLatencyRaw"], m["WakeLatency"],
            m["IntrLatency"], count,
-           wult_perf.SOURCES[dp["source"]] if dp["source"] < 2 else dp["source"]))
+           wult_perf.SOURCES[dp["source"]] if dp["source"] < len(wult_perf.SOURCES) else dp["source"]))
     counts[src] = counts.get(src, 0) + 1
 
 

@@ -19,7 +19,7 @@ DP_FIELDS = ("ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2",
              "req_cstate", "intr_off", "flags", "smi_cnt", "nmi_cnt",
              "tsc_khz", "seq", "wake_latency", "intr_latency")
 REC_SIZE = HDR.size + DP.size
-SOURCES = ("hrt", "tdt")                # enum wult_source_id
+SOURCES = ("hrt", "tdt", "ipi")         # enum wult_source_id
 TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
 # A branch context (struct wult_branches, WULT_BR_MAX = 32 entries): the
 # payload of wult/branches/ samples, which perf script may hand over with
