@@ -87,6 +87,8 @@ struct rec_opts {
 	const char *cpus;
 	unsigned int ldist_min, ldist_max;	/* us */
 	unsigned int method;			/* enum wult_source_id */
+	char method_term[40];			/* its event terms */
+	long launcher;				/* --launcher, -1: the kernel's */
 	unsigned long long count;		/* 0: no limit */
 	double time_limit;			/* s, 0: no limit */
 	const char *user_ev[MAX_EVENTS];
@@ -135,8 +137,13 @@ static void usage(FILE *f)
 "                         (default %u,%u; at most %u); MAX must not be\n"
 "                         below the CPUs' LDist floor (measured first)\n"
 "      --method M         delayed-event source: hrt (default: a high\n"
-"                         resolution timer) or tdt (the local APIC's TSC\n"
-"                         deadline, where the APIC has that mode)\n"
+"                         resolution timer), tdt (the local APIC's TSC\n"
+"                         deadline, where the APIC has that mode) or ipi\n"
+"                         (a wake sent from a launcher CPU, as a remote\n"
+"                         scheduler wakeup: an IPI, or to a polling CPU a\n"
+"                         need_resched write without interrupt)\n"
+"      --launcher N       ipi: the CPU that sends the wakes (default CPU 0,\n"
+"                         or, measuring CPU 0, one the kernel picks)\n"
 "  -c, --count N          stop after N datapoints (all CPUs together)\n"
 "  -t, --time-limit T     stop after T seconds (suffixes s, m, h)\n"
 "  -e, --event EVENT      also count EVENT in the group: pmu/term=val,.../\n"
@@ -241,8 +248,10 @@ static int parse_method(const char *arg, struct rec_opts *o)
 		o->method = WULT_SOURCE_HRT;
 	} else if (!strcmp(arg, "tdt")) {
 		o->method = WULT_SOURCE_TDT;
+	} else if (!strcmp(arg, "ipi")) {
+		o->method = WULT_SOURCE_IPI;
 	} else {
-		fprintf(stderr, "wult record: bad --method '%s': hrt or tdt\n", arg);
+		fprintf(stderr, "wult record: bad --method '%s': hrt, tdt or ipi\n", arg);
 		return -1;
 	}
 	return 0;
@@ -258,6 +267,13 @@ static int parse_valued(int c, char *arg, struct rec_opts *o)
 		return parse_ldist(arg, o);
 	case 'M':
 		return parse_method(arg, o);
+	case 'L':
+		if (parse_uint(arg, WULT_CFG2_LAUNCHER_MASK, &v)) {
+			fprintf(stderr, "wult record: bad --launcher '%s': a CPU number\n", arg);
+			return -1;
+		}
+		o->launcher = (long)v;
+		return 0;
 	case 'c':
 		if (parse_uint(arg, ~0ULL, &v) || !v) {
 			fprintf(stderr, "wult record: bad --count '%s'\n", arg);
@@ -296,6 +312,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "ldist", required_argument, NULL, 'l' },
 		{ "method", required_argument, NULL, 'M' },
+		{ "launcher", required_argument, NULL, 'L' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "time-limit", required_argument, NULL, 't' },
 		{ "event", required_argument, NULL, 'e' },
@@ -320,13 +337,14 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 	o->ldist_max = WULT_LDIST_DEF_MAX_US;
 	o->output = "wult.data";
 	o->pages = 256;
+	o->launcher = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "C:l:c:t:e:o:m:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			o->cpus = optarg;
 			break;
-		case 'l': case 'M': case 'c': case 't': case 'e': case 'm':
+		case 'l': case 'M': case 'L': case 'c': case 't': case 'e': case 'm':
 			if (parse_valued(c, optarg, o))
 				return -1;
 			break;
@@ -390,6 +408,15 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 			"goes beside it), not -o -\n");
 		return -1;
 	}
+	if (o->launcher >= 0 && o->method != WULT_SOURCE_IPI) {
+		fprintf(stderr, "wult record: --launcher is for --method ipi\n");
+		return -1;
+	}
+	if (o->method == WULT_SOURCE_IPI && o->launcher >= 0)
+		snprintf(o->method_term, sizeof(o->method_term), ",source=%u,launcher=%ld",
+			 WULT_SOURCE_IPI, o->launcher);
+	else if (o->method != WULT_SOURCE_HRT)
+		snprintf(o->method_term, sizeof(o->method_term), ",source=%u", o->method);
 	return 0;
 }
 
@@ -721,10 +748,10 @@ static void group_attr(struct perf_event_attr *attr, uint64_t period)
  * The branches member, where wult.ko can read the LBR: its samples are the
  * datapoints' branch contexts. 1 if added to @ev, 0 if not (said why).
  */
-/* The event term of the method; none for hrt, so older modules still work. */
+/* The event terms of the method; none for hrt, so older modules still work. */
 static const char *method_term(const struct rec_opts *o)
 {
-	return o->method == WULT_SOURCE_TDT ? ",source=1" : "";
+	return o->method_term;
 }
 
 static int add_branches(const struct rec_opts *o, int cpu, const struct ev *leader,

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-cost: 30
+#
+# The ipi method (wult.ko's "ipi" source) against wult_refidle's known exit
+# latencies (exit_us=0,20,80), on the default machine: CPU 1 measured, CPU
+# 0 the launcher, on the instruction-counted clock. One state of CPU 1
+# enabled at a time:
+#   - C1..C3 (hlt, interrupts on): the kernel sends CPU 1 the
+#     CALL_FUNCTION_SINGLE IPI; every datapoint is an interrupt wake
+#     (IntrOff=0, an IntrLatency >= 0), and the WakeLatency medians differ
+#     by the injected 20 and 80 us, the IntrLatency ones by nothing (the
+#     handler runs as soon as hlt returns, before the injected wait);
+#   - POLL: the idle task advertises polling, the kernel writes
+#     need_resched and sends no interrupt: every datapoint is a flag-write
+#     wake (IntrOff=1, no IntrLatency at all: `wult report --csv` leaves the
+#     column out when no datapoint has one).
+# The launcher's own idle states: C1 only. Under QEMU's single-threaded
+# TCG the vCPUs take turns and a vCPU that spins without PAUSE keeps its
+# turn (Documentation/vm-run.md): a launcher woken from C3 spins its 80 us
+# exit wait right after sending, before CPU 1 gets to run, which adds 80
+# us to every ipi latency (measured: medians of 82-83 us in every state).
+# From C1 (exit 0) what follows the send until the launcher halts again is
+# the same code each time: an offset common to every state, gone from
+# the differences.
+# Tolerances: +- 0.5 us on a difference of medians, as refidle.sh's on
+# one vCPU (the exit path's dependence on the state: tens of ns; the
+# other vCPU runs only the launcher's fixed path between the send and its
+# hlt).
+# Refused: a launcher equal to the measured CPU, one that does not exist,
+# one that is offline (errno and one kernel log line each). A launcher
+# taken offline while recording: the kernel says so once, the recording
+# ends normally (its time limit) with no datapoint after.
+. "$WULT_SRC/tests/lib.sh"
+
+W=$OUT/ipi
+mkdir -p "$W"
+t_need_icount
+CPU0=/sys/devices/system/cpu/cpu0/cpuidle
+CPUIDLE=/sys/devices/system/cpu/cpu1/cpuidle
+ON1=/sys/devices/system/cpu/cpu1/online
+taskset -pc 0 $$ > /dev/null	# this shell and its children stay off CPU 1
+
+# csv NAME: NAME.data as NAME.csv, its columns in NAME.cols.
+csv() {
+	wult report --csv "$W/$1.csv" "$W/$1.data" > "$W/$1.rep" 2>&1
+	head -n 1 "$W/$1.csv" | tr ',' '\n' > "$W/$1.cols"
+}
+
+# col NAME COLUMN: the column's values (empty output: no such column).
+col() {
+	awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
+		c { print $c }' "$W/$1.csv"
+}
+
+# median NAME COLUMN: in ns (the CSV's us have 3 decimals), -1 if none.
+median() {
+	col "$1" "$2" | sort -g | awk '{ v[NR] = $1 }
+		END { print NR ? sprintf("%.0f", v[int((NR + 1) / 2)] * 1000) : -1 }'
+}
+
+# within NAME VALUE LO HI
+within() {
+	if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then
+		t_ok "$1 ($2 in [$3, $4])"
+	else
+		t_fail "$1 ($2 not in [$3, $4])"
+	fi
+}
+
+# refused NAME CPU TERMS MSG: perf cannot open the ipi event on CPU with
+# TERMS, and the kernel log says MSG (once per open perf tries).
+refused() {
+	local n0 n1 out
+	n0=$(dmesg | grep -c "$4")
+	out=$(perf stat -x, -C "$2" -e "wult/datapoints,source=2$3/" -- true 2>&1)
+	n1=$(dmesg | grep -c "$4")
+	t_check "$1: refused ($(echo "$out" | head -n 1))" \
+		sh -c "! echo '$out' | grep -q '^[0-9]'"
+	t_check "$1: the kernel log says '$4'" test "$n1" -gt "$n0"
+}
+
+t_check "insmod wult_refidle exit_us=0,20,80" \
+	insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 || { t_done; exit 1; }
+t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
+t_eq "launcher format term" "config2:0-15" \
+	"$(cat /sys/bus/event_source/devices/wult/format/launcher)"
+cstate_only $CPU0 1
+
+refused "launcher = the measured CPU" 1 ",launcher=1" "CPU1: the launcher must be another CPU"
+refused "launcher CPU 99" 1 ",launcher=99" "launcher CPU 99 does not exist"
+
+# ---- known exit latencies -------------------------------------------------
+for s in 1 2 3; do
+	cstate_only $CPUIDLE $s
+	wult record -q -C 1 -c 100 --ldist 1000,2000 --method ipi --launcher 0 \
+		--no-counters -o "$W/s$s.data" 2> "$W/s$s.err"
+	csv s$s
+done
+# POLL spins (host CPU): short LDists, few datapoints.
+cstate_only $CPUIDLE 0
+wult record -q -C 1 -c 50 --ldist 20,60 --method ipi --launcher 0 \
+	--no-counters -o "$W/s0.data" 2> "$W/s0.err"
+csv s0
+cstate_only $CPUIDLE all
+
+for s in 1 2 3; do
+	n=$(col s$s ReqCState | wc -l)
+	k=$(col s$s ReqCState | grep -c "^C$s$")
+	t_check "only C$s enabled: 100 datapoints, all C$s ($k of $n)" test "$k" -eq 100 -a "$n" -eq 100
+	t_check "C$s: the report names the method" grep -qx '  method: ipi' "$W/s$s.rep"
+	t_eq "C$s: every datapoint an interrupt wake (IntrOff=0)" 100 "$(col s$s IntrOff | grep -c '^0$')"
+	t_eq "C$s: every IntrLatency present and >= 0" 100 \
+		"$(col s$s IntrLatency | awk '$1 != "" && $1 >= 0' | wc -l)"
+	w[$s]=$(median s$s WakeLatency) i[$s]=$(median s$s IntrLatency)
+done
+echo "# ipi medians (ns): WakeLatency C1 ${w[1]} C2 ${w[2]} C3 ${w[3]}; IntrLatency C1 ${i[1]} C2 ${i[2]} C3 ${i[3]}"
+within "ipi WakeLatency: C2 - C1 = 20 us +- 0.5 (ns)" $((w[2] - w[1])) 19500 20500
+within "ipi WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((w[3] - w[1])) 79500 80500
+within "ipi IntrLatency: C2 - C1 = 0 +- 0.5 us (ns)" $((i[2] - i[1])) -500 500
+within "ipi IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
+
+n0=$(col s0 ReqCState | wc -l)
+t_check "POLL: 50 datapoints, all POLL" test "$(col s0 ReqCState | grep -c '^POLL$')" -eq 50 -a "$n0" -eq 50
+t_eq "POLL: every datapoint a flag-write wake (IntrOff=1)" 50 "$(col s0 IntrOff | grep -c '^1$')"
+t_check "POLL: no IntrLatency column (no datapoint has one)" \
+	sh -c "! grep -qx IntrLatency '$W/s0.cols'"
+echo "# POLL flag-write wakes: WakeLatency median $(median s0 WakeLatency) ns"
+grep "^cpu1 " /sys/kernel/debug/wult/stats | sed 's/^/# /'
+
+# ---- the launcher offline ---------------------------------------------------
+# CPU 0 measured, CPU 1 the launcher (CPU 0 cannot go offline).
+echo 0 > $ON1
+refused "launcher offline" 0 ",launcher=1" "launcher CPU 1 is offline"
+echo 1 > $ON1
+wult record -q -C 0 -t 3 --ldist 1000,2000 --method ipi --launcher 1 \
+	--no-counters -o "$W/hp.data" 2> "$W/hp.err" &
+pid=$!
+t_check "CPU 0 measured, launcher CPU 1" wult_wait_change 0 emitted 100
+echo 0 > $ON1
+e1=$(wult_cnt 0 emitted)
+wait $pid
+t_eq "wult record ends normally" 0 $?
+t_check "the kernel log says the launcher went offline" \
+	sh -c "dmesg | grep -q 'launcher CPU1 went offline: CPU0 gets no more datapoints'"
+t_eq "no datapoint after it" "$e1" "$(wult_cnt 0 emitted)"
+echo 1 > $ON1
+cstate_only $CPU0 all
+
+t_check "rmmod wult" rmmod wult
+t_check "rmmod wult_refidle" rmmod wult_refidle
+t_done
