@@ -109,6 +109,8 @@ for s in 1 2 3; do
 	k=$(col s$s ReqCState | grep -c "^C$s$")
 	t_check "only C$s enabled: 100 datapoints, all C$s ($k of $n)" test "$k" -eq 100 -a "$n" -eq 100
 	t_check "C$s: the report names the method" grep -qx '  method: ipi' "$W/s$s.rep"
+	t_check "C$s: the report counts 100 interrupt wakes" \
+		grep -q '^  wakes: 100 by interrupt, 0 by a need_resched write' "$W/s$s.rep"
 	t_eq "C$s: every datapoint an interrupt wake (IntrOff=0)" 100 "$(col s$s IntrOff | grep -c '^0$')"
 	t_eq "C$s: every IntrLatency present and >= 0" 100 \
 		"$(col s$s IntrLatency | awk '$1 != "" && $1 >= 0' | wc -l)"
@@ -123,6 +125,8 @@ within "ipi IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
 n0=$(col s0 ReqCState | wc -l)
 t_check "POLL: 50 datapoints, all POLL" test "$(col s0 ReqCState | grep -c '^POLL$')" -eq 50 -a "$n0" -eq 50
 t_eq "POLL: every datapoint a flag-write wake (IntrOff=1)" 50 "$(col s0 IntrOff | grep -c '^1$')"
+t_check "POLL: the report counts 50 flag-write wakes" \
+	grep -q '^  wakes: 0 by interrupt, 50 by a need_resched write' "$W/s0.rep"
 t_check "POLL: no IntrLatency column (no datapoint has one)" \
 	sh -c "! grep -qx IntrLatency '$W/s0.cols'"
 echo "# POLL flag-write wakes: WakeLatency median $(median s0 WakeLatency) ns"
