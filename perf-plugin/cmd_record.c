@@ -460,9 +460,15 @@ static void explain_open_error(int err, const char *what)
 	} else if (err == EINVAL) {
 		fprintf(stderr, "  the wult PMU rejected the configuration: LDist must "
 			"satisfy 0 <= min <= max <= %u us, and max must not be below the "
-			"CPU's LDist floor (the kernel log names it)\n", WULT_LDIST_LIMIT_US);
+			"CPU's LDist floor (the kernel log names it); with --method ipi, "
+			"the launcher must exist and not be a measured CPU\n",
+			WULT_LDIST_LIMIT_US);
 	} else if (err == ENODEV || err == ENOENT || err == ENXIO) {
-		fprintf(stderr, "  a selected CPU is offline or wult.ko was unloaded\n");
+		fprintf(stderr, "  a selected CPU (or the ipi launcher) is offline, or "
+			"wult.ko was unloaded\n");
+	} else if (err == EBUSY) {
+		fprintf(stderr, "  a CPU is measured already with another method (or, "
+			"ipi, another launcher)\n");
 	}
 }
 
