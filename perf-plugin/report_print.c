@@ -423,8 +423,10 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 		if (files[j]->sources && files[0]->sources &&
 		    files[j]->sources != files[0]->sources) {
 			fprintf(out, "note: the inputs were measured with different methods; "
-				"hrt and tdt stamp LTime and TIntr differently, so their "
-				"latencies differ by more than the idle states do\n");
+				"hrt, tdt and ipi stamp LTime and TIntr differently, and "
+				"ipi's wake is another CPU's (no timer a CPU can "
+				"foresee), so their latencies differ by more than the "
+				"idle states do\n");
 			break;
 		}
 	}

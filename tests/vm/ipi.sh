@@ -99,6 +99,12 @@ for s in 1 2 3; do
 		--no-counters -o "$W/s$s.data" 2> "$W/s$s.err"
 	csv s$s
 done
+# The same C1 with hrt, for one report of both; stock perf stat with
+# source=2 (one perf process start: 1-2 s of host CPU).
+cstate_only $CPUIDLE 1
+wult record -q -C 1 -c 100 --ldist 1000,2000 --no-counters -o "$W/h1.data" 2> "$W/h1.err"
+csv h1
+perf stat -x, -C 1 -e wult/datapoints,source=2,launcher=0/ -- sleep 0.2 2> "$W/stat.txt"
 # POLL spins (host CPU): few datapoints, short LDists (CPU 1's LDist floor
 # is known by now: wult record does not measure it first). Not on 6.1: there a
 # CPU left with POLL alone freezes the icount guest within a second, with
@@ -133,6 +139,14 @@ within "ipi WakeLatency: C2 - C1 = 20 us +- 0.5 (ns)" $((w[2] - w[1])) 19500 205
 within "ipi WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((w[3] - w[1])) 79500 80500
 within "ipi IntrLatency: C2 - C1 = 0 +- 0.5 us (ns)" $((i[2] - i[1])) -500 500
 within "ipi IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
+hw=$(median h1 WakeLatency) hi=$(median h1 IntrLatency)
+echo "# C1 medians (ns): hrt WakeLatency $hw IntrLatency $hi; ipi WakeLatency ${w[1]} IntrLatency ${i[1]}"
+wult report "$W/h1.data" "$W/s1.data" > "$W/diff.txt" 2>&1
+t_check "one report of hrt and ipi names both methods" \
+	sh -c "grep -qx '  method: hrt' '$W/diff.txt' && grep -qx '  method: ipi' '$W/diff.txt'"
+t_check "and says they differ" grep -q 'measured with different methods' "$W/diff.txt"
+n=$(awk -F, '/wult\/datapoints/ { print $1 }' "$W/stat.txt")
+t_check "perf stat -e wult/datapoints,source=2,launcher=0/ counts ($n)" test "${n:-0}" -gt 0 2>/dev/null
 
 # flagwake NAME STATE N: every datapoint of NAME a STATE flag-write wake.
 flagwake() {
