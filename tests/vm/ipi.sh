@@ -24,9 +24,13 @@
 # the same code each time: an offset common to every state, gone from
 # the differences.
 # Tolerances: +- 0.5 us on a difference of medians, as refidle.sh's on
-# one vCPU (the exit path's dependence on the state: tens of ns; the
-# other vCPU runs only the launcher's fixed path between the send and its
-# hlt).
+# one vCPU. Here the ipi latencies have modes, by how much of the
+# launcher's path after the send runs before CPU 1 gets its turn (6.1,
+# IntrLatency: 0.70, 2.32, 2.51 and 2.81 us; 6.12: 2.88 us for most):
+# the medians lie in the 2.5 us mode in every run seen (6.1 once at 2.80
+# for C1 alone, a 0.29 us difference); +- 0.5 us covers a move to a
+# neighbouring mode, not to the 0.70 one, which holds 10-20% of the
+# datapoints.
 # Refused: a launcher equal to the measured CPU, one that does not exist,
 # one that is offline (errno and one kernel log line each). A launcher
 # taken offline while recording: the kernel says so once, the recording
