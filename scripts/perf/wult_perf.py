@@ -32,6 +32,8 @@ BR_TP_NAME = "wult__wake_branches"
 DPF_MPERF = 0x1
 DPF_SMI = 0x2
 DPF_NMI = 0x4
+# ipi: a need_resched write woke the CPU, no interrupt: no IntrLatency.
+DPF_FLAG_WAKE = 0x20
 KIND_DATAPOINTS = 0
 KIND_BRANCHES = 3
 # Latency-band events sample the datapoints in their band.
@@ -155,6 +157,8 @@ def metrics(dp):
         wake = wake_raw - cyc2ns(dp["intr_ts2"] - dp["intr_ts1"], khz)
         intr = intr_raw
     flags = dp["flags"]
+    if flags & DPF_FLAG_WAKE:
+        intr = intr_raw = None
     cc0 = None
     if flags & DPF_MPERF and dp["tsc_delta"] > 0:
         cc0 = min(100.0, dp["mperf_delta"] / dp["tsc_delta"] * 100)
