@@ -72,18 +72,21 @@ within() {
 	fi
 }
 
-# refused NAME CPU LAUNCHER MSG: wult record cannot open the ipi event on
-# CPU with that launcher, and the kernel log says MSG. (wult record, not
-# perf stat: a perf process start costs 1-2 s of host CPU.)
+# refused NAME CPU LAUNCHER MSG ERRNO: wult record cannot open the ipi
+# event on CPU with that launcher, perf_event_open() failing with ERRNO
+# (its strerror), and the kernel log says MSG in one line. (wult record,
+# not perf stat: a perf process start costs 1-2 s of host CPU, and perf
+# retries a refused open with other attributes, a log line each.)
 refused() {
-	local n0 n1 out rc
+	local n0 n1 rc
 	n0=$(dmesg | grep -c "$4")
-	out=$(wult record -q -C "$2" -c 1 --method ipi --launcher "$3" --no-counters \
-		-o "$W/refused.data" 2>&1)
+	wult record -q -C "$2" -c 1 --method ipi --launcher "$3" --no-counters \
+		-o "$W/refused.data" 2> "$W/refused.err"
 	rc=$?
 	n1=$(dmesg | grep -c "$4")
-	t_check "$1: refused (status $rc: $(echo "$out" | tail -n 1))" test "$rc" -ne 0
-	t_check "$1: the kernel log says '$4'" test "$n1" -gt "$n0"
+	t_check "$1: refused with '$5' (status $rc)" \
+		test $rc -ne 0 -a "$(grep -c "cannot open .*: $5" "$W/refused.err")" -gt 0
+	t_eq "$1: one kernel log line '$4'" 1 $((n1 - n0))
 }
 
 t_check "insmod wult_refidle exit_us=0,20,80" \
@@ -93,8 +96,9 @@ t_eq "launcher format term" "config2:0-15" \
 	"$(cat /sys/bus/event_source/devices/wult/format/launcher)"
 cstate_only $CPU0 1
 
-refused "launcher = the measured CPU" 1 1 "CPU1: the launcher must be another CPU"
-refused "launcher CPU 99" 1 99 "launcher CPU 99 does not exist"
+refused "launcher = the measured CPU" 1 1 "CPU1: the launcher must be another CPU" \
+	"Invalid argument"
+refused "launcher CPU 99" 1 99 "launcher CPU 99 does not exist" "Invalid argument"
 
 # ---- known exit latencies -------------------------------------------------
 for s in 1 2 3; do
@@ -175,7 +179,7 @@ grep "^cpu1 " /sys/kernel/debug/wult/stats | sed 's/^/# /'
 # ---- the launcher offline ---------------------------------------------------
 # CPU 0 measured, CPU 1 the launcher (CPU 0 cannot go offline).
 echo 0 > $ON1
-refused "launcher offline" 0 1 "launcher CPU 1 is offline"
+refused "launcher offline" 0 1 "launcher CPU 1 is offline" "No such device"
 echo 1 > $ON1
 wult record -q -C 0 -t 1 --ldist 1000,2000 --method ipi --launcher 1 \
 	--no-counters -o "$W/hp.data" 2> "$W/hp.err" &
