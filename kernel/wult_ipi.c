@@ -142,7 +142,28 @@ static enum hrtimer_restart wult_ipi_shadow_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static int wult_ipi_offline(unsigned int cpu);
+/*
+ * A launcher going offline (hotplug, on that CPU): the measured CPUs it
+ * launches for stop getting datapoints, and say so.
+ */
+static int wult_ipi_offline(unsigned int cpu)
+{
+	int m;
+
+	mutex_lock(&wult_ipi_lock);
+	for_each_possible_cpu(m) {
+		struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, m);
+
+		if (!ic->users || ic->launcher != cpu)
+			continue;
+		WRITE_ONCE(ic->gone, true);
+		hrtimer_cancel(&ic->launch);
+		pr_warn("wult: ipi: launcher CPU%u went offline: CPU%d gets no more datapoints until its events are closed\n",
+			cpu, m);
+	}
+	mutex_unlock(&wult_ipi_lock);
+	return 0;
+}
 
 static int wult_ipi_init(void)
 {
@@ -205,29 +226,6 @@ static void wult_ipi_exit(void)
 		hrtimer_cancel(&ic->shadow);
 	}
 	synchronize_rcu();
-}
-
-/*
- * A launcher going offline (hotplug, on that CPU): the measured CPUs it
- * launches for stop getting datapoints, and say so.
- */
-static int wult_ipi_offline(unsigned int cpu)
-{
-	int m;
-
-	mutex_lock(&wult_ipi_lock);
-	for_each_possible_cpu(m) {
-		struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, m);
-
-		if (!ic->users || ic->launcher != cpu)
-			continue;
-		WRITE_ONCE(ic->gone, true);
-		hrtimer_cancel(&ic->launch);
-		pr_warn("wult: ipi: launcher CPU%u went offline: CPU%d gets no more datapoints until its events are closed\n",
-			cpu, m);
-	}
-	mutex_unlock(&wult_ipi_lock);
-	return 0;
 }
 
 /*
