@@ -80,6 +80,7 @@ struct wult_cpu {
 	bool in_idle;		/* TBI taken, the idle exit not seen yet */
 	bool woken;		/* exit seen first, our interrupt pending */
 	bool fired;		/* interrupt handled inside idle, exit pending */
+	bool flag_wake;		/* woken by need_resched alone, handler pending */
 	bool want_br;		/* a branches event is active on this CPU */
 	bool have_br;		/* brrec holds this wake's branch context */
 	u32 entries;		/* idle entries since the event was armed */
@@ -182,6 +183,7 @@ static void wult_end(struct wult_cpu *wc)
 	wc->fired = false;
 	wc->have_br = false;
 	wc->armed = false;
+	wc->flag_wake = false;
 	wult_floor_take(wc);
 	wc->entries = 0;
 }
@@ -316,6 +318,10 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 	dp->intr_off = intr_off;
 	if (wult_rule_tsc_stable(wult_tsc_steady, wult_tsc_steady, unstable))
 		dp->flags |= WULT_DPF_TSC_STABLE;
+	if (wc->src->dp_flags)
+		dp->flags |= wc->src->dp_flags();
+	if (wc->flag_wake)
+		dp->flags |= WULT_DPF_FLAG_WAKE;
 	dp->nmi_cnt = wult_delta32(wult_nmis(), wc->nmis_bi);
 	if (wult_has_smi)
 		dp->smi_cnt = wult_read_msr(MSR_SMI_COUNT) - wc->smi_bi;
@@ -424,6 +430,15 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 	wc->in_idle = true;
 }
 
+/*
+ * LTime of a source launched from another CPU is known once it launched:
+ * into @dp, or false while it has not.
+ */
+static bool wult_launched(struct wult_cpu *wc, struct wult_dp *dp)
+{
+	return !wc->src->launched || wc->src->launched(&dp->ltime);
+}
+
 /* Idle exit, IRQs off, after our interrupt (IntrOff = 0). */
 static void wult_exit_after_intr(struct wult_cpu *wc, struct wult_dp *dp)
 {
@@ -449,14 +464,27 @@ static void wult_exit_after_intr(struct wult_cpu *wc, struct wult_dp *dp)
 static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
 {
 	u32 irqs = wult_irqs(), nmis = wult_nmis();
-	bool early = dp->tai < dp->ltime;
+	bool launched = wult_launched(wc, dp);
+	bool early = !launched || dp->tai < dp->ltime;
+	bool resched = !early && need_resched();
+	int pending = early ? 1 : wult_irqs_pending();
 	enum wult_verdict v;
 
-	v = wult_rule_exit_first(dp->tai, dp->ltime, wc->polls,
-				 wc->exit_irqs_on, wult_delta32(irqs, wc->irqs_bi),
-				 wult_delta32(nmis, wc->nmis_bi), wc->ltime_ok,
-				 !early && need_resched(),
-				 early ? 1 : wult_irqs_pending());
+	/* A source that wakes as the scheduler does may end a poll by need_resched. */
+	wc->flag_wake = wc->src->launched &&
+			wult_rule_flag_wake(resched, pending,
+					    wult_delta32(irqs, wc->irqs_bi),
+					    wult_delta32(nmis, wc->nmis_bi));
+	if (!launched)
+		v = WULT_EARLY_WAKE;	/* not launched yet: not our wake */
+	else if (wc->flag_wake)
+		v = wc->ltime_ok ? WULT_KEEP : WULT_OTHER_WAKE;
+	else
+		v = wult_rule_exit_first(dp->tai, dp->ltime, wc->polls,
+					 wc->exit_irqs_on,
+					 wult_delta32(irqs, wc->irqs_bi),
+					 wult_delta32(nmis, wc->nmis_bi),
+					 wc->ltime_ok, resched, pending);
 	if (v == WULT_EARLY_WAKE) {
 		/* Keep the event armed; TBI is retaken at the next entry. */
 		wult_inc(&wc->stats.early_wake);
@@ -609,18 +637,22 @@ void wult_engine_intr(u64 ts1, u64 tintr)
 		wult_arm(wc);
 		return;
 	}
-	if (!wc->armed)
+	if (!wc->armed || !wult_launched(wc, dp))
 		return;
 	wc->armed = false;
 	dp->tintr = tintr;
 	dp->intr_ts1 = ts1;
 
 	if (wc->woken) {
+		u32 irqs = wult_delta32(wult_irqs(), wc->irqs_mark);
+		u32 nmis = wult_delta32(wult_nmis(), wc->nmis_mark);
 		enum wult_verdict v;
 
 		wc->woken = false;
-		v = wult_rule_intr_after_exit(wult_delta32(wult_irqs(), wc->irqs_mark),
-					      wult_delta32(wult_nmis(), wc->nmis_mark));
+		if (wc->flag_wake)
+			v = wult_rule_run_after_flag(irqs, nmis);
+		else
+			v = wult_rule_intr_after_exit(irqs, nmis);
 		if (v != WULT_KEEP) {
 			wult_drop(wc, v);
 			return;

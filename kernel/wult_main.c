@@ -23,6 +23,7 @@
 static const struct wult_source *const wult_sources[WULT_SOURCE_MAX] = {
 	[WULT_SOURCE_HRT] = &wult_hrt_source,
 	[WULT_SOURCE_TDT] = &wult_tdt_source,
+	[WULT_SOURCE_IPI] = &wult_ipi_source,
 	[WULT_SOURCE_NIC] = &wult_nic_source,
 };
 

@@ -121,7 +121,7 @@ static int wult_measure_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
-/* "ldist=MIN,MAX" (us) and "source=hrt|tdt" into the event config. */
+/* "ldist=MIN,MAX" (us) and "source=hrt|tdt|ipi" into the event config. */
 static int wult_measure_option(char *opt, u64 *config)
 {
 	unsigned int lo, hi, i;

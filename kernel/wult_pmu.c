@@ -668,6 +668,9 @@ PMU_FORMAT_ATTR(source, "config:40-43");
 PMU_FORMAT_ATTR(state, "config:48-55");
 PMU_FORMAT_ATTR(band_lo, "config1:0-31");
 PMU_FORMAT_ATTR(band_hi, "config1:32-63");
+/* config2 is the source's own: the terms of different sources overlap. */
+PMU_FORMAT_ATTR(launcher, "config2:0-15");
+PMU_FORMAT_ATTR(noshadow, "config2:16");
 PMU_FORMAT_ATTR(device, "config2:0-31");
 
 static struct attribute *wult_format_attrs[] = {
@@ -678,6 +681,8 @@ static struct attribute *wult_format_attrs[] = {
 	&format_attr_state.attr,
 	&format_attr_band_lo.attr,
 	&format_attr_band_hi.attr,
+	&format_attr_launcher.attr,
+	&format_attr_noshadow.attr,
 	&format_attr_device.attr,
 	NULL,
 };

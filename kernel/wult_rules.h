@@ -101,6 +101,33 @@ wult_rule_exit_first(u64 tai, u64 ltime, bool polls, bool irqs_on, u32 irqs,
 }
 
 /*
+ * The idle exit before the handler, for a source that wakes as the
+ * scheduler does (ipi: a cross-CPU call, launched from another CPU, whose
+ * LTime has passed): to a CPU that advertises polling the kernel sends no
+ * interrupt and only sets need_resched, which ends the poll. Such an exit
+ * is our wake (WULT_DPF_FLAG_WAKE) if need_resched is set (@resched),
+ * nothing is pending in the local APIC (@pending: an interrupt pending
+ * would be an interrupt wake, rule C's case) and nothing was handled since
+ * TBI. Another remote wakeup inside [LTime, TAI] cannot be told apart, and
+ * would be woken by the same write.
+ */
+static inline bool wult_rule_flag_wake(bool resched, int pending, u32 irqs,
+				       u32 nmis)
+{
+	return resched && pending == 0 && irqs == 0 && nmis == 0;
+}
+
+/*
+ * Its handler after such an exit, run by the idle loop's flush of the
+ * cross-CPU call queue: no interrupt at all since TAI, else an interrupt
+ * handler ran it, or something else came between.
+ */
+static inline enum wult_verdict wult_rule_run_after_flag(u32 irqs, u32 nmis)
+{
+	return irqs == 0 && nmis == 0 ? WULT_KEEP : WULT_OTHER_INTR;
+}
+
+/*
  * Our interrupt after the idle exit (second half, IntrOff = 1): it must be
  * the first interrupt since TAI. @irqs counts ours.
  */

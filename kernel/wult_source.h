@@ -81,10 +81,23 @@ struct wult_source {
 	 * its own. False drops the datapoint as invalid. Optional.
 	 */
 	bool (*timebase)(struct wult_dp *dp);
+	/*
+	 * Optional, for a source launched from another CPU (ipi), whose LTime
+	 * is known only once the launch happened and which wakes the way the
+	 * scheduler does: an interrupt, or, to a CPU that polls, only
+	 * need_resched, its handler then running after the idle exit outside
+	 * any interrupt. On the measured CPU, IRQs off, at each idle exit
+	 * while armed and in the handler: false while not launched yet (an
+	 * exit is then not its wake), else true with *@ltime.
+	 */
+	bool (*launched)(u64 *ltime);
+	/* Optional: WULT_DPF_* flags the source adds to this CPU's datapoints. */
+	u32 (*dp_flags)(void);
 };
 
 extern const struct wult_source wult_hrt_source;
 extern const struct wult_source wult_tdt_source;
+extern const struct wult_source wult_ipi_source;
 extern const struct wult_source wult_nic_source;
 
 /*

@@ -110,6 +110,7 @@ const char *wult_dpdec_source_name(unsigned int source)
 	static const char *const names[WULT_SOURCE_MAX] = {
 		[WULT_SOURCE_HRT] = "hrt",
 		[WULT_SOURCE_TDT] = "tdt",
+		[WULT_SOURCE_IPI] = "ipi",
 		[WULT_SOURCE_NIC] = "nic",
 	};
 
@@ -567,6 +568,15 @@ static inline void flagged(uint32_t fl, double tsc, uint64_t mperf, uint64_t smi
 		out[2] = nmi;
 }
 
+/*
+ * An ipi wake written as need_resched to a polling CPU: no interrupt, so
+ * no IntrLatency (absent, not 0); TIntr is when the queued call ran.
+ */
+static inline int flag_wake(uint64_t flags)
+{
+	return !!(flags & WULT_DPF_FLAG_WAKE);
+}
+
 static inline void store_flagged(struct wult_val *v, const double fl[3])
 {
 	v[WULT_M_CC0].num = fl[0];
@@ -578,7 +588,8 @@ static inline void store_flagged(struct wult_val *v, const double fl[3])
  * fields are read where they are (V1()). */
 struct v1 {
 	const uint8_t *p;	/* struct wult_dp, unaligned */
-	int64_t wake_raw, intr_raw;
+	int64_t wake_raw;
+	double intr_raw;	/* NaN: no interrupt (flag_wake()) */
 	double wake, intr, src;
 	double fl[3];		/* CC0%, SMICnt, NMICnt (flagged()) */
 	const char *state;
@@ -618,6 +629,10 @@ static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, s
 		ovh = cyc2ns(dp, ts2 - ts1, khz);
 	c->wake = c->wake_raw - (intr_off == 0 ? ovh : 0);
 	c->intr = c->intr_raw - (intr_off == 1 ? ovh : 0);
+	if (flag_wake(V1(c, flags))) {
+		c->intr_raw = NAN;
+		c->intr = NAN;
+	}
 	c->src = 0;	/* v1 records: hrt */
 	if (dp->src_off >= 0 && (size_t)dp->src_off + 4 <= size) {
 		memcpy(&src, raw + dp->src_off, 4);
@@ -768,6 +783,10 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 				    &wake, &intr);
 	v[WULT_M_WAKE_LATENCY].num = wake;
 	v[WULT_M_INTR_LATENCY].num = intr;
+	if (HAVE(F_FLAGS) && flag_wake(f[F_FLAGS])) {
+		v[WULT_M_INTR_LATENCY_RAW].num = NAN;
+		v[WULT_M_INTR_LATENCY].num = NAN;
+	}
 	v[WULT_M_SILENT_TIME].num = (int64_t)(ltime - tbi);
 	v[WULT_M_LDIST].num = OPT(F_LDIST);
 	v[WULT_M_INTR_OFF].num = intr_off;

@@ -88,6 +88,7 @@ struct rec_opts {
 	unsigned int ldist_min, ldist_max;	/* us */
 	unsigned int method;			/* enum wult_source_id */
 	const char *device;			/* --device BDF (nic) */
+	long launcher;				/* --launcher, -1: the kernel's */
 	char term[64];				/* the method's event terms */
 	unsigned long long count;		/* 0: no limit */
 	double time_limit;			/* s, 0: no limit */
@@ -137,11 +138,16 @@ static void usage(FILE *f)
 "                         (default %u,%u; at most %u); MAX must not be\n"
 "                         below the CPUs' LDist floor (measured first)\n"
 "      --method M         delayed-event source: hrt (default: a high\n"
-"                         resolution timer) or tdt (the local APIC's TSC\n"
-"                         deadline, where the APIC has that mode) or\n"
-"                         nic (a PCI device's clock and interrupt; needs\n"
-"                         --device; the device leaves its driver while\n"
-"                         measured and gets it back after)\n"
+"                         resolution timer), tdt (the local APIC's TSC\n"
+"                         deadline, where the APIC has that mode), ipi\n"
+"                         (a wake sent from a launcher CPU, as a remote\n"
+"                         scheduler wakeup: an IPI, or to a polling CPU a\n"
+"                         need_resched write without interrupt) or nic (a\n"
+"                         PCI device's clock and interrupt; needs --device;\n"
+"                         the device leaves its driver while measured and\n"
+"                         gets it back after)\n"
+"      --launcher N       ipi: the CPU that sends the wakes (default CPU 0,\n"
+"                         or, measuring CPU 0, one the kernel picks)\n"
 "      --device BDF       the nic method's PCI device, [DOMAIN:]BUS:DEV.FN\n"
 "                         (as lspci -D shows it); rtl8139 only for now\n"
 "  -c, --count N          stop after N datapoints (all CPUs together)\n"
@@ -248,10 +254,12 @@ static int parse_method(const char *arg, struct rec_opts *o)
 		o->method = WULT_SOURCE_HRT;
 	} else if (!strcmp(arg, "tdt")) {
 		o->method = WULT_SOURCE_TDT;
+	} else if (!strcmp(arg, "ipi")) {
+		o->method = WULT_SOURCE_IPI;
 	} else if (!strcmp(arg, "nic")) {
 		o->method = WULT_SOURCE_NIC;
 	} else {
-		fprintf(stderr, "wult record: bad --method '%s': hrt, tdt or nic\n", arg);
+		fprintf(stderr, "wult record: bad --method '%s': hrt, tdt, ipi or nic\n", arg);
 		return -1;
 	}
 	return 0;
@@ -259,13 +267,18 @@ static int parse_method(const char *arg, struct rec_opts *o)
 
 /*
  * The method's event terms: none for hrt, so older modules still work;
- * nic's device as its config2 term, (domain << 16) | (bus << 8) | devfn.
+ * ipi's launcher and nic's device as their config2 terms, the device as
+ * (domain << 16) | (bus << 8) | devfn.
  */
 static int method_terms(struct rec_opts *o)
 {
 	unsigned int dom = 0, bus, dev, fn;
 	char end;
 
+	if (o->launcher >= 0 && o->method != WULT_SOURCE_IPI) {
+		fprintf(stderr, "wult record: --launcher is for --method ipi\n");
+		return -1;
+	}
 	if (o->method == WULT_SOURCE_NIC) {
 		if (!o->device) {
 			fprintf(stderr, "wult record: --method nic needs --device BDF\n");
@@ -284,12 +297,17 @@ static int method_terms(struct rec_opts *o)
 		}
 		snprintf(o->term, sizeof(o->term), ",source=%u,device=0x%x",
 			 WULT_SOURCE_NIC, (dom << 16) | (bus << 8) | (dev << 3) | fn);
-	} else if (o->device) {
+		return 0;
+	}
+	if (o->device) {
 		fprintf(stderr, "wult record: --device is for --method nic\n");
 		return -1;
-	} else if (o->method == WULT_SOURCE_TDT) {
-		snprintf(o->term, sizeof(o->term), ",source=%u", WULT_SOURCE_TDT);
 	}
+	if (o->method == WULT_SOURCE_IPI && o->launcher >= 0)
+		snprintf(o->term, sizeof(o->term), ",source=%u,launcher=%ld",
+			 WULT_SOURCE_IPI, o->launcher);
+	else if (o->method != WULT_SOURCE_HRT)
+		snprintf(o->term, sizeof(o->term), ",source=%u", o->method);
 	return 0;
 }
 
@@ -303,6 +321,13 @@ static int parse_valued(int c, char *arg, struct rec_opts *o)
 		return parse_ldist(arg, o);
 	case 'M':
 		return parse_method(arg, o);
+	case 'L':
+		if (parse_uint(arg, WULT_CFG2_LAUNCHER_MASK, &v)) {
+			fprintf(stderr, "wult record: bad --launcher '%s': a CPU number\n", arg);
+			return -1;
+		}
+		o->launcher = (long)v;
+		return 0;
 	case 'c':
 		if (parse_uint(arg, ~0ULL, &v) || !v) {
 			fprintf(stderr, "wult record: bad --count '%s'\n", arg);
@@ -341,6 +366,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "ldist", required_argument, NULL, 'l' },
 		{ "method", required_argument, NULL, 'M' },
+		{ "launcher", required_argument, NULL, 'L' },
 		{ "device", required_argument, NULL, 'V' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "time-limit", required_argument, NULL, 't' },
@@ -366,13 +392,14 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 	o->ldist_max = WULT_LDIST_DEF_MAX_US;
 	o->output = "wult.data";
 	o->pages = 256;
+	o->launcher = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "C:l:c:t:e:o:m:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			o->cpus = optarg;
 			break;
-		case 'l': case 'M': case 'c': case 't': case 'e': case 'm':
+		case 'l': case 'M': case 'L': case 'c': case 't': case 'e': case 'm':
 			if (parse_valued(c, optarg, o))
 				return -1;
 			break;
@@ -484,9 +511,15 @@ static void explain_open_error(int err, const char *what)
 	} else if (err == EINVAL) {
 		fprintf(stderr, "  the wult PMU rejected the configuration: LDist must "
 			"satisfy 0 <= min <= max <= %u us, and max must not be below the "
-			"CPU's LDist floor (the kernel log names it)\n", WULT_LDIST_LIMIT_US);
+			"CPU's LDist floor (the kernel log names it); with --method ipi, "
+			"the launcher must exist and not be a measured CPU\n",
+			WULT_LDIST_LIMIT_US);
 	} else if (err == ENODEV || err == ENOENT || err == ENXIO) {
-		fprintf(stderr, "  a selected CPU is offline or wult.ko was unloaded\n");
+		fprintf(stderr, "  a selected CPU (or the ipi launcher) is offline, or "
+			"wult.ko was unloaded\n");
+	} else if (err == EBUSY) {
+		fprintf(stderr, "  a CPU is measured already with another method (or, "
+			"ipi, another launcher)\n");
 	}
 }
 

@@ -684,6 +684,12 @@ static inline unsigned int source_bit(double src)
 	return src >= 0 && src < 32 ? 1U << (unsigned int)src : 0;
 }
 
+/* An ipi datapoint without IntrLatency: a wake by need_resched alone. */
+static inline unsigned int flag_wake(double src, double intr)
+{
+	return src == WULT_SOURCE_IPI && isnan(intr);
+}
+
 static inline void note_cpu(struct rpt_file *f, double cpu)
 {
 	if (cpu >= 0 && cpu < RPT_MAX_CPUS)
@@ -704,6 +710,8 @@ static inline void widen(double *mn, double *mx, double x)
 /* What the headers tell of the kept datapoints: CPUs, LDist range, methods. */
 static void note_point(struct rpt_file *f, const struct wult_point *pt)
 {
+	f->flag_wakes += flag_wake(pt->v[WULT_M_SOURCE].num,
+				   pt->v[WULT_M_INTR_LATENCY].num);
 	f->sources |= source_bit(pt->v[WULT_M_SOURCE].num);
 	note_cpu(f, pt->v[WULT_M_CPU].num);
 	widen(&f->ldist_min, &f->ldist_max, pt->v[WULT_M_LDIST].num);
@@ -803,7 +811,8 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 {
 	uint64_t bits = WULT_METRIC_BIT(WULT_M_REQ_CSTATE) | WULT_METRIC_BIT(WULT_M_CPU) |
 			WULT_METRIC_BIT(WULT_M_LDIST) | WULT_METRIC_BIT(WULT_M_SOURCE) |
-			WULT_METRIC_BIT(WULT_M_SCALED);
+			WULT_METRIC_BIT(WULT_M_SCALED) |
+			WULT_METRIC_BIT(WULT_M_INTR_LATENCY);	/* the ipi wake kind */
 	unsigned int i, m;
 
 	for (i = 0; i < o->ntime; i++)
@@ -834,7 +843,7 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 
 /* The columns a batch counts (-1: not carried, NaN on every row). */
 struct rows_cols {
-	int req, cpu, ldist, source, scaled;
+	int req, cpu, ldist, source, scaled, intr;
 	unsigned int ntime, nctr;
 	unsigned int ti[RPT_MAX_TIME], tc[RPT_MAX_TIME];	/* o->time index, column */
 	unsigned int ci[RPT_NCTR], cc[RPT_NCTR];		/* rpt_ctr_metrics index, column */
@@ -851,6 +860,7 @@ static void rows_cols(const struct rpt_opts *o, const struct pass *ps,
 	c->ldist = rw->col[WULT_M_LDIST];
 	c->source = rw->col[WULT_M_SOURCE];
 	c->scaled = rw->col[WULT_M_SCALED];
+	c->intr = rw->col[WULT_M_INTR_LATENCY];
 	c->ntime = c->nctr = 0;
 	for (i = 0; i < o->ntime; i++) {
 		col = rw->col[o->time[i]];
@@ -920,6 +930,10 @@ static void block_note(struct rpt_file *f, const struct rows_cols *c, const stru
 	for (r = 0; c->source >= 0 && r < b->n; r++)
 		s |= source_bit(b->v[(size_t)r * b->stride + c->source]);
 	f->sources |= s;
+	for (r = 0; c->source >= 0 && (s & (1U << WULT_SOURCE_IPI)) && r < b->n; r++)
+		f->flag_wakes += flag_wake(b->v[(size_t)r * b->stride + c->source],
+					   c->intr >= 0 ? b->v[(size_t)r * b->stride + c->intr] :
+					   NAN);
 	for (r = 0; c->cpu >= 0 && r < b->n; r++)
 		note_cpu(f, b->v[(size_t)r * b->stride + c->cpu]);
 	for (r = 0; c->ldist >= 0 && r < b->n; r++)

@@ -15,7 +15,8 @@
 #   src ev cpu seq ltime tbi tai tintr ldist req_cstate intr_off
 #   WakeLatency IntrLatency WakeLatencyC IntrLatencyC count method
 # src is "raw" or "tp"; ev the perf event name; WakeLatency = tai - ltime,
-# IntrLatency = tintr - ltime; the C columns subtract the probe overhead that
+# IntrLatency = tintr - ltime ("-" for an ipi flag-write wake, which has
+# no interrupt); the C columns subtract the probe overhead that
 # delayed the later of the two (see Documentation/kernel.md); count is the
 # event's count read with the sample (PERF_SAMPLE_READ, e.g. with the :S
 # group modifier) or "-". A final "# samples" line gives per-source totals.
@@ -32,13 +33,19 @@ import wult_perf  # noqa: E402
 counts = {}
 
 
+def num(v):
+    # An integer, or "-" where there is no value (an ipi flag-write
+    # wake's IntrLatency).
+    return "-" if v is None else "%d" % v
+
+
 def emit(src, ev, dp, count):
     m = wult_perf.metrics(dp)
-    print("%s %s %d %d %d %d %d %d %d %d %d %d %d %d %d %s %s" %
+    print("%s %s %d %d %d %d %d %d %d %d %d %d %s %d %s %s %s" %
           (src, ev, dp["cpu"], dp["seq"], dp["ltime"], dp["tbi"], dp["tai"],
            dp["tintr"], dp["ldist"], dp["req_cstate"], dp["intr_off"],
-           m["WakeLatencyRaw"], m["IntrLatencyRaw"], m["WakeLatency"],
-           m["IntrLatency"], count,
+           m["WakeLatencyRaw"], num(m["IntrLatencyRaw"]), m["WakeLatency"],
+           num(m["IntrLatency"]), count,
            wult_perf.SOURCES.get(dp["source"], dp["source"])))
     counts[src] = counts.get(src, 0) + 1
 

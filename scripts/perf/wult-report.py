@@ -97,7 +97,8 @@ def print_report(dps):
     groups = sorted(by_state.items()) + [("all", sorted(dps.items()))]
     for state, items in groups:
         for metric in METRICS:
-            s = wult_perf.summary([m[metric] for _, m in items])
+            s = wult_perf.summary([m[metric] for _, m in items
+                                   if m[metric] is not None])
             print("%-10s %-12s" % (state, metric) +
                   "".join("%11s" % fmt(s[st], st) for st in STATS))
         deltas = [group_deltas[k] for k, _ in items if k in group_deltas]

@@ -20,7 +20,7 @@ DP_FIELDS = ("ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2",
              "req_cstate", "intr_off", "flags", "smi_cnt", "nmi_cnt",
              "tsc_khz", "seq", "wake_latency", "intr_latency")
 REC_SIZE = HDR.size + DP.size
-SOURCES = {0: "hrt", 1: "tdt", 3: "nic"}  # enum wult_source_id
+SOURCES = {0: "hrt", 1: "tdt", 2: "ipi", 3: "nic"}  # enum wult_source_id
 TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
 # A branch context (struct wult_branches, WULT_BR_MAX = 32 entries): the
 # payload of wult/branches/ samples, which perf script may hand over with
@@ -33,6 +33,8 @@ BR_TP_NAME = "wult__wake_branches"
 DPF_MPERF = 0x1
 DPF_SMI = 0x2
 DPF_NMI = 0x4
+# ipi: a need_resched write woke the CPU, no interrupt: no IntrLatency.
+DPF_FLAG_WAKE = 0x20
 KIND_DATAPOINTS = 0
 KIND_BRANCHES = 3
 # Latency-band events sample the datapoints in their band.
@@ -158,6 +160,8 @@ def metrics(dp):
         wake = wake_raw - cyc2ns(dp["intr_ts2"] - dp["intr_ts1"], khz)
         intr = intr_raw
     flags = dp["flags"]
+    if flags & DPF_FLAG_WAKE:
+        intr = intr_raw = None
     cc0 = None
     if flags & DPF_MPERF and dp["tsc_delta"] > 0:
         cc0 = min(100.0, dp["mperf_delta"] / dp["tsc_delta"] * 100)

@@ -64,6 +64,25 @@ static void metrics(void)
 	wult_dpdec_decode_raw(dp, raw, 128, &pt);
 	WT_EQ(pt.v[WULT_M_WAKE_LATENCY].num, 3500);
 	WT_EQ(pt.v[WULT_M_INTR_LATENCY].num, 3000);
+	/* An ipi flag-write wake: no interrupt, no IntrLatency (NaN), on both paths. */
+	d.flags |= WULT_DPF_FLAG_WAKE;
+	payload(&d, raw);
+	wult_dpdec_decode_raw(dp, raw, 128, &pt);
+	WT_CHECK(isnan(pt.v[WULT_M_INTR_LATENCY].num), "flag wake: no IntrLatency");
+	WT_CHECK(isnan(pt.v[WULT_M_INTR_LATENCY_RAW].num), "flag wake: no IntrLatencyRaw");
+	WT_EQ(pt.v[WULT_M_WAKE_LATENCY].num, 3500);
+	{
+		struct wult_pd_attr a = { .attr.sample_type = PERF_SAMPLE_RAW };
+		struct wult_pd_sample smp = { .attr = &a, .raw = raw, .raw_size = 132 };
+		enum wult_metric m[2] = { WULT_M_INTR_LATENCY, WULT_M_WAKE_LATENCY };
+		const char *st;
+		double out[2];
+
+		WT_EQ(wult_dpdec_decode_some(dp, &smp, m, 2, out, &st), 0);
+		WT_CHECK(isnan(out[0]), "flag wake, fast path: no IntrLatency");
+		WT_EQ(out[1], 3500);
+	}
+	d.flags &= ~WULT_DPF_FLAG_WAKE;
 	/* Unnamed state index: a fallback name. */
 	d.req_cstate = 9;
 	payload(&d, raw);

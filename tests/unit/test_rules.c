@@ -93,6 +93,27 @@ static void test_intr_after_exit(void)
 	WT_EQ(wult_rule_intr_after_exit(0, 0), WULT_OTHER_INTR);
 }
 
+/*
+ * The ipi source's flag-write wake: an exit with need_resched set, nothing
+ * pending and nothing handled since TBI; then its queued call with no
+ * interrupt since TAI.
+ */
+static void test_flag_wake(void)
+{
+	WT_CHECK(wult_rule_flag_wake(true, 0, 0, 0), "need_resched alone: a flag wake");
+	WT_CHECK(!wult_rule_flag_wake(false, 0, 0, 0), "no need_resched: the poll timed out");
+	/* An interrupt pending: the IPI came, an interrupt wake (rule C). */
+	WT_CHECK(!wult_rule_flag_wake(true, 1, 0, 0), "pending vector");
+	/* No local APIC to read: not a flag wake we can vouch for. */
+	WT_CHECK(!wult_rule_flag_wake(true, -1, 0, 0), "pending unknown");
+	WT_CHECK(!wult_rule_flag_wake(true, 0, 1, 0), "an interrupt since TBI");
+	WT_CHECK(!wult_rule_flag_wake(true, 0, 0, 1), "an NMI since TBI");
+	WT_EQ(wult_rule_run_after_flag(0, 0), WULT_KEEP);
+	/* An interrupt's flush ran our call, or came between. */
+	WT_EQ(wult_rule_run_after_flag(1, 0), WULT_OTHER_INTR);
+	WT_EQ(wult_rule_run_after_flag(0, 1), WULT_OTHER_INTR);
+}
+
 /* (i) u32 counters that wrap between the two snapshots. */
 static void test_wrap(void)
 {
@@ -240,6 +261,7 @@ int main(void)
 	test_exit_first();
 	test_exit_first_other_wake();
 	test_intr_after_exit();
+	test_flag_wake();
 	test_wrap();
 	test_floor();
 	test_ldist_unreachable();

@@ -15,12 +15,13 @@
  * WULT_SOURCE_HRT CLOCK_MONOTONIC (ktime_get()), the clock the hrtimer
  * expires on; for WULT_SOURCE_TDT the TSC, converted as
  * cycles * 1000000 / tsc_khz (so ns since the TSC's reset), the clock of
- * the TSC deadline; for WULT_SOURCE_NIC the TSC likewise, LTime being the
- * device-clock value the interrupt was armed at, converted to the TSC
- * (within ltime_err). Only differences of these four are meaningful, and only
- * within one datapoint's source. Version 1 records have no source field:
- * they are WULT_SOURCE_HRT. The overhead stamps and
- * tsc_delta are TSC cycles; convert with tsc_khz: ns = cycles * 1e6 / tsc_khz
+ * the TSC deadline; for WULT_SOURCE_IPI the TSC too (LTime read on the
+ * launcher CPU, the others on the measured one); for WULT_SOURCE_NIC the
+ * TSC likewise, LTime being the device-clock value the interrupt was armed
+ * at, converted to the TSC (within ltime_err). Only differences of these
+ * four are meaningful, and only within one datapoint's source. Version 1
+ * records have no source field: they are WULT_SOURCE_HRT. The overhead
+ * stamps and tsc_delta are TSC cycles; convert with tsc_khz: ns = cycles * 1e6 / tsc_khz
  * (error below 1 ns per 1000 cycles for tsc_khz above 1 GHz, plus the kernel's
  * tsc_khz calibration error, typically below 50 ppm).
  */
@@ -47,6 +48,7 @@
 enum wult_source_id {
 	WULT_SOURCE_HRT = 0,		/* high resolution timer, CLOCK_MONOTONIC */
 	WULT_SOURCE_TDT = 1,		/* local APIC TSC deadline, TSC */
+	WULT_SOURCE_IPI = 2,		/* a wake sent from a launcher CPU, TSC */
 	WULT_SOURCE_NIC = 3,		/* a PCI device's clock, TSC; needs the
 					 * device term (WULT_CFG2_DEVICE)
 					 */
@@ -54,8 +56,19 @@ enum wult_source_id {
 };
 
 /*
- * config2 of the device sources (the "device" format term): the PCI
- * device, (domain << 16) | (bus << 8) | (slot << 3) | function.
+ * config2 is the source's own: each source reads it its way and refuses
+ * what it does not take (the format terms overlap where their sources
+ * differ).
+ * The ipi source: the launcher CPU (0 on measuring CPU 0: a CPU the kernel
+ * picks) and whether the measured CPU's governor is shown the launch (a
+ * shadow timer, default) or left to its own choice (noshadow=1).
+ */
+#define WULT_CFG2_LAUNCHER_SHIFT	0	/* config2:0-15 */
+#define WULT_CFG2_LAUNCHER_MASK		0xffffULL
+#define WULT_CFG2_NOSHADOW		0x10000ULL	/* config2:16 */
+/*
+ * The device sources (the "device" format term): the PCI device,
+ * (domain << 16) | (bus << 8) | (slot << 3) | function.
  */
 #define WULT_CFG2_DEVICE_MASK		0xffffffffULL	/* config2:0-31 */
 
@@ -111,6 +124,15 @@ enum wult_kind {
 #define WULT_DPF_TDT_EMULATED	0x10U /* tdt: LTime computed, not read from
 				       * the TSC deadline MSR (tdt=emulated,
 				       * or a timer-stop state)
+				       */
+#define WULT_DPF_FLAG_WAKE	0x20U /* ipi: the wake was a need_resched write
+				       * to a polling CPU, no interrupt: tintr
+				       * is when the queued call ran after the
+				       * idle exit, IntrLatency does not exist
+				       */
+#define WULT_DPF_SHADOW		0x40U /* ipi: the governor saw a shadow timer
+				       * at the launch time (else it chose
+				       * without knowing of the launch)
 				       */
 
 struct wult_dp {

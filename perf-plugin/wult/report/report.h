@@ -127,6 +127,7 @@ struct rpt_file {
 	uint64_t cpus[RPT_MAX_CPUS / 64];	/* CPUs of the kept datapoints */
 	double ldist_min, ldist_max;	/* ns, of the kept datapoints; NaN: none */
 	unsigned int sources;		/* their methods (WULT_M_SOURCE), a bit each */
+	uint64_t flag_wakes;		/* ipi wakes with no interrupt (no IntrLatency) */
 	struct rpt_resid *resid;	/* idle residency, NULL: not recorded */
 	int khist;			/* wult.ko's histograms (wult hist), no datapoints */
 	struct rpt_group *groups[RPT_MAX_STATES];	/* sorted after the pass */

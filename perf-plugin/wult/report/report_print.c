@@ -96,6 +96,12 @@ void rpt_print_validity(FILE *out, const struct rpt_file *f)
 	/* The method fixes what LTime and TIntr are (Documentation/kernel.md). */
 	if (rpt_sources_name(f->sources, m, sizeof(m)))
 		fprintf(out, "  method: %s\n", m);
+	/* How the ipi method woke the CPU (Documentation/kernel.md, "The ipi source"). */
+	if (f->sources & (1U << WULT_SOURCE_IPI))
+		fprintf(out, "  wakes: %llu by interrupt, %llu by a need_resched write to a "
+			"polling CPU (no interrupt, no IntrLatency)\n",
+			(unsigned long long)(f->kept - f->flag_wakes),
+			(unsigned long long)f->flag_wakes);
 	fprintf(out, "  datapoints: %llu read, %llu kept, %llu excluded by filters\n",
 		(unsigned long long)f->read, (unsigned long long)f->kept,
 		(unsigned long long)f->excluded);
@@ -237,8 +243,10 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 		if (files[j]->sources && files[0]->sources &&
 		    files[j]->sources != files[0]->sources) {
 			fprintf(out, "note: the inputs were measured with different methods; "
-				"hrt and tdt stamp LTime and TIntr differently, so their "
-				"latencies differ by more than the idle states do\n");
+				"hrt, tdt and ipi stamp LTime and TIntr differently, and "
+				"ipi's wake is another CPU's (no timer a CPU can "
+				"foresee), so their latencies differ by more than the "
+				"idle states do\n");
 			break;
 		}
 	}

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult: the "ipi" delayed-event source, a wake sent from another CPU.
+ *
+ * A timer is the one wake a CPU's power unit sees coming and may pre-wake
+ * for. A scheduler wakeup from another CPU is not: this source measures
+ * that wake. A launcher CPU (config2 "launcher", not the measured one)
+ * runs a pinned hard hrtimer at the launch time; its callback reads the
+ * TSC (LTime) and queues a cross-CPU call to the measured CPU with
+ * smp_call_function_single_async(), the path a remote task wakeup takes
+ * (ttwu_queue_wakelist() queues the same way): to a CPU whose idle task
+ * advertises polling (TIF_POLLING_NRFLAG: POLL, mwait, wult_refidle's
+ * interrupts-off wait) the kernel only sets need_resched and sends no
+ * interrupt (send_call_function_single_ipi(), set_nr_if_polling()); to a
+ * halted CPU it sends the CALL_FUNCTION_SINGLE IPI. Our call is the
+ * handler: TIntr is its first TSC read, in the IPI's interrupt, or, after
+ * a flag write, in do_idle()'s flush of the queue after the idle exit,
+ * where no interrupt exists (WULT_DPF_FLAG_WAKE, no IntrLatency).
+ *
+ * The arm, on the measured CPU, cannot start an hrtimer on the launcher
+ * (hrtimer_start() queues on the calling CPU): it writes the request and
+ * queues a call to the launcher, which starts its timer. The launcher
+ * thus takes two interrupts per datapoint and burns no time between.
+ *
+ * The measured CPU's governor cannot see the launcher's timer. By default
+ * a shadow hrtimer on the measured CPU at the same expiry shows it the
+ * launch, as hrt's timer would: armed with the request, cancelled at each
+ * idle entry once the state is chosen (so that it never wakes the CPU
+ * itself), armed again at an idle exit that was not the wake. Datapoints
+ * made so carry WULT_DPF_SHADOW; config2 "noshadow" leaves the choice to
+ * the governor alone.
+ *
+ * All times are TSC cycles: LTime is read on the launcher, TBI, TAI and
+ * TIntr on the measured CPU, so the kernel's TSC must be synchronised
+ * across CPUs (not marked unstable, which its boot-time warp test and
+ * the clocksource watchdog do); what skew it tolerates shows in every
+ * latency as a constant offset (Documentation/kernel.md).
+ *
+ * A launcher taken offline ends its measurements: the arms fail from then
+ * on, with one line in the kernel log, until the events are closed.
+ */
+#include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/smp.h>
+#include <linux/topology.h>
+#include <asm/msr.h>
+#include <asm/tsc.h>
+
+#include "uapi/linux/wult.h"
+#include "wult_compat.h"
+#include "wult_engine.h"
+#include "wult_rules.h"
+#include "wult_source.h"
+
+#define WULT_IPI_MODE	HRTIMER_MODE_ABS_PINNED_HARD
+
+/* Per measured CPU; its launcher's timer lives here too. */
+struct wult_ipi_cpu {
+	int cpu;		/* the measured CPU */
+	/* Set by get() and put(), under wult_ipi_lock. */
+	unsigned int users;
+	int launcher;
+	bool shadow_on;
+	/* The launcher went offline: no more arms (wult_ipi_offline()). */
+	bool gone;
+	/* The request, written on the measured CPU with IRQs off. */
+	u64 expiry;		/* CLOCK_MONOTONIC ns */
+	u32 gen;		/* bumped at each arm and cancel */
+	/* The launch, written on the launcher. */
+	u32 launch_gen;		/* the request its timer is armed for */
+	u32 launched_gen;	/* the request launched (release) */
+	u64 ltime;		/* TSC just before the wake was queued */
+	unsigned long busy;	/* wakes not queued: the last still was */
+	struct hrtimer launch;	/* on the launcher */
+	struct hrtimer shadow;	/* on the measured CPU */
+	call_single_data_t arm_csd;	/* measured CPU -> launcher */
+	call_single_data_t wake_csd;	/* launcher -> measured CPU */
+};
+
+static DEFINE_PER_CPU(struct wult_ipi_cpu, wult_ipi_cpus);
+static DEFINE_MUTEX(wult_ipi_lock);
+static int wult_ipi_hp_state = -1;
+
+/*
+ * The wake, on the measured CPU: in the CALL_FUNCTION_SINGLE interrupt,
+ * or, after a flag write, from the idle loop's flush of the call queue.
+ * A call for a request already superseded or cancelled is not a wake.
+ */
+static notrace void wult_ipi_wake(void *info)
+{
+	struct wult_ipi_cpu *ic = info;
+	u64 tsc = rdtsc_ordered();
+
+	/* Pairs with wult_ipi_launch(): ltime is the launch's. */
+	if (smp_load_acquire(&ic->launched_gen) != READ_ONCE(ic->gen))
+		return;
+	hrtimer_try_to_cancel(&ic->shadow);
+	wult_engine_intr(tsc, tsc);
+}
+
+/* The launch, on the launcher, hard IRQ: LTime, then the wake. */
+static notrace enum hrtimer_restart wult_ipi_launch(struct hrtimer *timer)
+{
+	struct wult_ipi_cpu *ic = container_of(timer, struct wult_ipi_cpu, launch);
+	u32 gen = ic->launch_gen;
+
+	if (READ_ONCE(ic->gen) != gen || READ_ONCE(ic->gone))
+		return HRTIMER_NORESTART;
+	WRITE_ONCE(ic->ltime, rdtsc_ordered());
+	/* Pairs with wult_ipi_launched(): ltime before the generation. */
+	smp_store_release(&ic->launched_gen, gen);
+	if (smp_call_function_single_async(ic->cpu, &ic->wake_csd))
+		WRITE_ONCE(ic->busy, ic->busy + 1);
+	return HRTIMER_NORESTART;
+}
+
+/* The arm's second half, on the launcher, in a cross-CPU call. */
+static void wult_ipi_start(void *info)
+{
+	struct wult_ipi_cpu *ic = info;
+	/* Pairs with wult_ipi_arm(): the expiry is the request's. */
+	u32 gen = smp_load_acquire(&ic->gen);
+
+	if (READ_ONCE(ic->gone) || !READ_ONCE(ic->users))
+		return;
+	ic->launch_gen = gen;
+	hrtimer_start_range_ns(&ic->launch, ns_to_ktime(READ_ONCE(ic->expiry)),
+			       0, WULT_IPI_MODE);
+}
+
+/* Shows the governor the launch; never a datapoint of its own. */
+static enum hrtimer_restart wult_ipi_shadow_fn(struct hrtimer *timer)
+{
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * A launcher going offline (hotplug, on that CPU): the measured CPUs it
+ * launches for stop getting datapoints, and say so.
+ */
+static int wult_ipi_offline(unsigned int cpu)
+{
+	int m;
+
+	mutex_lock(&wult_ipi_lock);
+	for_each_possible_cpu(m) {
+		struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, m);
+
+		if (!ic->users || ic->launcher != cpu)
+			continue;
+		WRITE_ONCE(ic->gone, true);
+		hrtimer_cancel(&ic->launch);
+		pr_warn("wult: ipi: launcher CPU%u went offline: CPU%d gets no more datapoints until its events are closed\n",
+			cpu, m);
+	}
+	mutex_unlock(&wult_ipi_lock);
+	return 0;
+}
+
+static int wult_ipi_init(void)
+{
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu) {
+		struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
+
+		ic->cpu = cpu;
+		ic->launcher = -1;
+		wult_hrtimer_setup(&ic->launch, wult_ipi_launch, CLOCK_MONOTONIC,
+				   WULT_IPI_MODE);
+		wult_hrtimer_setup(&ic->shadow, wult_ipi_shadow_fn,
+				   CLOCK_MONOTONIC, WULT_IPI_MODE);
+		INIT_CSD(&ic->arm_csd, wult_ipi_start, ic);
+		INIT_CSD(&ic->wake_csd, wult_ipi_wake, ic);
+	}
+	/* At load: registering takes the hotplug lock, which get() nests. */
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "wult/ipi:online",
+					NULL, wult_ipi_offline);
+	if (ret < 0)
+		return ret;
+	wult_ipi_hp_state = ret;
+	return 0;
+}
+
+/* Waits until neither call of @ic is queued. */
+static void wult_ipi_csd_wait(struct wult_ipi_cpu *ic)
+{
+	while ((READ_ONCE(ic->arm_csd.node.u_flags) & CSD_FLAG_LOCK) ||
+	       (READ_ONCE(ic->wake_csd.node.u_flags) & CSD_FLAG_LOCK))
+		cpu_relax();
+}
+
+/*
+ * Nothing of ours may run after this: no timer, no call queued or
+ * running (an async call is unlocked before its function runs, with
+ * IRQs off: synchronize_rcu() waits for it).
+ */
+static void wult_ipi_quiesce(struct wult_ipi_cpu *ic)
+{
+	WRITE_ONCE(ic->gen, ic->gen + 1);
+	wult_ipi_csd_wait(ic);
+	synchronize_rcu();
+	hrtimer_cancel(&ic->launch);
+	hrtimer_cancel(&ic->shadow);
+}
+
+static void wult_ipi_exit(void)
+{
+	int cpu;
+
+	if (wult_ipi_hp_state >= 0)
+		cpuhp_remove_state_nocalls(wult_ipi_hp_state);
+	for_each_possible_cpu(cpu) {
+		struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
+
+		wult_ipi_csd_wait(ic);
+		hrtimer_cancel(&ic->launch);
+		hrtimer_cancel(&ic->shadow);
+	}
+	synchronize_rcu();
+}
+
+/*
+ * LTime comes from one CPU's TSC and TAI from another's: only a TSC the
+ * kernel keeps synchronised will do.
+ */
+static int wult_ipi_usable(void)
+{
+	if (!wult_rule_tsc_rate_known(tsc_khz)) {
+		pr_info_ratelimited("wult: ipi: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted\n");
+		return -EOPNOTSUPP;
+	}
+	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable())) {
+		pr_info_ratelimited("wult: ipi: the kernel marked the TSC unstable (or unsynchronised between CPUs): LTime on the launcher and TAI on the measured CPU cannot be compared\n");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
+ * The launcher the kernel picks for @cpu: an online CPU neither measured
+ * nor @cpu's SMT sibling, else one that is not measured, else any other.
+ */
+static int wult_ipi_pick(unsigned int cpu)
+{
+	const struct cpumask *sib = topology_sibling_cpumask(cpu);
+	int c, free = -1, other = -1;
+
+	for_each_online_cpu(c) {
+		if (c == cpu)
+			continue;
+		if (other < 0)
+			other = c;
+		if (wult_engine_source(c))
+			continue;
+		if (!cpumask_test_cpu(c, sib))
+			return c;
+		if (free < 0)
+			free = c;
+	}
+	return free >= 0 ? free : other;
+}
+
+static int wult_ipi_get(int cpu, u64 config2)
+{
+	struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
+	u64 l = (config2 >> WULT_CFG2_LAUNCHER_SHIFT) & WULT_CFG2_LAUNCHER_MASK;
+	bool shadow = !(config2 & WULT_CFG2_NOSHADOW);
+	int ret = 0, launcher;
+
+	if (config2 & ~((WULT_CFG2_LAUNCHER_MASK << WULT_CFG2_LAUNCHER_SHIFT) |
+			WULT_CFG2_NOSHADOW))
+		return -EINVAL;
+	/* launcher=0 (or none) while measuring CPU 0: the kernel's pick. */
+	launcher = !l && !cpu ? wult_ipi_pick(cpu) : (int)l;
+	if (launcher < 0 || launcher >= nr_cpu_ids || !cpu_possible(launcher)) {
+		pr_info_ratelimited("wult: ipi: CPU%d: launcher CPU %llu does not exist\n",
+				    cpu, l);
+		return -EINVAL;
+	}
+	if (launcher == cpu) {
+		pr_info_ratelimited("wult: ipi: CPU%d: the launcher must be another CPU than the measured one\n",
+				    cpu);
+		return -EINVAL;
+	}
+
+	cpus_read_lock();
+	mutex_lock(&wult_ipi_lock);
+	if (!cpu_online(launcher)) {
+		pr_info_ratelimited("wult: ipi: CPU%d: launcher CPU %d is offline\n",
+				    cpu, launcher);
+		ret = -ENODEV;
+	} else if (ic->users && (ic->launcher != launcher ||
+				 ic->shadow_on != shadow)) {
+		pr_info_ratelimited("wult: ipi: CPU%d is measured with launcher CPU %d%s already\n",
+				    cpu, ic->launcher,
+				    ic->shadow_on ? "" : " and noshadow");
+		ret = -EBUSY;
+	} else if (!ic->users++) {
+		ic->launcher = launcher;
+		ic->shadow_on = shadow;
+		WRITE_ONCE(ic->gone, false);
+		ic->busy = 0;
+	}
+	mutex_unlock(&wult_ipi_lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+static void wult_ipi_put(int cpu)
+{
+	struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
+
+	mutex_lock(&wult_ipi_lock);
+	if (!--ic->users)
+		wult_ipi_quiesce(ic);
+	mutex_unlock(&wult_ipi_lock);
+}
+
+/*
+ * On the measured CPU: the request, the shadow timer, and a call to the
+ * launcher to start its timer. LTime until the launch: the expiry in TSC
+ * cycles (the engine takes the real one from wult_ipi_launched()).
+ */
+static int wult_ipi_arm(u64 ldist, u64 *ltime)
+{
+	struct wult_ipi_cpu *ic = this_cpu_ptr(&wult_ipi_cpus);
+	u64 expiry = ktime_get_ns() + ldist;
+	int ret;
+
+	if (READ_ONCE(ic->gone))
+		return -ENODEV;
+	*ltime = rdtsc_ordered() + mul_u64_u32_div(ldist, tsc_khz, USEC_PER_SEC);
+	WRITE_ONCE(ic->expiry, expiry);
+	/* Pairs with wult_ipi_start(). */
+	smp_store_release(&ic->gen, ic->gen + 1);
+	if (ic->shadow_on)
+		hrtimer_start_range_ns(&ic->shadow, ns_to_ktime(expiry), 0,
+				       WULT_IPI_MODE);
+	/* Busy: the queued call has not run yet, and will read this request. */
+	ret = smp_call_function_single_async(ic->launcher, &ic->arm_csd);
+	if (ret && ret != -EBUSY) {
+		hrtimer_try_to_cancel(&ic->shadow);
+		return ret;
+	}
+	return 0;
+}
+
+static void wult_ipi_cancel(void)
+{
+	struct wult_ipi_cpu *ic = this_cpu_ptr(&wult_ipi_cpus);
+
+	WRITE_ONCE(ic->gen, ic->gen + 1);
+	hrtimer_try_to_cancel(&ic->shadow);
+}
+
+/*
+ * At idle entry, the state chosen: was the shadow what the CPU's timer is
+ * programmed for (else an earlier timer wakes the CPU first)? Then out of
+ * the way, so that only the launch wakes the CPU.
+ */
+static bool wult_ipi_at_idle(u64 *ltime)
+{
+	struct wult_ipi_cpu *ic = this_cpu_ptr(&wult_ipi_cpus);
+	bool first;
+
+	if (!ic->shadow_on)
+		return true;
+	first = wult_hrtimer_first(&ic->shadow);
+	hrtimer_try_to_cancel(&ic->shadow);
+	return first;
+}
+
+/* Not launched yet at an idle exit: the shadow again, for the next entry. */
+static bool wult_ipi_launched(u64 *ltime)
+{
+	struct wult_ipi_cpu *ic = this_cpu_ptr(&wult_ipi_cpus);
+
+	/* Pairs with wult_ipi_launch(). */
+	if (smp_load_acquire(&ic->launched_gen) == ic->gen) {
+		*ltime = READ_ONCE(ic->ltime);
+		return true;
+	}
+	if (ic->shadow_on && ktime_get_ns() < ic->expiry)
+		hrtimer_start_range_ns(&ic->shadow, ns_to_ktime(ic->expiry), 0,
+				       WULT_IPI_MODE);
+	return false;
+}
+
+static u32 wult_ipi_dp_flags(void)
+{
+	return this_cpu_read(wult_ipi_cpus.shadow_on) ? WULT_DPF_SHADOW : 0;
+}
+
+const struct wult_source wult_ipi_source = {
+	.name		= "ipi",
+	.id		= WULT_SOURCE_IPI,
+	.clock		= WULT_CLOCK_TSC,
+	.init		= wult_ipi_init,
+	.exit		= wult_ipi_exit,
+	.usable		= wult_ipi_usable,
+	.get		= wult_ipi_get,
+	.put		= wult_ipi_put,
+	.arm		= wult_ipi_arm,
+	.cancel		= wult_ipi_cancel,
+	.at_idle	= wult_ipi_at_idle,
+	.launched	= wult_ipi_launched,
+	.dp_flags	= wult_ipi_dp_flags,
+};
