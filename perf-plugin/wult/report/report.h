@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * wult report internals, shared by cmd_report.c (options, the pass over
- * each input), report_input.c (perf.data and intel wult CSV sources) and
- * report_print.c (tables, diffs, histograms).
+ * wult report internals, shared by cmd_report.c (options, inputs, the
+ * order of the outputs), report_pass.c (the pass over each input),
+ * report_input.c (perf.data and intel wult CSV sources), report_csv.c
+ * (--csv) and the views: report_fmt.c, report_diff.c, report_print.c,
+ * report_json.c, report_html.c.
  *
  * One pass per input: every kept datapoint goes into per-state streaming
  * statistics (wult/stats.h); at the end of the input they are reduced to
@@ -134,6 +136,32 @@ struct rpt_file {
 	unsigned int ngroups;
 	struct rpt_group all;
 };
+
+/* ---- report_pass.c: the pass over one input ---- */
+/* Reads, filters and counts @path into a new rpt_file (its --csv export
+ * written on the way). 0, or RPT_EXIT_DATA with the reason printed. */
+int rpt_file_run(const struct rpt_opts *o, const char *path, struct rpt_file **out);
+void rpt_file_free(struct rpt_file *f);
+
+/* ---- report_csv.c: --csv ---- */
+struct rpt_src;
+/* --csv OUT: a file, or an intel wult result directory; zeroed: none. */
+struct rpt_csv {
+	FILE *f;
+	struct wult_csv_writer *w;
+	char *dir;		/* set when OUT is a directory */
+	char *path;
+	uint64_t nrows;
+	double ltime_min, ltime_max;	/* ns, of the rows written */
+	unsigned int sources;		/* methods of the rows, a bit each */
+};
+/* Opens @out for @input's rows. 0, or -errno (said). */
+int rpt_csv_open(const char *out, const char *input, struct rpt_csv *c);
+/* One kept datapoint's row. 0, or -EIO (said). */
+int rpt_csv_add(struct rpt_csv *c, const struct wult_point *pt);
+/* Finishes the export (info.yml from @src, @ok: the pass worked), or
+ * removes it when the pass failed. 0, or -errno (said). */
+int rpt_csv_close(struct rpt_csv *c, const struct rpt_src *src, const char *input, int ok);
 
 /* ---- report_input.c: a stream of datapoints from one input ---- */
 struct rpt_src;

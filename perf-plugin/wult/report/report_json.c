@@ -291,7 +291,7 @@ static void put_group(struct jw *w, const struct rpt_opts *o, const struct rpt_g
 
 	open_obj(w, NULL, &go);
 	kv_str(&go, "name", g->name);
-	/* --per-cpu names its groups "CPUn STATE" (cmd_report.c). */
+	/* --per-cpu names its groups "CPUn STATE" (report_pass.c). */
 	key(&go, "cpu");
 	if (o->per_cpu && sscanf(g->name, "CPU%u %n", &cpu, &state_at) == 1 && state_at)
 		fprintf(go.f, "%u", cpu);

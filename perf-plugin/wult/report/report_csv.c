@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult report --csv: the kept datapoints of an input exported as a CSV file
+ * or an intel wult result directory (datapoints.csv and info.yml), every
+ * metric in intel wult's column order, through libwult's CSV writer.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "report.h"
+
+/* Every metric in a CSV export, in intel wult's column order. */
+static const enum wult_metric csv_cols[] = {
+	WULT_M_WAKE_LATENCY, WULT_M_INTR_LATENCY, WULT_M_SILENT_TIME, WULT_M_LDIST,
+	WULT_M_REQ_CSTATE, WULT_M_INTR_OFF, WULT_M_CC0, WULT_M_CC1, WULT_M_CC1_DERIVED,
+	WULT_M_CC3, WULT_M_CC6, WULT_M_CC7, WULT_M_CC10, WULT_M_MC1, WULT_M_MC6, WULT_M_PC1,
+	WULT_M_PC2, WULT_M_PC3, WULT_M_PC6, WULT_M_PC7, WULT_M_PC8, WULT_M_PC9, WULT_M_PC10,
+	WULT_M_CPU_FREQ, WULT_M_SMI_CNT, WULT_M_NMI_CNT, WULT_M_SWIRQ_CNT, WULT_M_CPU, WULT_M_LTIME,
+	WULT_M_TBI, WULT_M_TAI,
+	WULT_M_TINTR, WULT_M_WAKE_LATENCY_RAW, WULT_M_INTR_LATENCY_RAW, WULT_M_SCALED,
+};
+
+int rpt_csv_add(struct rpt_csv *c, const struct wult_point *pt)
+{
+	double t = pt->v[WULT_M_LTIME].num, src = pt->v[WULT_M_SOURCE].num;
+
+	if (src >= 0 && src < 32)
+		c->sources |= 1U << (unsigned int)src;
+	if (wult_csv_writer_add(c->w, pt)) {
+		fprintf(stderr, "wult report: --csv: write error on %s\n", c->path);
+		return -EIO;
+	}
+	if (!isnan(t)) {
+		if (!c->nrows || t < c->ltime_min)
+			c->ltime_min = t;
+		if (!c->nrows || t > c->ltime_max)
+			c->ltime_max = t;
+		c->nrows++;
+	}
+	return 0;
+}
+
+/* Would writing @out clobber the input @in (a file, or a result directory)? */
+static int same_file(const char *out, const char *in)
+{
+	struct stat so, si;
+	char *csv = NULL;
+	int ret;
+
+	if (stat(out, &so))
+		return 0;
+	if (!stat(in, &si) && so.st_dev == si.st_dev && so.st_ino == si.st_ino)
+		return 1;
+	if (asprintf(&csv, "%s/datapoints.csv", in) < 0)
+		return 0;
+	ret = !stat(csv, &si) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+	free(csv);
+	return ret;
+}
+
+int rpt_csv_open(const char *out, const char *input, struct rpt_csv *c)
+{
+	struct stat st;
+	size_t len = strlen(out);
+
+	memset(c, 0, sizeof(*c));
+	if ((len && out[len - 1] == '/') || (!stat(out, &st) && S_ISDIR(st.st_mode))) {
+		if (mkdir(out, 0777) && errno != EEXIST) {
+			fprintf(stderr, "wult report: --csv: cannot create directory %s: %s\n",
+				out, strerror(errno));
+			return -errno;
+		}
+		c->dir = strdup(out);
+		if (!c->dir || asprintf(&c->path, "%s/datapoints.csv", out) < 0)
+			return -ENOMEM;
+	} else {
+		c->path = strdup(out);
+		if (!c->path)
+			return -ENOMEM;
+	}
+	if (same_file(c->path, input)) {
+		fprintf(stderr, "wult report: --csv: %s is the input: give another OUT\n",
+			c->path);
+		return -EEXIST;
+	}
+	/* "w+": the writer may have to re-read it (see wult/csv.h). */
+	c->f = fopen(c->path, "w+");
+	if (!c->f) {
+		fprintf(stderr, "wult report: --csv: cannot write %s: %s\n", c->path,
+			strerror(errno));
+		return -errno;
+	}
+	return wult_csv_writer_new(c->f, csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]),
+				   &c->w);
+}
+
+/* An intel wult input's own info.yml value, kept in our export; NULL if
+ * none. @buf receives it. */
+static const char *input_info(const char *input, const char *key, char *buf, size_t len)
+{
+	struct wult_csv_reader *r;
+	const char *v;
+	char err[256];
+
+	if (wult_csv_open(input, &r, err, sizeof(err)))
+		return NULL;
+	v = wult_csv_info(r, key);
+	if (v)
+		snprintf(buf, len, "%s", v);
+	wult_csv_close(r);
+	return v ? buf : NULL;
+}
+
+static int write_info(const char *path, const char *input, const struct rpt_src *src,
+		      const struct rpt_csv *c)
+{
+	char *copy = strdup(input), date[64], devid[64], res[32];
+	struct wult_csv_info in = {
+		.toolver = WULT_VERSION, .cpu = rpt_src_cpu(src), .duration = NAN,
+		.resolution = NAN,
+	};
+	struct stat st;
+	struct tm tm;
+	FILE *f;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	/* The report id is the input's name, as intel wult names results. */
+	in.reportid = basename(copy);
+	in.devid = input_info(input, "devid", devid, sizeof(devid));
+	/* intel wult's devid: the timer method's name, or the NIC's address. */
+	if (!in.devid)
+		in.devid = rpt_src_device(src, devid, sizeof(devid));
+	if (!in.devid)
+		in.devid = rpt_sources_name(c->sources, devid, sizeof(devid));
+	if (input_info(input, "resolution", res, sizeof(res)))
+		in.resolution = atof(res);
+	in.date = input_info(input, "date", date, sizeof(date));
+	/* perf writes a perf.data's header last: its mtime is the end of
+	 * the recording, the best date the file has. */
+	if (!in.date && !stat(input, &st) && gmtime_r(&st.st_mtime, &tm) &&
+	    strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		in.date = date;
+	if (c->nrows > 1)
+		in.duration = (c->ltime_max - c->ltime_min) / 1e9;
+	f = fopen(path, "w");
+	if (!f || wult_csv_write_info(f, &in)) {
+		fprintf(stderr, "wult report: --csv: cannot write %s: %s\n", path,
+			strerror(errno));
+		ret = -EIO;
+	}
+	if (f && fclose(f))
+		ret = -EIO;
+	free(copy);
+	return ret;
+}
+
+/* Finishes the export; info.yml needs the input's CPU, known only now. */
+int rpt_csv_close(struct rpt_csv *c, const struct rpt_src *src, const char *input, int ok)
+{
+	char *ipath = NULL;
+	int ret = 0;
+
+	if (c->w && wult_csv_writer_close(c->w))
+		ret = -EIO;
+	if (c->f && fclose(c->f))
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "wult report: --csv: write error on %s\n", c->path);
+	/* A partial export would pass for a whole one. */
+	if (c->f && (ret || !ok))
+		unlink(c->path);
+	if (!ret && ok && c->dir) {
+		if (asprintf(&ipath, "%s/info.yml", c->dir) < 0)
+			ret = -ENOMEM;
+		else
+			ret = write_info(ipath, input, src, c);
+		free(ipath);
+	}
+	free(c->dir);
+	free(c->path);
+	return ret;
+}
