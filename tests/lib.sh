@@ -85,3 +85,26 @@ cstate_only() {
 		esac
 	done
 }
+
+# t_within NAME VALUE LO HI: a check that the integer VALUE is in [LO, HI].
+t_within() {
+	if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then
+		t_ok "$1 ($2 in [$3, $4])"
+	else
+		t_fail "$1 ($2 not in [$3, $4])"
+	fi
+}
+
+# dec_median FILE COLUMN [STATE]: the median (ns) of a column of
+# wult-decode.py's datapoint lines (of one requested state, column 10);
+# -1 when there are none.
+dec_median() {
+	awk -v c="$2" -v s="${3:--}" 's == "-" || $10 == s { print $c }' "$1" | sort -n |
+		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : -1 }'
+}
+
+# dec_share FILE STATES: the percentage of wult-decode.py's datapoint lines
+# whose requested state (column 10) is one of STATES.
+dec_share() {
+	awk -v s=" $2 " 'index(s, " " $10 " ") { k++ } END { print NR ? int(k * 100 / NR) : 0 }' "$1"
+}

@@ -63,15 +63,6 @@ median() {
 		END { print NR ? sprintf("%.0f", v[int((NR + 1) / 2)] * 1000) : -1 }'
 }
 
-# within NAME VALUE LO HI
-within() {
-	if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then
-		t_ok "$1 ($2 in [$3, $4])"
-	else
-		t_fail "$1 ($2 not in [$3, $4])"
-	fi
-}
-
 # refused NAME CPU LAUNCHER MSG ERRNO: wult record cannot open the ipi
 # event on CPU with that launcher, perf_event_open() failing with ERRNO
 # (its strerror), and the kernel log says MSG in one line. (wult record,
@@ -145,10 +136,10 @@ for s in 1 2 3; do
 	w[$s]=$(median s$s WakeLatency) i[$s]=$(median s$s IntrLatency)
 done
 echo "# ipi medians (ns): WakeLatency C1 ${w[1]} C2 ${w[2]} C3 ${w[3]}; IntrLatency C1 ${i[1]} C2 ${i[2]} C3 ${i[3]}"
-within "ipi WakeLatency: C2 - C1 = 20 us +- 0.5 (ns)" $((w[2] - w[1])) 19500 20500
-within "ipi WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((w[3] - w[1])) 79500 80500
-within "ipi IntrLatency: C2 - C1 = 0 +- 0.5 us (ns)" $((i[2] - i[1])) -500 500
-within "ipi IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
+t_within "ipi WakeLatency: C2 - C1 = 20 us +- 0.5 (ns)" $((w[2] - w[1])) 19500 20500
+t_within "ipi WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((w[3] - w[1])) 79500 80500
+t_within "ipi IntrLatency: C2 - C1 = 0 +- 0.5 us (ns)" $((i[2] - i[1])) -500 500
+t_within "ipi IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
 hw=$(median h1 WakeLatency) hi=$(median h1 IntrLatency)
 echo "# C1 medians (ns): hrt WakeLatency $hw IntrLatency $hi; ipi WakeLatency ${w[1]} IntrLatency ${i[1]}"
 wult report "$W/h1.data" "$W/s1.data" > "$W/diff.txt" 2>&1
@@ -217,10 +208,10 @@ flagwake m3 C3 30
 m3w=$(median m3 WakeLatency)
 echo "# masked C3 flag-write wakes: WakeLatency median $m3w ns"
 # The wait notices the flag within a few us (POLL's figure), then waits 80.
-within "masked C3 flag-write wakes: WakeLatency - 80 us in [0, 5] us (ns)" \
+t_within "masked C3 flag-write wakes: WakeLatency - 80 us in [0, 5] us (ns)" \
 	$((m3w - 80000)) 0 5000
 [ $poll = 0 ] ||
-	within "flag-write wakes: masked C3 - POLL = 80 us +- 0.5 (ns)" \
+	t_within "flag-write wakes: masked C3 - POLL = 80 us +- 0.5 (ns)" \
 		$((m3w - $(median s0 WakeLatency))) 79500 80500
 grep "^cpu1 " /sys/kernel/debug/wult/stats | sed 's/^/# /'
 

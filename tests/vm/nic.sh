@@ -78,23 +78,6 @@ record() {
 	decode "$name"
 }
 
-median() {
-	awk -v c="$2" -v s="${3:--}" 's == "-" || $10 == s { print $c }' "$1" | sort -n |
-		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : -1 }'
-}
-
-within() {
-	if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then
-		t_ok "$1 ($2 in [$3, $4])"
-	else
-		t_fail "$1 ($2 not in [$3, $4])"
-	fi
-}
-
-share() {
-	awk -v s=" $2 " 'index(s, " " $10 " ") { k++ } END { print NR ? int(k * 100 / NR) : 0 }' "$1"
-}
-
 t_check "insmod wult_refidle exit_us=0,20,80 target_us=2,50,100" \
 	insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 target_us=2,50,100 || { t_done; exit 1; }
 STATES=$(cat $CPUIDLE/state*/name | tr '\n' ' ' | sed 's/ $//')
@@ -135,14 +118,14 @@ cstate_only "$CPUIDLE" all
 for s in 1 2 3; do
 	n=$(wc -l < "$W/s$s.txt") k=$(awk -v s=$s '$10 == s' "$W/s$s.txt" | wc -l)
 	t_check "nic, only C$s enabled: 60 datapoints, all C$s ($k of $n)" test "$k" -eq "$n" -a "$n" -eq 60
-	w[$s]=$(median "$W/s$s.txt" 14) i[$s]=$(median "$W/s$s.txt" 15)
+	w[$s]=$(dec_median "$W/s$s.txt" 14) i[$s]=$(dec_median "$W/s$s.txt" 15)
 done
-hw1=$(median "$W/h1.txt" 14) hi1=$(median "$W/h1.txt" 15)
+hw1=$(dec_median "$W/h1.txt" 14) hi1=$(dec_median "$W/h1.txt" 15)
 echo "# nic medians (ns): WakeLatency C1 ${w[1]} C2 ${w[2]} C3 ${w[3]}; IntrLatency C1 ${i[1]} C2 ${i[2]} C3 ${i[3]}"
 echo "# hrt medians (ns): WakeLatency C1 $hw1; IntrLatency C1 $hi1"
-within "nic WakeLatency: C2 - C1 = 20 us +- 0.5 (ns)" $((w[2] - w[1])) 19500 20500
-within "nic WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((w[3] - w[1])) 79500 80500
-within "nic IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
+t_within "nic WakeLatency: C2 - C1 = 20 us +- 0.5 (ns)" $((w[2] - w[1])) 19500 20500
+t_within "nic WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((w[3] - w[1])) 79500 80500
+t_within "nic IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
 bad=$(cat "$W"/s[123].txt | awk '$13 < 0 || $15 < 0' | wc -l)
 t_eq "nic: every IntrLatency (raw and compensated) >= 0" 0 "$bad"
 t_eq "nic: every datapoint IntrOff=0 (IRQs-on states)" 0 "$(cat "$W"/s[123].txt | awk '$11 != 0' | wc -l)"
@@ -166,12 +149,12 @@ ne=$(wc -l < "$W/err.txt") emax=$(tail -n 1 "$W/err.txt") emed=$(sed -n "$(((ne 
 echo "# ltime_err (ns) over $ne datapoints: median $emed, max $emax"
 t_check "tracepoint datapoints of the nic carry ltime_err ($ne)" test "$ne" -ge 50
 # A 30 ns tick: half of it, half the read window, the rate's share.
-within "ltime_err max (ns)" "${emax:-0}" 1 200
+t_within "ltime_err max (ns)" "${emax:-0}" 1 200
 
 # ---- the shadow hrtimer: the governor sees LTime -----------------------------------
 record long 2000,4000 60
 record short 0,50 60
-p=$(share "$W/long.txt" "3") q=$(share "$W/short.txt" "0 1")
+p=$(dec_share "$W/long.txt" "3") q=$(dec_share "$W/short.txt" "0 1")
 echo "# governor: LDist 2000-4000 us $p% C3; LDist 0-50 us $q% POLL/C1"
 t_check "nic, LDist 2000-4000 us, every state enabled: >= 80% C3 ($p%)" test "$p" -ge 80
 t_check "nic, LDist 0-50 us: mostly POLL/C1 ($q%)" test "$q" -gt 50

@@ -71,27 +71,6 @@ only() {
 	cstate_only "$CPUIDLE" "$1"
 }
 
-# share FILE STATES: percentage of datapoints whose req_cstate is in STATES.
-share() {
-	awk -v s=" $2 " 'index(s, " " $10 " ") { k++ } END { print NR ? int(k * 100 / NR) : 0 }' "$1"
-}
-
-# median FILE COLUMN [STATE]: the median (ns) of a column over the
-# datapoints (of one requested state); -1 when there are none.
-median() {
-	awk -v c="$2" -v s="${3:--}" 's == "-" || $10 == s { print $c }' "$1" | sort -n |
-		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : -1 }'
-}
-
-# within NAME VALUE LO HI
-within() {
-	if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then
-		t_ok "$1 ($2 in [$3, $4])"
-	else
-		t_fail "$1 ($2 not in [$3, $4])"
-	fi
-}
-
 usage_sum() {
 	cat $CPUIDLE/state*/usage | awk '{ s += $1 } END { print s }'
 }
@@ -121,7 +100,7 @@ u0=$(usage_sum)
 record short 0,50 300
 record long 2000,4000 200
 t_eq "LDist 0-50 us: 300 datapoints" 300 "$(wc -l < "$W/short.txt")"
-p=$(share "$W/short.txt" "0 1")
+p=$(dec_share "$W/short.txt" "0 1")
 t_check "LDist 0-50 us: mostly POLL/C1 ($p%)" test "$p" -gt 50
 # A datapoint's state is the one of its last idle period (from TBI). With
 # a sleep predicted below one tick (4 ms at HZ=250), menu keeps the tick,
@@ -132,7 +111,7 @@ t_check "LDist 0-50 us: mostly POLL/C1 ($p%)" test "$p" -gt 50
 # datapoints that had room for C3 (SilentTime = LTime - TBI >= residency +
 # exit latency) must be C3, but for the odd one where menu's other input,
 # the recent idle intervals (shortened by those ticks), predicted less.
-p=$(share "$W/long.txt" "3")
+p=$(dec_share "$W/long.txt" "3")
 t_check "LDist 2000-4000 us: >= 90% C3 ($p%)" test "$p" -ge 90
 room=$(($(cat $CPUIDLE/state3/residency) + $(cat $CPUIDLE/state3/latency)))
 read -r nroom c3room <<< "$(awk -v r=$((room * 1000)) '$5 - $6 >= r { n++; k += ($10 == 3) }
@@ -154,18 +133,18 @@ only all
 for s in 1 2 3; do
 	n=$(wc -l < "$W/s$s.txt") k=$(awk -v s=$s '$10 == s' "$W/s$s.txt" | wc -l)
 	t_check "only C$s enabled: all its datapoints are C$s ($k of $n)" test "$k" -eq "$n" -a "$n" -eq 100
-	w[$s]=$(median "$W/s$s.txt" 14) i[$s]=$(median "$W/s$s.txt" 15)
+	w[$s]=$(dec_median "$W/s$s.txt" 14) i[$s]=$(dec_median "$W/s$s.txt" 15)
 	# The same recording made twice.
-	d=$(($(median "$W/r$s.txt" 14) - w[s])) di=$(($(median "$W/r$s.txt" 15) - i[s]))
-	within "C$s recorded twice: WakeLatency medians agree (ns)" $d -100 100
-	within "C$s recorded twice: IntrLatency medians agree (ns)" $di -100 100
+	d=$(($(dec_median "$W/r$s.txt" 14) - w[s])) di=$(($(dec_median "$W/r$s.txt" 15) - i[s]))
+	t_within "C$s recorded twice: WakeLatency medians agree (ns)" $d -100 100
+	t_within "C$s recorded twice: IntrLatency medians agree (ns)" $di -100 100
 done
 echo "# medians (ns): WakeLatency C1 ${w[1]} C2 ${w[2]} C3 ${w[3]}; IntrLatency C1 ${i[1]} C2 ${i[2]} C3 ${i[3]}"
-within "WakeLatency: C2 - C1 = 20 us +- 0.5 (ns)" $((w[2] - w[1])) 19500 20500
-within "WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((w[3] - w[1])) 79500 80500
-within "IntrLatency: C2 - C1 = 0 +- 0.5 us (ns)" $((i[2] - i[1])) -500 500
-within "IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
-within "C1: WakeLatency median below 5 us (ns)" "${w[1]}" 0 5000
+t_within "WakeLatency: C2 - C1 = 20 us +- 0.5 (ns)" $((w[2] - w[1])) 19500 20500
+t_within "WakeLatency: C3 - C1 = 80 us +- 0.5 (ns)" $((w[3] - w[1])) 79500 80500
+t_within "IntrLatency: C2 - C1 = 0 +- 0.5 us (ns)" $((i[2] - i[1])) -500 500
+t_within "IntrLatency: C3 - C1 = 0 +- 0.5 us (ns)" $((i[3] - i[1])) -500 500
+t_within "C1: WakeLatency median below 5 us (ns)" "${w[1]}" 0 5000
 t_eq "IRQs-on states: every datapoint IntrOff=0" 0 \
 	"$(cat "$W"/s[123].txt "$W"/long.txt | awk '$11 != 0' | wc -l)"
 # Compensation, IntrOff=0: the handler's overhead comes off WakeLatency only.
@@ -202,10 +181,10 @@ only 1
 n3=$(awk '$10 == 3' "$W/off3.txt" | wc -l)
 o3=$(awk '$10 == 3 && $11 == 1' "$W/off3.txt" | wc -l)
 t_check "C3 datapoints: every one IntrOff=1 ($o3 of $n3)" test "$n3" -eq 100 -a "$o3" -eq "$n3"
-c1w=$(median "$W/off1.txt" 14 1) c1i=$(median "$W/off1.txt" 15 1)
-c3w=$(median "$W/off3.txt" 14 3) c3i=$(median "$W/off3.txt" 15 3)
+c1w=$(dec_median "$W/off1.txt" 14 1) c1i=$(dec_median "$W/off1.txt" 15 1)
+c3w=$(dec_median "$W/off3.txt" 14 3) c3i=$(dec_median "$W/off3.txt" 15 3)
 echo "# medians (ns): C1 wake $c1w intr $c1i, C3 (IRQs off) wake $c3w intr $c3i"
-within "IRQs-off C3: IntrLatency - C1's = 80 us +- 0.5 (ns)" $((c3i - c1i)) 79500 80500
+t_within "IRQs-off C3: IntrLatency - C1's = 80 us +- 0.5 (ns)" $((c3i - c1i)) 79500 80500
 # (WakeLatency does not compare: C1's includes the interrupt handler, which
 # in C3 runs after TAI.)
 # Compensation, IntrOff=1: the exit probe's overhead comes off IntrLatency.
@@ -237,11 +216,11 @@ t_eq "C1 branch run: wult-decode.py's datapoints = wult report --csv's (count, d
 # comp NAME STATE RAWCOL COMPCOL: the medians' growth with the reads.
 comp() {
 	local raw cmp
-	raw=$(($(median "$W/br$2.txt" $3 $2) - $(median "$W/off$2.txt" $3 $2)))
-	cmp=$(($(median "$W/br$2.txt" $4 $2) - $(median "$W/off$2.txt" $4 $2)))
+	raw=$(($(dec_median "$W/br$2.txt" $3 $2) - $(dec_median "$W/off$2.txt" $3 $2)))
+	cmp=$(($(dec_median "$W/br$2.txt" $4 $2) - $(dec_median "$W/off$2.txt" $4 $2)))
 	echo "# $1: with the branch reads the raw median grows $raw ns, the compensated one $cmp ns"
 	t_check "$1: the reads delay the raw latency (+$raw ns > 50)" test "$raw" -gt 50
-	within "$1: the compensated latency does not move (ns)" "$cmp" -50 50
+	t_within "$1: the compensated latency does not move (ns)" "$cmp" -50 50
 }
 comp "IntrOff=0 (C1), WakeLatency" 1 12 14
 comp "IntrOff=1 (C3), IntrLatency" 3 13 15
