@@ -36,6 +36,8 @@ exit 7
 G
 out=$("$vr" --timeout 60 --out "$tmp/o" "$tmp/g.sh" "a b" 'c$d' 2>"$tmp/err")
 t_eq "guest exit status propagates" 7 $?
+t_check "the booted guest was saved (said), or restored" \
+	grep -Eq 'saved the booted 6.1 guest|restoring the booted 6.1 guest' "$tmp/err"
 t_check "icount is the default clock; two CPUs online" grep -qx 'clock:icount cpus:2 online:0-1' <<<"$out"
 t_check "icount 6.1: booted with maxcpus=1, /init onlined CPU 1" grep -qx 'cmdline:maxcpus=1' <<<"$out"
 t_check "icount: the TSC runs at 1 GHz" grep -qx 'mhz:1000' <<<"$out"
@@ -65,13 +67,15 @@ out=$(WULT_VM_SNAPSHOT=reuse "$vr" --timeout 60 --out "$tmp/o4" "$tmp/g.sh" four
 t_eq "WULT_VM_SNAPSHOT=reuse, a saved guest: exit status" 7 $?
 t_check "WULT_VM_SNAPSHOT=reuse restores a saved guest" grep -q 'restoring the booted 6.1 guest' "$tmp/err4"
 cache=${WULT_BUILD:-$top/build}/vm
-nsnap=$(ls "$cache"/snap-*.vm | wc -l)
 printf '#!/bin/sh\necho "args:$#:$1:"\necho "clock:$WULT_CLOCK cpus:$(nproc)"\nexit 7\n' > "$tmp/h1.sh"
 out=$(WULT_VM_SNAPSHOT=reuse "$vr" --clock host --cpus 3 --append wult_test_unsaved=$$ \
 	--timeout 120 --out "$tmp/h1" "$tmp/h1.sh" third 2>"$tmp/err3")
 t_eq "WULT_VM_SNAPSHOT=reuse, no saved guest: exit status" 7 $?
 t_check "WULT_VM_SNAPSHOT=reuse, no saved guest: boots" sh -c "! grep -q restoring '$tmp/err3'"
-t_eq "WULT_VM_SNAPSHOT=reuse, no saved guest: none saved" "$nsnap" "$(ls "$cache"/snap-*.vm | wc -l)"
+# (Said by vm-run, not counted in the cache: the VM tests beside this one
+# save machines of their own meanwhile.)
+t_check "WULT_VM_SNAPSHOT=reuse, no saved guest: none saved" \
+	sh -c "! grep -q 'saved the booted' '$tmp/err3'"
 t_check "WULT_VM_SNAPSHOT=reuse: arguments" grep -qx 'args:1:third:' <<<"$out"
 t_check "--clock host: the host's clock, three CPUs" grep -qx 'clock:host cpus:3' <<<"$out"
 # Under icount 6.12 brings its secondary CPUs up at boot itself (its
