@@ -21,29 +21,12 @@ u16 wult_trace_type(void)
 	BUILD_BUG_ON(sizeof(struct trace_event_raw_datapoint) !=
 		     sizeof(struct wult_rec));
 	BUILD_BUG_ON(sizeof(struct trace_entry) != WULT_DP_HDR_SIZE);
-	BUILD_BUG_ON(WULT_TP_OFF(ltime) != WULT_DP_OFF(ltime));
-	BUILD_BUG_ON(WULT_TP_OFF(tbi) != WULT_DP_OFF(tbi));
-	BUILD_BUG_ON(WULT_TP_OFF(tai) != WULT_DP_OFF(tai));
-	BUILD_BUG_ON(WULT_TP_OFF(tintr) != WULT_DP_OFF(tintr));
-	BUILD_BUG_ON(WULT_TP_OFF(ldist) != WULT_DP_OFF(ldist));
-	BUILD_BUG_ON(WULT_TP_OFF(ai_ts1) != WULT_DP_OFF(ai_ts1));
-	BUILD_BUG_ON(WULT_TP_OFF(ai_ts2) != WULT_DP_OFF(ai_ts2));
-	BUILD_BUG_ON(WULT_TP_OFF(intr_ts1) != WULT_DP_OFF(intr_ts1));
-	BUILD_BUG_ON(WULT_TP_OFF(intr_ts2) != WULT_DP_OFF(intr_ts2));
-	BUILD_BUG_ON(WULT_TP_OFF(tsc_delta) != WULT_DP_OFF(tsc_delta));
-	BUILD_BUG_ON(WULT_TP_OFF(mperf_delta) != WULT_DP_OFF(mperf_delta));
-	BUILD_BUG_ON(WULT_TP_OFF(cpu) != WULT_DP_OFF(cpu));
-	BUILD_BUG_ON(WULT_TP_OFF(req_cstate) != WULT_DP_OFF(req_cstate));
-	BUILD_BUG_ON(WULT_TP_OFF(intr_off) != WULT_DP_OFF(intr_off));
-	BUILD_BUG_ON(WULT_TP_OFF(flags) != WULT_DP_OFF(flags));
-	BUILD_BUG_ON(WULT_TP_OFF(smi_cnt) != WULT_DP_OFF(smi_cnt));
-	BUILD_BUG_ON(WULT_TP_OFF(nmi_cnt) != WULT_DP_OFF(nmi_cnt));
-	BUILD_BUG_ON(WULT_TP_OFF(tsc_khz) != WULT_DP_OFF(tsc_khz));
-	BUILD_BUG_ON(WULT_TP_OFF(seq) != WULT_DP_OFF(seq));
-	BUILD_BUG_ON(WULT_TP_OFF(wake_latency) != WULT_DP_OFF(wake_latency));
-	BUILD_BUG_ON(WULT_TP_OFF(intr_latency) != WULT_DP_OFF(intr_latency));
-	BUILD_BUG_ON(WULT_TP_OFF(source) != WULT_DP_OFF(source));
-
+#define WULT_TP_CHECK(type, name, version)			\
+	BUILD_BUG_ON(WULT_TP_OFF(name) != WULT_DP_OFF(name) ||	\
+		     sizeof_field(struct trace_event_raw_datapoint, name) != \
+		     sizeof_field(struct wult_rec, dp.name));
+	WULT_DP_FIELDS(WULT_TP_CHECK)
+#undef WULT_TP_CHECK
 	return event_datapoint.event.type;
 }
 

@@ -2,8 +2,8 @@
 /*
  * wult: the wult:datapoint tracepoint.
  *
- * Its fields are struct wult_dp's, in the same order and with the same
- * types, so a tracepoint record is byte for byte a PMU raw sample and the
+ * Its fields are struct wult_dp's, made from the same list (WULT_DP_FIELDS),
+ * so a tracepoint record is byte for byte a PMU raw sample and the
  * tracepoint's format file decodes both (checked at build time in
  * wult_trace.c).
  */
@@ -17,55 +17,22 @@
 
 #include "uapi/linux/wult.h"
 
+/*
+ * The entries and assignments come from the payload's field list
+ * (WULT_DP_FIELDS): __field() takes the kernel's type name, which the
+ * format file prints ("u64 ltime"). They expand anew at each stage of
+ * define_trace.h, inside its own __field().
+ */
+#ifndef WULT_TP_ENTRY
+#define WULT_TP_ENTRY(type, name, version)	__field(type, name)
+#define WULT_TP_ASSIGN(type, name, version)	__entry->name = dp->name;
+#endif
+
 TRACE_EVENT(datapoint,
 	    TP_PROTO(const struct wult_dp *dp),
 	    TP_ARGS(dp),
-	    TP_STRUCT__entry(__field(u64, ltime)
-			 __field(u64, tbi)
-			 __field(u64, tai)
-			 __field(u64, tintr)
-			 __field(u64, ldist)
-			 __field(u64, ai_ts1)
-			 __field(u64, ai_ts2)
-			 __field(u64, intr_ts1)
-			 __field(u64, intr_ts2)
-			 __field(u64, tsc_delta)
-			 __field(u64, mperf_delta)
-			 __field(u32, cpu)
-			 __field(s32, req_cstate)
-			 __field(u32, intr_off)
-			 __field(u32, flags)
-			 __field(u32, smi_cnt)
-			 __field(u32, nmi_cnt)
-			 __field(u32, tsc_khz)
-			 __field(u32, seq)
-			 __field(u64, wake_latency)
-			 __field(u64, intr_latency)
-			 __field(u32, source)
-			 __field(u32, ltime_err)),
-	    TP_fast_assign(__entry->ltime = dp->ltime;
-		       __entry->tbi = dp->tbi;
-		       __entry->tai = dp->tai;
-		       __entry->tintr = dp->tintr;
-		       __entry->ldist = dp->ldist;
-		       __entry->ai_ts1 = dp->ai_ts1;
-		       __entry->ai_ts2 = dp->ai_ts2;
-		       __entry->intr_ts1 = dp->intr_ts1;
-		       __entry->intr_ts2 = dp->intr_ts2;
-		       __entry->tsc_delta = dp->tsc_delta;
-		       __entry->mperf_delta = dp->mperf_delta;
-		       __entry->cpu = dp->cpu;
-		       __entry->req_cstate = dp->req_cstate;
-		       __entry->intr_off = dp->intr_off;
-		       __entry->flags = dp->flags;
-		       __entry->smi_cnt = dp->smi_cnt;
-		       __entry->nmi_cnt = dp->nmi_cnt;
-		       __entry->source = dp->source;
-		       __entry->ltime_err = dp->ltime_err;
-		       __entry->tsc_khz = dp->tsc_khz;
-		       __entry->seq = dp->seq;
-		       __entry->wake_latency = dp->wake_latency;
-		       __entry->intr_latency = dp->intr_latency;),
+	    TP_STRUCT__entry(WULT_DP_FIELDS(WULT_TP_ENTRY)),
+	    TP_fast_assign(WULT_DP_FIELDS(WULT_TP_ASSIGN)),
 	    TP_printk("cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu tintr=%llu ldist=%llu seq=%u source=%u ltime_err=%u",
 		      __entry->cpu, __entry->req_cstate, __entry->intr_off,
 		      __entry->ltime, __entry->tbi, __entry->tai, __entry->tintr,

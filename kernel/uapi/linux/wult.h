@@ -135,40 +135,58 @@ enum wult_kind {
 				       * without knowing of the launch)
 				       */
 
+/*
+ * The datapoint's fields, the one list everything else is made from:
+ * X(type, name, version) for each field in payload order, type being the
+ * kernel's u64/s32/u32 (struct wult_dp uses __u64/__s32/__u32). The
+ * struct below, the wult:datapoint tracepoint's entries and assignments
+ * (wult_trace.h), its layout checks (wult_trace.c), libwult's field table
+ * (lib/dpdec.c) and its built-in format (lib/dpdec_format.c) expand it.
+ *
+ * wake_latency and intr_latency are derived, for ftrace hist triggers and
+ * event filters, which cannot key on an expression: the raw latencies, not
+ * overhead-compensated; decoders compute their own. ltime_err (version 3;
+ * version 2 had the same bytes "reserved", 0) bounds the error of LTime's
+ * conversion from a device's clock to the time base (WULT_SOURCE_NIC); 0
+ * where LTime is read in it.
+ *
+ * Appending a field is one line, above the list's end. It also needs:
+ * WULT_DP_VERSION raised and the field's version its value, the field set
+ * in the engine, Documentation/kernel.md's payload section, scripts/perf/wult_perf.py's
+ * struct (tests/host/test_dp_fields.sh fails until it matches), and a
+ * metric in lib/metrics.c if readers should see it. Fields are never
+ * reordered or removed: readers of older payloads depend on the offsets.
+ */
+#define WULT_DP_FIELDS(X)						\
+	X(u64, ltime, 1)	/* ns: launch time, the timer's expiry */	\
+	X(u64, tbi, 1)		/* ns: time before idle (last idle entry) */ \
+	X(u64, tai, 1)		/* ns: time after idle (idle exit probe) */ \
+	X(u64, tintr, 1)	/* ns: time in the timer interrupt handler */ \
+	X(u64, ldist, 1)	/* ns: launch distance, ltime - arm time */ \
+	X(u64, ai_ts1, 1)	/* TSC: after-idle probe entry */	\
+	X(u64, ai_ts2, 1)	/* TSC: after-idle probe end (TAI between) */ \
+	X(u64, intr_ts1, 1)	/* TSC: timer interrupt handler entry */ \
+	X(u64, intr_ts2, 1)	/* TSC: handler end (TIntr between) */	\
+	X(u64, tsc_delta, 1)	/* TSC cycles from TBI to TAI */	\
+	X(u64, mperf_delta, 1)	/* MPERF cycles, TBI to TAI (WULT_DPF_MPERF) */ \
+	X(u32, cpu, 1)		/* CPU measured */			\
+	X(s32, req_cstate, 1)	/* requested idle state index (cpu_idle) */ \
+	X(u32, intr_off, 1)	/* 1: TAI taken before the interrupt ran */ \
+	X(u32, flags, 1)	/* WULT_DPF_* */			\
+	X(u32, smi_cnt, 1)	/* SMIs, TBI to datapoint (WULT_DPF_SMI) */ \
+	X(u32, nmi_cnt, 1)	/* NMIs, TBI to datapoint (WULT_DPF_NMI) */ \
+	X(u32, tsc_khz, 1)	/* kernel's TSC frequency, kHz */	\
+	X(u32, seq, 1)		/* per-CPU datapoint sequence number */	\
+	X(u64, wake_latency, 1)	/* ns: TAI - LTime (WakeLatencyRaw), derived */ \
+	X(u64, intr_latency, 1)	/* ns: TIntr - LTime (IntrLatencyRaw), derived */ \
+	X(u32, source, 2)	/* enum wult_source_id: the time base above */ \
+	X(u32, ltime_err, 3)	/* ns: bound on LTime's conversion error */ \
+	/* (new fields above this line, each with its version) */
+
+#define WULT_DP_MEMBER(type, name, version)	__##type name;
+
 struct wult_dp {
-	__u64 ltime;		/* ns: launch time, the timer's expiry */
-	__u64 tbi;		/* ns: time before idle (last idle entry) */
-	__u64 tai;		/* ns: time after idle (idle exit probe) */
-	__u64 tintr;		/* ns: time in the timer interrupt handler */
-	__u64 ldist;		/* ns: launch distance, ltime - arm time */
-	__u64 ai_ts1;		/* TSC: after-idle probe entry */
-	__u64 ai_ts2;		/* TSC: after-idle probe end (TAI taken between) */
-	__u64 intr_ts1;		/* TSC: timer interrupt handler entry */
-	__u64 intr_ts2;		/* TSC: timer interrupt handler end (TIntr between) */
-	__u64 tsc_delta;	/* TSC cycles from TBI to TAI */
-	__u64 mperf_delta;	/* MPERF cycles from TBI to TAI (WULT_DPF_MPERF) */
-	__u32 cpu;		/* CPU measured */
-	__s32 req_cstate;	/* requested idle state index (cpu_idle state) */
-	__u32 intr_off;		/* 1: TAI taken before the interrupt ran */
-	__u32 flags;		/* WULT_DPF_* */
-	__u32 smi_cnt;		/* SMIs from TBI to datapoint (WULT_DPF_SMI) */
-	__u32 nmi_cnt;		/* NMIs from TBI to datapoint (WULT_DPF_NMI) */
-	__u32 tsc_khz;		/* kernel's TSC frequency, kHz */
-	__u32 seq;		/* per-CPU datapoint sequence number */
-	/*
-	 * Derived, for ftrace hist triggers and event filters, which cannot
-	 * key on an expression: the raw latencies, not overhead-compensated.
-	 */
-	__u64 wake_latency;	/* ns: TAI - LTime (WakeLatencyRaw) */
-	__u64 intr_latency;	/* ns: TIntr - LTime (IntrLatencyRaw) */
-	/* Version 2. */
-	__u32 source;		/* enum wult_source_id: the time base above */
-	/*
-	 * Version 3 (the same bytes were "reserved", 0): ns, a bound on
-	 * the error of LTime's conversion from a device's clock to the
-	 * time base (WULT_SOURCE_NIC); 0 where LTime is read in it.
-	 */
-	__u32 ltime_err;
+	WULT_DP_FIELDS(WULT_DP_MEMBER)
 };
 
 /*
