@@ -29,47 +29,44 @@
 #define MAX_CPUS	4096
 
 /*
- * The one table of payload fields: X(NAME, member) for each field the
- * decoder reads, by its name in the format file, which is also its member
- * of struct wult_dp (version 1). The enum, the names, the v1 layout check
- * and the v1 fast path are all made from it.
+ * The payload's fields, from its one list (WULT_DP_FIELDS, linux/wult.h):
+ * F_<name> for each, and its place in struct wult_dp (offset in the
+ * payload, size, signedness: a negative value of its type compares below
+ * zero) and version. The decoder reads the version-1 fields but the two
+ * the kernel derives for ftrace (it derives its own, wult/comp.h): those
+ * are required to lie in the record (min_size) and make the v1 fast path's
+ * layout; later fields (source) are read where the record holds them.
  */
-#define WULT_DP_FIELDS(X)						\
-	X(LTIME, ltime) X(TBI, tbi) X(TAI, tai) X(TINTR, tintr) X(LDIST, ldist)	\
-	X(AI_TS1, ai_ts1) X(AI_TS2, ai_ts2) X(INTR_TS1, intr_ts1)		\
-	X(INTR_TS2, intr_ts2) X(TSC_DELTA, tsc_delta) X(MPERF_DELTA, mperf_delta) \
-	X(CPU, cpu) X(REQ_CSTATE, req_cstate) X(INTR_OFF, intr_off)		\
-	X(FLAGS, flags) X(SMI_CNT, smi_cnt) X(NMI_CNT, nmi_cnt)		\
-	X(TSC_KHZ, tsc_khz) X(SEQ, seq)
-
 enum fld {
-#define ENUM(F, m) F_##F,
+#define ENUM(type, name, version) F_##name,
 	WULT_DP_FIELDS(ENUM)
 #undef ENUM
 	F_NR,
 };
 
-/* A member's place in struct wult_dp v1: offset in the payload, size and
- * signedness (a negative value of its type compares below zero).
- */
+_Static_assert(F_NR <= 32, "field sets are 32-bit masks");
+
 #define MEMBER_SIGNED(m) ((__typeof__(((struct wult_dp *)0)->m))-1 <	\
 			  (__typeof__(((struct wult_dp *)0)->m))1)
 
-/* Where the table's last field (seq) ends in struct wult_dp. */
-#define V1_END	(offsetof(struct wult_dp, seq) + sizeof(((struct wult_dp *)0)->seq))
-
 static const struct {
 	const char *name;
-	int off, size, is_signed;
+	int off, size, is_signed, version;
 } flds[F_NR] = {
-#define DESC(F, m) [F_##F] = { #m, WULT_DP_HDR_SIZE + offsetof(struct wult_dp, m),	\
-			       sizeof(((struct wult_dp *)0)->m), MEMBER_SIGNED(m) },
+#define DESC(type, name, version) [F_##name] = { #name,				\
+	WULT_DP_HDR_SIZE + offsetof(struct wult_dp, name),				\
+	sizeof(((struct wult_dp *)0)->name), MEMBER_SIGNED(name), version },
 	WULT_DP_FIELDS(DESC)
 #undef DESC
 };
 
+/* The kernel's derived copies, which no decoder reads. */
+#define DERIVED ((1U << F_wake_latency) | (1U << F_intr_latency))
+/* Is field @i one of those the decoder reads in every record? */
+#define CORE(i) (flds[i].version == 1 && !((1U << (i)) & DERIVED))
+
 /* Fields without which no latency can be computed. */
-#define REQUIRED ((1U << F_LTIME) | (1U << F_TAI) | (1U << F_TINTR) | (1U << F_TBI))
+#define REQUIRED ((1U << F_ltime) | (1U << F_tai) | (1U << F_tintr) | (1U << F_tbi))
 
 enum ctr_kind { C_TSC, C_APERF, C_MPERF, C_RES };
 
@@ -85,8 +82,8 @@ struct wult_dpdec {
 	struct { int off, size, is_signed; } f[F_NR];
 	size_t min_size;
 	/*
-	 * Payload v2's source: outside the table, so that v1 records (which
-	 * end before it) keep decoding; read where the record holds it.
+	 * Payload v2's source (a u32), read where the record holds it: v1
+	 * records end before it.
 	 */
 	int src_off;
 	char *cstates[MAX_CSTATES];
@@ -156,8 +153,8 @@ static int is_v1(const struct wult_dpdec *dp)
 	int i;
 
 	for (i = 0; i < F_NR; i++)
-		if (dp->f[i].off != flds[i].off || dp->f[i].size != flds[i].size ||
-		    dp->f[i].is_signed != flds[i].is_signed)
+		if (CORE(i) && (dp->f[i].off != flds[i].off || dp->f[i].size != flds[i].size ||
+				dp->f[i].is_signed != flds[i].is_signed))
 			return 0;
 	return 1;
 }
@@ -166,7 +163,6 @@ int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
 			char *err, size_t errlen)
 {
 	struct tep_event *ev = NULL;
-	struct tep_format_field *src;
 	unsigned int missing = 0;
 	char buf[64];
 	int i;
@@ -200,12 +196,11 @@ int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
 		dp->f[i].off = fl->offset;
 		dp->f[i].size = fl->size;
 		dp->f[i].is_signed = !!(fl->flags & TEP_FIELD_IS_SIGNED);
-		if ((size_t)(fl->offset + fl->size) > dp->min_size)
+		if (CORE(i) && (size_t)(fl->offset + fl->size) > dp->min_size)
 			dp->min_size = fl->offset + fl->size;
 	}
 	dp->v1 = is_v1(dp);
-	src = tep_find_field(ev, "source");
-	dp->src_off = src && src->size == 4 && src->offset >= 0 ? src->offset : -1;
+	dp->src_off = dp->f[F_source].size == 4 ? dp->f[F_source].off : -1;
 	if (missing) {
 		for (i = 0; !((1U << i) & missing); i++)
 			;
@@ -225,7 +220,7 @@ int wult_dpdec_missing_fields(const struct wult_dpdec *dp, char *buf, size_t len
 	if (len)
 		buf[0] = '\0';
 	for (i = 0; i < F_NR; i++) {
-		if (dp->f[i].off >= 0)
+		if (!CORE(i) || dp->f[i].off >= 0)
 			continue;
 		if (at < len)
 			at += snprintf(buf + at, len - at, "%s%s", n ? ", " : "", flds[i].name);
@@ -491,18 +486,18 @@ static inline uint64_t field(const struct wult_dpdec *dp, const uint8_t *raw, en
  */
 #define DIV_N_BITS	53
 
-static inline double cyc2ns(const struct wult_dpdec *dp, uint64_t cycles, double khz)
+static inline int64_t cyc2ns(const struct wult_dpdec *dp, uint64_t cycles, double khz)
 {
 	int64_t c = (int64_t)cycles, k = (int64_t)khz, n, q;
 
 	if (dp->div_m && c >= 0 && c < (INT64_C(1) << DIV_N_BITS) / 1000000)
-		return (double)(uint64_t)(((unsigned __int128)((uint64_t)c * 1000000) *
-					   dp->div_m) >> dp->div_sh);
+		return (int64_t)(((unsigned __int128)((uint64_t)c * 1000000) *
+				  dp->div_m) >> dp->div_sh);
 	/* Overheads are thousands of cycles: c * 1e6 fits in 64 bits unless
-	 * the stamps are garbage, and then any value will do.
+	 * the stamps are garbage, which the general conversion takes.
 	 */
 	if (c > INT64_MAX / 1000000 || c < INT64_MIN / 1000000)
-		return (double)c / khz * 1e6;
+		return wult_comp_cyc2ns(c, (uint64_t)khz);
 	n = c * 1000000;
 	/* A multiply by the inverse estimates the quotient; the steps make it
 	 * the exact floor, as python's //.
@@ -512,7 +507,7 @@ static inline double cyc2ns(const struct wult_dpdec *dp, uint64_t cycles, double
 		q--;
 	while ((q + 1) * k <= n)
 		q++;
-	return (double)q;
+	return q;
 }
 
 /* Reads every field the format has into @f (v1 payloads: decode_v1()). */
@@ -521,7 +516,7 @@ static void read_fields(const struct wult_dpdec *dp, const uint8_t *raw, uint64_
 	int i;
 
 	for (i = 0; i < F_NR; i++)
-		f[i] = dp->f[i].off >= 0 ? field(dp, raw, i) : 0;
+		f[i] = CORE(i) && dp->f[i].off >= 0 ? field(dp, raw, i) : 0;
 }
 
 /* cyc2ns()'s multiplier and shift for an integral @khz in [1, 2^32). */
@@ -568,15 +563,6 @@ static inline void flagged(uint32_t fl, double tsc, uint64_t mperf, uint64_t smi
 		out[2] = nmi;
 }
 
-/*
- * An ipi wake written as need_resched to a polling CPU: no interrupt, so
- * no IntrLatency (absent, not 0); TIntr is when the queued call ran.
- */
-static inline int flag_wake(uint64_t flags)
-{
-	return !!(flags & WULT_DPF_FLAG_WAKE);
-}
-
 static inline void store_flagged(struct wult_val *v, const double fl[3])
 {
 	v[WULT_M_CC0].num = fl[0];
@@ -588,9 +574,9 @@ static inline void store_flagged(struct wult_val *v, const double fl[3])
  * fields are read where they are (V1()). */
 struct v1 {
 	const uint8_t *p;	/* struct wult_dp, unaligned */
-	int64_t wake_raw;
-	double intr_raw;	/* NaN: no interrupt (flag_wake()) */
-	double wake, intr, src;
+	struct wult_comp_lat lat;
+	double intr_raw, intr;	/* NaN: no interrupt (lat.no_intr) */
+	double src;
 	double fl[3];		/* CC0%, SMICnt, NMICnt (flagged()) */
 	const char *state;
 };
@@ -603,23 +589,22 @@ struct v1 {
 
 /*
  * The fast path of a payload laid out as struct wult_dp v1 (every field at
- * its place): the same values as the general path below, computed straight
- * from the payload; of the two overheads only the one IntrOff applies is
- * converted. The format was checked to lay out struct wult_dp v1's fields
- * (later versions append, min_size stops at v1's end).
+ * its place): the same values as the general path below, derived by the
+ * same wult_comp_derive() straight from the payload; of the two overheads
+ * only the one IntrOff applies is converted. The format was checked to lay
+ * out struct wult_dp v1's fields (later versions append, min_size stops at
+ * v1's end).
  */
 static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct v1 *c)
 {
-	uint64_t ltime, ts1, ts2;
+	uint64_t ts1, ts2;
 	uint32_t src, intr_off;
 	int32_t cs;
-	double khz, ovh = 0;
+	int64_t ovh = 0;
+	double khz;
 
 	c->p = raw + WULT_DP_HDR_SIZE;
 	intr_off = V1(c, intr_off);
-	ltime = V1(c, ltime);
-	c->wake_raw = (int64_t)(V1(c, tai) - ltime);
-	c->intr_raw = (int64_t)(V1(c, tintr) - ltime);
 	khz = V1(c, tsc_khz);
 	set_khz(dp, khz);
 	/* IntrOff is 0 or 1 at random: selected, not branched on. */
@@ -627,12 +612,10 @@ static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, s
 	ts2 = intr_off ? V1(c, ai_ts2) : V1(c, intr_ts2);
 	if (khz > 0 && intr_off <= 1)
 		ovh = cyc2ns(dp, ts2 - ts1, khz);
-	c->wake = c->wake_raw - (intr_off == 0 ? ovh : 0);
-	c->intr = c->intr_raw - (intr_off == 1 ? ovh : 0);
-	if (flag_wake(V1(c, flags))) {
-		c->intr_raw = NAN;
-		c->intr = NAN;
-	}
+	wult_comp_derive(V1(c, ltime), V1(c, tbi), V1(c, tai), V1(c, tintr), intr_off,
+			 V1(c, flags), ovh, &c->lat);
+	c->intr_raw = c->lat.no_intr ? NAN : (double)c->lat.intr_raw;
+	c->intr = c->lat.no_intr ? NAN : (double)c->lat.intr;
 	c->src = 0;	/* v1 records: hrt */
 	if (dp->src_off >= 0 && (size_t)dp->src_off + 4 <= size) {
 		memcpy(&src, raw + dp->src_off, 4);
@@ -646,73 +629,54 @@ static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, s
 		c->state = dp->cstates[cs] ? dp->cstates[cs] : dp->fallback[cs];
 }
 
-static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct wult_val *v)
-{
-	struct v1 c;
-
-	v1_compute(dp, raw, size, &c);
-	v[WULT_M_WAKE_LATENCY_RAW].num = c.wake_raw;
-	v[WULT_M_INTR_LATENCY_RAW].num = c.intr_raw;
-	v[WULT_M_WAKE_LATENCY].num = c.wake;
-	v[WULT_M_INTR_LATENCY].num = c.intr;
-	v[WULT_M_SILENT_TIME].num = (int64_t)(V1(&c, ltime) - V1(&c, tbi));
-	v[WULT_M_LDIST].num = V1(&c, ldist);
-	v[WULT_M_INTR_OFF].num = V1(&c, intr_off);
-	v[WULT_M_CPU].num = V1(&c, cpu);
-	v[WULT_M_LTIME].num = V1(&c, ltime);
-	v[WULT_M_TBI].num = V1(&c, tbi);
-	v[WULT_M_TAI].num = V1(&c, tai);
-	v[WULT_M_TINTR].num = V1(&c, tintr);
-	v[WULT_M_SOURCE].num = c.src;
-	v[WULT_M_REQ_CSTATE].num = V1(&c, req_cstate);
-	v[WULT_M_REQ_CSTATE].str = c.state;
-	store_flagged(v, c.fl);
-}
-
 /*
- * decode_some()'s values of a v1 payload: every metric it has in a fixed
- * slot (slot 0 is NaN: the metrics v1 lacks), so that the caller's list is
- * served by table lookups. (A switch per requested metric was 40% of the
- * call: an indirect jump whose target changes every iteration.)
+ * Every metric a v1 payload gives, X(metric, its value from struct v1
+ * *c): decode_v1() stores them in a struct wult_point, decode_some()
+ * through fixed slots (slot 0 is NaN: the metrics v1 lacks), so that the
+ * caller's list is served by table lookups. (A switch per requested metric
+ * was 40% of the call: an indirect jump whose target changes every
+ * iteration.)
  */
+#define V1_METRICS(X)								\
+	X(WAKE_LATENCY, c->lat.wake) X(WAKE_LATENCY_RAW, c->lat.wake_raw)	\
+	X(INTR_LATENCY, c->intr) X(INTR_LATENCY_RAW, c->intr_raw)		\
+	X(SILENT_TIME, c->lat.silent) X(LDIST, V1(c, ldist))			\
+	X(REQ_CSTATE, V1(c, req_cstate)) X(INTR_OFF, V1(c, intr_off))		\
+	X(CPU, V1(c, cpu)) X(LTIME, V1(c, ltime)) X(TBI, V1(c, tbi))		\
+	X(TAI, V1(c, tai)) X(TINTR, V1(c, tintr)) X(SOURCE, c->src)		\
+	X(CC0, c->fl[0]) X(SMI_CNT, c->fl[1]) X(NMI_CNT, c->fl[2])
+
 enum {
-	S_NONE, S_WAKE, S_WAKE_RAW, S_INTR, S_INTR_RAW, S_SILENT, S_LDIST, S_CSTATE,
-	S_INTR_OFF, S_CPU, S_LTIME, S_TBI, S_TAI, S_TINTR, S_SOURCE, S_CC0, S_SMI,
-	S_NMI, S_NR
+	S_NONE,
+#define SLOT(m, val) S_##m,
+	V1_METRICS(SLOT)
+#undef SLOT
+	S_NR
 };
 
 static const unsigned char v1_slot[WULT_M_NR] = {
-	[WULT_M_WAKE_LATENCY] = S_WAKE,		[WULT_M_WAKE_LATENCY_RAW] = S_WAKE_RAW,
-	[WULT_M_INTR_LATENCY] = S_INTR,		[WULT_M_INTR_LATENCY_RAW] = S_INTR_RAW,
-	[WULT_M_SILENT_TIME] = S_SILENT,	[WULT_M_LDIST] = S_LDIST,
-	[WULT_M_REQ_CSTATE] = S_CSTATE,		[WULT_M_INTR_OFF] = S_INTR_OFF,
-	[WULT_M_CPU] = S_CPU,			[WULT_M_LTIME] = S_LTIME,
-	[WULT_M_TBI] = S_TBI,			[WULT_M_TAI] = S_TAI,
-	[WULT_M_TINTR] = S_TINTR,		[WULT_M_SOURCE] = S_SOURCE,
-	[WULT_M_CC0] = S_CC0,			[WULT_M_SMI_CNT] = S_SMI,
-	[WULT_M_NMI_CNT] = S_NMI,
+#define SLOT(m, val) [WULT_M_##m] = S_##m,
+	V1_METRICS(SLOT)
+#undef SLOT
 };
 
 static void v1_slots(const struct v1 *c, double *v)
 {
 	v[S_NONE] = NAN;
-	v[S_WAKE] = c->wake;
-	v[S_WAKE_RAW] = c->wake_raw;
-	v[S_INTR] = c->intr;
-	v[S_INTR_RAW] = c->intr_raw;
-	v[S_SILENT] = (int64_t)(V1(c, ltime) - V1(c, tbi));
-	v[S_LDIST] = V1(c, ldist);
-	v[S_CSTATE] = V1(c, req_cstate);
-	v[S_INTR_OFF] = V1(c, intr_off);
-	v[S_CPU] = V1(c, cpu);
-	v[S_LTIME] = V1(c, ltime);
-	v[S_TBI] = V1(c, tbi);
-	v[S_TAI] = V1(c, tai);
-	v[S_TINTR] = V1(c, tintr);
-	v[S_SOURCE] = c->src;
-	v[S_CC0] = c->fl[0];
-	v[S_SMI] = c->fl[1];
-	v[S_NMI] = c->fl[2];
+#define SLOT(m, val) v[S_##m] = (val);
+	V1_METRICS(SLOT)
+#undef SLOT
+}
+
+static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct wult_val *v)
+{
+	struct v1 c0, *c = &c0;
+
+	v1_compute(dp, raw, size, c);
+#define STORE(m, val) v[WULT_M_##m].num = (val);
+	V1_METRICS(STORE)
+#undef STORE
+	v[WULT_M_REQ_CSTATE].str = c->state;
 }
 
 int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s,
@@ -741,9 +705,9 @@ int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s
 int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 			  struct wult_point *pt)
 {
-	uint64_t ltime, tai, tintr, tbi;
-	int64_t wake, intr;
+	struct wult_comp_lat lat;
 	double khz, intr_off;
+	int64_t ovh = 0;
 	struct wult_val *v = pt->v;
 	uint64_t f[F_NR];
 	int64_t cs;
@@ -763,38 +727,29 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 		return 0;
 	}
 	read_fields(dp, rawp, f);
-	ltime = f[F_LTIME];
-	tai = f[F_TAI];
-	tintr = f[F_TINTR];
-	tbi = f[F_TBI];
-	/* Differences wrap instead of overflowing on garbage stamps. */
-	wake = (int64_t)(tai - ltime);
-	intr = (int64_t)(tintr - ltime);
-	khz = OPT(F_TSC_KHZ);
+	khz = OPT(F_tsc_khz);
 	set_khz(dp, khz);
-	intr_off = OPT(F_INTR_OFF);
-	v[WULT_M_WAKE_LATENCY_RAW].num = wake;
-	v[WULT_M_INTR_LATENCY_RAW].num = intr;
+	intr_off = OPT(F_intr_off);
 	/* Compensated when the stamps IntrOff selects are in the format. */
-	if (khz > 0 && ((intr_off == 1 && HAVE(F_AI_TS1) && HAVE(F_AI_TS2)) ||
-			(intr_off == 0 && HAVE(F_INTR_TS1) && HAVE(F_INTR_TS2))))
-		wult_comp_latencies(intr_off, wult_comp_overhead(intr_off, f[F_AI_TS1],
-				    f[F_AI_TS2], f[F_INTR_TS1], f[F_INTR_TS2], khz),
-				    &wake, &intr);
-	v[WULT_M_WAKE_LATENCY].num = wake;
-	v[WULT_M_INTR_LATENCY].num = intr;
-	if (HAVE(F_FLAGS) && flag_wake(f[F_FLAGS])) {
-		v[WULT_M_INTR_LATENCY_RAW].num = NAN;
-		v[WULT_M_INTR_LATENCY].num = NAN;
-	}
-	v[WULT_M_SILENT_TIME].num = (int64_t)(ltime - tbi);
-	v[WULT_M_LDIST].num = OPT(F_LDIST);
+	if (khz > 0 && ((intr_off == 1 && HAVE(F_ai_ts1) && HAVE(F_ai_ts2)) ||
+			(intr_off == 0 && HAVE(F_intr_ts1) && HAVE(F_intr_ts2))))
+		ovh = wult_comp_overhead(intr_off, f[F_ai_ts1], f[F_ai_ts2], f[F_intr_ts1],
+					 f[F_intr_ts2], khz);
+	/* flags is 0 where the format has none; no IntrOff: 2, neither. */
+	wult_comp_derive(f[F_ltime], f[F_tbi], f[F_tai], f[F_tintr],
+			 intr_off == 0 ? 0 : intr_off == 1 ? 1 : 2, f[F_flags], ovh, &lat);
+	v[WULT_M_WAKE_LATENCY_RAW].num = lat.wake_raw;
+	v[WULT_M_INTR_LATENCY_RAW].num = lat.no_intr ? NAN : (double)lat.intr_raw;
+	v[WULT_M_WAKE_LATENCY].num = lat.wake;
+	v[WULT_M_INTR_LATENCY].num = lat.no_intr ? NAN : (double)lat.intr;
+	v[WULT_M_SILENT_TIME].num = lat.silent;
+	v[WULT_M_LDIST].num = OPT(F_ldist);
 	v[WULT_M_INTR_OFF].num = intr_off;
-	v[WULT_M_CPU].num = OPT(F_CPU);
-	v[WULT_M_LTIME].num = ltime;
-	v[WULT_M_TBI].num = tbi;
-	v[WULT_M_TAI].num = tai;
-	v[WULT_M_TINTR].num = tintr;
+	v[WULT_M_CPU].num = OPT(F_cpu);
+	v[WULT_M_LTIME].num = f[F_ltime];
+	v[WULT_M_TBI].num = f[F_tbi];
+	v[WULT_M_TAI].num = f[F_tai];
+	v[WULT_M_TINTR].num = f[F_tintr];
 	v[WULT_M_SOURCE].num = 0;	/* v1 records: hrt */
 	if (dp->src_off >= 0 && (size_t)dp->src_off + 4 <= size) {
 		uint32_t src;
@@ -802,21 +757,21 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 		memcpy(&src, (const uint8_t *)rawp + dp->src_off, 4);
 		v[WULT_M_SOURCE].num = src;
 	}
-	if (HAVE(F_REQ_CSTATE)) {
-		cs = (int64_t)f[F_REQ_CSTATE];
+	if (HAVE(F_req_cstate)) {
+		cs = (int64_t)f[F_req_cstate];
 		/* The name for filters and CSV; the index for quick grouping. */
 		v[WULT_M_REQ_CSTATE].num = cs;
 		if (cs >= 0 && cs < MAX_CSTATES)
 			v[WULT_M_REQ_CSTATE].str = dp->cstates[cs] ? dp->cstates[cs] :
 						   dp->fallback[cs];
 	}
-	if (HAVE(F_FLAGS)) {
+	if (HAVE(F_flags)) {
 		double fl[3];
 
-		flagged(f[F_FLAGS] & ~((HAVE(F_MPERF_DELTA) ? 0 : WULT_DPF_MPERF) |
-				       (HAVE(F_SMI_CNT) ? 0 : WULT_DPF_SMI) |
-				       (HAVE(F_NMI_CNT) ? 0 : WULT_DPF_NMI)),
-			OPT(F_TSC_DELTA), f[F_MPERF_DELTA], f[F_SMI_CNT], f[F_NMI_CNT], fl);
+		flagged(f[F_flags] & ~((HAVE(F_mperf_delta) ? 0 : WULT_DPF_MPERF) |
+				       (HAVE(F_smi_cnt) ? 0 : WULT_DPF_SMI) |
+				       (HAVE(F_nmi_cnt) ? 0 : WULT_DPF_NMI)),
+			OPT(F_tsc_delta), f[F_mperf_delta], f[F_smi_cnt], f[F_nmi_cnt], fl);
 		store_flagged(v, fl);
 	}
 	return 0;
@@ -909,14 +864,14 @@ static uint64_t counter_metrics(const struct wult_dpdec *dp)
 	unsigned int have = 0, k;
 	uint64_t bits = 0;
 
-	if (!dp->nctrs || !HAVE(F_CPU))
+	if (!dp->nctrs || !HAVE(F_cpu))
 		return 0;
 	for (k = 0; k < dp->nctrs; k++)
 		have |= 1U << dp->ctrs[k].kind;
 	for (k = 0; k < dp->nctrs; k++)
 		if (dp->ctrs[k].kind == C_RES && (have & (1U << C_TSC)))
 			bits |= WULT_METRIC_BIT(dp->ctrs[k].metric);
-	if ((have & (1U << C_APERF)) && (have & (1U << C_MPERF)) && HAVE(F_TSC_KHZ))
+	if ((have & (1U << C_APERF)) && (have & (1U << C_MPERF)) && HAVE(F_tsc_khz))
 		bits |= WULT_METRIC_BIT(WULT_M_CPU_FREQ);
 	return bits | WULT_METRIC_BIT(WULT_M_SCALED);
 }
@@ -924,13 +879,13 @@ static uint64_t counter_metrics(const struct wult_dpdec *dp)
 uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters)
 {
 	static const struct { int metric, fld, flag_fld; } opt[] = {
-		{ WULT_M_LDIST, F_LDIST, F_LDIST },
-		{ WULT_M_REQ_CSTATE, F_REQ_CSTATE, F_REQ_CSTATE },
-		{ WULT_M_INTR_OFF, F_INTR_OFF, F_INTR_OFF },
-		{ WULT_M_CPU, F_CPU, F_CPU },
-		{ WULT_M_CC0, F_MPERF_DELTA, F_TSC_DELTA },
-		{ WULT_M_SMI_CNT, F_SMI_CNT, F_FLAGS },
-		{ WULT_M_NMI_CNT, F_NMI_CNT, F_FLAGS },
+		{ WULT_M_LDIST, F_ldist, F_ldist },
+		{ WULT_M_REQ_CSTATE, F_req_cstate, F_req_cstate },
+		{ WULT_M_INTR_OFF, F_intr_off, F_intr_off },
+		{ WULT_M_CPU, F_cpu, F_cpu },
+		{ WULT_M_CC0, F_mperf_delta, F_tsc_delta },
+		{ WULT_M_SMI_CNT, F_smi_cnt, F_flags },
+		{ WULT_M_NMI_CNT, F_nmi_cnt, F_flags },
 	};
 	uint64_t bits;
 	size_t i;
@@ -945,7 +900,7 @@ uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters)
 	       WULT_METRIC_BIT(WULT_M_TINTR) | WULT_METRIC_BIT(WULT_M_SOURCE);
 	for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
 		if (HAVE(opt[i].fld) && HAVE(opt[i].flag_fld) &&
-		    (opt[i].metric != WULT_M_CC0 || HAVE(F_FLAGS)))
+		    (opt[i].metric != WULT_M_CC0 || HAVE(F_flags)))
 			bits |= WULT_METRIC_BIT(opt[i].metric);
 	return with_counters ? bits | counter_metrics(dp) : bits;
 }

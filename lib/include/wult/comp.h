@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The rules every wult decoder applies to a raw datapoint, in one place:
+ * The rules every wult decoder applies to a raw datapoint, in one place
+ * (the derivation of its latencies, overhead compensation included):
  * libwult's decoder (dpdec.c), the libtraceevent plugin (which cannot link
  * libwult: perf's own tep_* symbols would interpose) and, by a test that
  * compares them on the same file, scripts/perf/wult_perf.py.
@@ -20,6 +21,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
+#include <linux/wult.h>
 
 /* floor(@cycles * 10^6 / @khz) ns; 0 without a TSC frequency. */
 static inline int64_t wult_comp_cyc2ns(int64_t cycles, uint64_t khz)
@@ -61,6 +64,37 @@ static inline void wult_comp_latencies(uint32_t intr_off, int64_t ovh, int64_t *
 		*intr -= ovh;
 	else if (intr_off == 0)
 		*wake -= ovh;
+}
+
+/* The metrics every decoder derives from one datapoint (ns). */
+struct wult_comp_lat {
+	int64_t wake_raw;	/* WakeLatencyRaw: TAI - LTime */
+	int64_t intr_raw;	/* IntrLatencyRaw: TIntr - LTime */
+	int64_t wake;		/* WakeLatency: wake_raw, compensated */
+	int64_t intr;		/* IntrLatency: intr_raw, compensated */
+	int64_t silent;		/* SilentTime: LTime - TBI */
+	int no_intr;		/* a flag wake: IntrLatency does not exist */
+};
+
+/*
+ * The derivation, in one place: the latencies of a datapoint from its
+ * times, its IntrOff and flags, and the overhead (ns) its later stamp
+ * carries (wult_comp_overhead(), or a faster equal conversion). The
+ * differences wrap instead of overflowing on garbage stamps. A flag wake
+ * (WULT_DPF_FLAG_WAKE: an ipi woke a polling CPU by need_resched, no
+ * interrupt) has no IntrLatency; TIntr is when the queued call ran.
+ */
+static inline void wult_comp_derive(uint64_t ltime, uint64_t tbi, uint64_t tai, uint64_t tintr,
+				    uint32_t intr_off, uint32_t flags, int64_t ovh,
+				    struct wult_comp_lat *l)
+{
+	l->wake_raw = (int64_t)(tai - ltime);
+	l->intr_raw = (int64_t)(tintr - ltime);
+	l->silent = (int64_t)(ltime - tbi);
+	l->wake = l->wake_raw;
+	l->intr = l->intr_raw;
+	wult_comp_latencies(intr_off, ovh, &l->wake, &l->intr);
+	l->no_intr = !!(flags & WULT_DPF_FLAG_WAKE);
 }
 
 /*
