@@ -22,11 +22,10 @@
 #include <wult/comp.h>
 #include <wult/dpdec.h>
 #include <linux/wult.h>
+#include "internal/dpctr.h"
 #include "internal/err.h"
 
 #define MAX_CSTATES	64
-#define MAX_COUNTERS	64
-#define MAX_CPUS	4096
 
 /*
  * The payload's fields, from its one list (WULT_DP_FIELDS, linux/wult.h):
@@ -68,14 +67,6 @@ static const struct {
 /* Fields without which no latency can be computed. */
 #define REQUIRED ((1U << F_ltime) | (1U << F_tai) | (1U << F_tintr) | (1U << F_tbi))
 
-enum ctr_kind { C_TSC, C_APERF, C_MPERF, C_RES };
-
-struct counter {
-	uint64_t id;
-	enum ctr_kind kind;
-	int metric;		/* C_RES: the residency metric */
-};
-
 struct wult_dpdec {
 	struct tep_handle *tep;
 	struct tep_event *ev;
@@ -93,13 +84,7 @@ struct wult_dpdec {
 	uint64_t div_m;		/* cyc2ns()'s multiplier for khz, 0: none */
 	unsigned int div_sh;	/* and shift */
 	int v1;			/* the format is exactly struct wult_dp v1 */
-	struct counter ctrs[MAX_COUNTERS];
-	unsigned int nctrs;
-	/* previous group-read values per CPU and counter, for deltas */
-	uint64_t *prev;
-	uint8_t *have_prev;
-	/* previous time_enabled/time_running per CPU: the group's own */
-	struct { uint64_t en, run; } *prev_t;
+	struct dpctr ctr;	/* the group-read counters */
 };
 
 const char *wult_dpdec_source_name(unsigned int source)
@@ -139,9 +124,7 @@ void wult_dpdec_free(struct wult_dpdec *dp)
 		tep_free(dp->tep);
 	for (i = 0; i < MAX_CSTATES; i++)
 		free(dp->cstates[i]);
-	free(dp->prev);
-	free(dp->have_prev);
-	free(dp->prev_t);
+	dpctr_free(&dp->ctr);
 	free(dp);
 }
 
@@ -272,71 +255,9 @@ int wult_dpdec_load_format_file(struct wult_dpdec *dp, const char *path, char *e
 	return ret;
 }
 
-static int classify(const char *name, enum ctr_kind *kind, int *metric)
-{
-	static const struct { const char *pat; int metric; } res[] = {
-		{ "cstate_core/c1-residency", WULT_M_CC1 },
-		{ "cstate_core/c3-residency", WULT_M_CC3 },
-		{ "cstate_core/c6-residency", WULT_M_CC6 },
-		{ "cstate_core/c7-residency", WULT_M_CC7 },
-		{ "cstate_pkg/c2-residency", WULT_M_PC2 },
-		{ "cstate_pkg/c3-residency", WULT_M_PC3 },
-		{ "cstate_pkg/c6-residency", WULT_M_PC6 },
-		{ "cstate_pkg/c7-residency", WULT_M_PC7 },
-	};
-	size_t i;
-
-	if (strstr(name, "msr/tsc")) {
-		*kind = C_TSC;
-		return 0;
-	}
-	if (strstr(name, "msr/aperf")) {
-		*kind = C_APERF;
-		return 0;
-	}
-	if (strstr(name, "msr/mperf")) {
-		*kind = C_MPERF;
-		return 0;
-	}
-	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
-		if (strstr(name, res[i].pat)) {
-			*kind = C_RES;
-			*metric = res[i].metric;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 int wult_dpdec_add_counter(struct wult_dpdec *dp, uint64_t id, const char *name)
 {
-	struct counter *c;
-	enum ctr_kind kind;
-	int metric = -1;
-
-	if (classify(name, &kind, &metric))
-		return -ENOENT;		/* a counter no metric uses */
-	if (dp->nctrs == MAX_COUNTERS)
-		return -ENOSPC;
-	c = &dp->ctrs[dp->nctrs++];
-	c->id = id;
-	c->kind = kind;
-	c->metric = metric;
-	if (dp->prev)
-		return 0;
-	dp->prev = calloc((size_t)MAX_CPUS * MAX_COUNTERS, sizeof(*dp->prev));
-	dp->have_prev = calloc((size_t)MAX_CPUS * MAX_COUNTERS, 1);
-	dp->prev_t = calloc(MAX_CPUS, sizeof(*dp->prev_t));
-	if (dp->prev && dp->have_prev && dp->prev_t)
-		return 0;
-	dp->nctrs--;
-	free(dp->prev);
-	free(dp->have_prev);
-	free(dp->prev_t);
-	dp->prev = NULL;
-	dp->have_prev = NULL;
-	dp->prev_t = NULL;
-	return -ENOMEM;
+	return dpctr_add(&dp->ctr, id, name);
 }
 
 int wult_dpdec_load_pd(struct wult_dpdec *dp, const struct wult_pd *pd, char *err, size_t errlen)
@@ -687,7 +608,7 @@ int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s
 	unsigned int i;
 	struct v1 c;
 
-	if (!dp->v1 || dp->nctrs)
+	if (!dp->v1 || dp->ctr.nctrs)
 		return -EAGAIN;
 	if (!dp->ev || !s->raw || s->raw_size < dp->min_size)
 		return -EINVAL;
@@ -777,105 +698,6 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 	return 0;
 }
 
-/*
- * The factor that turns this sample's counter deltas into full-time
- * values: while multiplexed, a counter counts only for part of the time
- * since the previous sample, delta-running of delta-enabled. The
- * cumulative times would apply the whole run's average to each delta,
- * wrong as soon as the share changes. NaN: the group did not run at all
- * since the previous sample, so its deltas say nothing.
- */
-static double mux_scale(struct wult_dpdec *dp, const struct wult_pd_sample *s,
-			unsigned int cpu, struct wult_point *pt)
-{
-	const struct perf_event_attr *at = &s->attr->attr;
-	uint64_t den, drun, want = PERF_FORMAT_TOTAL_TIME_ENABLED |
-				   PERF_FORMAT_TOTAL_TIME_RUNNING;
-	double scale = 1;
-
-	pt->v[WULT_M_SCALED].num = 0;
-	if ((at->read_format & want) != want)
-		return 1;
-	den = s->read.time_enabled - dp->prev_t[cpu].en;
-	drun = s->read.time_running - dp->prev_t[cpu].run;
-	dp->prev_t[cpu].en = s->read.time_enabled;
-	dp->prev_t[cpu].run = s->read.time_running;
-	if (drun > den || !den)
-		return 1;	/* not multiplexed (or clocks disagree) */
-	if (!drun) {
-		pt->v[WULT_M_SCALED].num = 1;
-		return NAN;
-	}
-	if (drun < den) {
-		scale = (double)den / (double)drun;
-		pt->v[WULT_M_SCALED].num = 1.0 / scale < WULT_DP_SCALE_THRESHOLD;
-	}
-	return scale;
-}
-
-/* Group-read counters: deltas since the previous datapoint of the CPU. */
-static void decode_counters(struct wult_dpdec *dp, const struct wult_pd_sample *s,
-			    struct wult_point *pt)
-{
-	double d[4] = { NAN, NAN, NAN, NAN }, res[WULT_M_NR], scale;
-	unsigned int cpu = (unsigned int)pt->v[WULT_M_CPU].num, i, k;
-	int have_res = 0;
-
-	if (!dp->nctrs || isnan(pt->v[WULT_M_CPU].num) || cpu >= MAX_CPUS ||
-	    !(s->attr->attr.sample_type & PERF_SAMPLE_READ))
-		return;
-	scale = mux_scale(dp, s, cpu, pt);
-	for (i = 0; i < s->read.nr; i++) {
-		const struct wult_pd_read_value *rv = &s->read.values[i];
-
-		for (k = 0; k < dp->nctrs; k++) {
-			size_t slot = (size_t)cpu * MAX_COUNTERS + k;
-			double delta;
-
-			if (dp->ctrs[k].id != rv->id)
-				continue;
-			delta = (double)(rv->value - dp->prev[slot]) * scale;
-			if (dp->have_prev[slot]) {
-				if (dp->ctrs[k].kind == C_RES) {
-					res[dp->ctrs[k].metric] = delta;
-					have_res |= 1;
-					pt->v[dp->ctrs[k].metric].num = delta; /* made % below */
-				} else {
-					d[dp->ctrs[k].kind] = delta;
-				}
-			}
-			dp->prev[slot] = rv->value;
-			dp->have_prev[slot] = 1;
-		}
-	}
-	/* MPERF ticks at the TSC rate, APERF at the actual one. */
-	if (d[C_APERF] >= 0 && d[C_MPERF] > 0 && dp->khz > 0)
-		pt->v[WULT_M_CPU_FREQ].num = dp->khz / 1e3 * d[C_APERF] / d[C_MPERF];
-	for (i = WULT_M_CC1; i <= WULT_M_PC7; i++) {
-		if (!have_res || isnan(pt->v[i].num))
-			continue;
-		pt->v[i].num = d[C_TSC] > 0 ? fmin(100.0, res[i] / d[C_TSC] * 100) : NAN;
-	}
-}
-
-/* The metrics decode_counters() fills with the registered counters. */
-static uint64_t counter_metrics(const struct wult_dpdec *dp)
-{
-	unsigned int have = 0, k;
-	uint64_t bits = 0;
-
-	if (!dp->nctrs || !HAVE(F_cpu))
-		return 0;
-	for (k = 0; k < dp->nctrs; k++)
-		have |= 1U << dp->ctrs[k].kind;
-	for (k = 0; k < dp->nctrs; k++)
-		if (dp->ctrs[k].kind == C_RES && (have & (1U << C_TSC)))
-			bits |= WULT_METRIC_BIT(dp->ctrs[k].metric);
-	if ((have & (1U << C_APERF)) && (have & (1U << C_MPERF)) && HAVE(F_tsc_khz))
-		bits |= WULT_METRIC_BIT(WULT_M_CPU_FREQ);
-	return bits | WULT_METRIC_BIT(WULT_M_SCALED);
-}
-
 uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters)
 {
 	static const struct { int metric, fld, flag_fld; } opt[] = {
@@ -902,7 +724,9 @@ uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters)
 		if (HAVE(opt[i].fld) && HAVE(opt[i].flag_fld) &&
 		    (opt[i].metric != WULT_M_CC0 || HAVE(F_flags)))
 			bits |= WULT_METRIC_BIT(opt[i].metric);
-	return with_counters ? bits | counter_metrics(dp) : bits;
+	if (!with_counters || !HAVE(F_cpu))
+		return bits;
+	return bits | dpctr_metrics(&dp->ctr, HAVE(F_tsc_khz));
 }
 
 int wult_dpdec_decode(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct wult_point *pt)
@@ -914,6 +738,6 @@ int wult_dpdec_decode(struct wult_dpdec *dp, const struct wult_pd_sample *s, str
 	ret = wult_dpdec_decode_raw(dp, s->raw, s->raw_size, pt);
 	if (ret)
 		return ret;
-	decode_counters(dp, s, pt);
+	dpctr_decode(&dp->ctr, s, dp->khz, pt);
 	return 0;
 }
