@@ -73,38 +73,36 @@ static void print_us(struct trace_seq *s, const char *name, int64_t ns)
 static int wult_datapoint_handler(struct trace_seq *s, struct tep_record *record,
 				  struct tep_event *event, void *context)
 {
-	uint64_t ltime = field(event, record, "ltime");
-	uint64_t tbi = field(event, record, "tbi");
-	uint64_t tai = field(event, record, "tai");
-	uint64_t tintr = field(event, record, "tintr");
-	uint64_t khz = field(event, record, "tsc_khz");
 	unsigned int cpu = field(event, record, "cpu");
 	int req = (int32_t)field(event, record, "req_cstate");
 	unsigned int intr_off = field(event, record, "intr_off");
 	unsigned int flags = field(event, record, "flags");
-	int64_t wake_raw = (int64_t)(tai - ltime);
-	int64_t intr_raw = (int64_t)(tintr - ltime);
-	int64_t wake = wake_raw, intr = intr_raw;
+	uint64_t khz = field(event, record, "tsc_khz");
+	struct wult_comp_lat l;
 	char name[32];
 
 	(void)context;
-	wult_comp_latencies(intr_off,
-			    wult_comp_overhead(intr_off, field(event, record, "ai_ts1"),
-					       field(event, record, "ai_ts2"),
-					       field(event, record, "intr_ts1"),
-					       field(event, record, "intr_ts2"), khz),
-			    &wake, &intr);
+	/*
+	 * The derivation every decoder shares. A flag wake's IntrLatency
+	 * (l.no_intr) is printed as measured, TIntr - LTime, as it always was.
+	 */
+	wult_comp_derive(field(event, record, "ltime"), field(event, record, "tbi"),
+			 field(event, record, "tai"), field(event, record, "tintr"), intr_off,
+			 flags, wult_comp_overhead(intr_off, field(event, record, "ai_ts1"),
+						   field(event, record, "ai_ts2"),
+						   field(event, record, "intr_ts1"),
+						   field(event, record, "intr_ts2"), khz), &l);
 
 	state_name(cpu, req, name, sizeof(name));
 	trace_seq_printf(s, "cpu=%u seq=%llu ReqCState=%s", cpu,
 			 field(event, record, "seq"), name);
-	print_us(s, "WakeLatency", wake);
-	print_us(s, "IntrLatency", intr);
-	print_us(s, "SilentTime", (int64_t)(ltime - tbi));
+	print_us(s, "WakeLatency", l.wake);
+	print_us(s, "IntrLatency", l.intr);
+	print_us(s, "SilentTime", l.silent);
 	print_us(s, "LDist", (int64_t)field(event, record, "ldist"));
 	trace_seq_printf(s, " IntrOff=%u", intr_off);
-	print_us(s, "WakeLatencyRaw", wake_raw);
-	print_us(s, "IntrLatencyRaw", intr_raw);
+	print_us(s, "WakeLatencyRaw", l.wake_raw);
+	print_us(s, "IntrLatencyRaw", l.intr_raw);
 	if (flags & WULT_DPF_SMI)
 		trace_seq_printf(s, " SMICnt=%llu", field(event, record, "smi_cnt"));
 	if (flags & WULT_DPF_NMI)
