@@ -103,9 +103,8 @@ static void report_usage(FILE *f)
 static int time_metric(const char *name, size_t len)
 {
 	int m = wult_metric_lookup(name, len);
-	const struct wult_metric_desc *d = m >= 0 ? wult_metric_desc(m) : NULL;
 
-	return d && d->is_time && !strcmp(d->csv_unit, "us") ? m : -1;
+	return m >= 0 && rpt_is_time(m) ? m : -1;
 }
 
 static int add_time(struct rpt_opts *o, enum wult_metric m)
@@ -124,6 +123,7 @@ static int add_time(struct rpt_opts *o, enum wult_metric m)
 static int parse_metrics(struct rpt_opts *o, const char *list)
 {
 	const char *p = list, *end;
+	char names[256];
 	int m;
 
 	o->ntime = 0;
@@ -134,8 +134,7 @@ static int parse_metrics(struct rpt_opts *o, const char *list)
 		m = time_metric(p, end - p);
 		if (m < 0) {
 			fprintf(stderr, "wult report: --metrics: '%.*s' is not a time metric "
-				"(WakeLatency, IntrLatency, SilentTime, LDist, WakeLatencyRaw, "
-				"IntrLatencyRaw)\n", (int)(end - p), p);
+				"(%s)\n", (int)(end - p), p, rpt_time_names(names, sizeof(names)));
 			return -EINVAL;
 		}
 		add_time(o, m);
@@ -249,6 +248,7 @@ static void free_opts(struct rpt_opts *o)
  * file of that name exists. */
 static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 {
+	char names[256];
 	int m;
 
 	if (!arg && optind < argc && time_metric(argv[optind], strlen(argv[optind])) >= 0 &&
@@ -259,8 +259,8 @@ static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 		return 0;
 	m = time_metric(arg, strlen(arg));
 	if (m < 0) {
-		fprintf(stderr, "wult report: --hist: '%s' is not a time metric (WakeLatency, "
-			"IntrLatency, SilentTime, LDist, WakeLatencyRaw, IntrLatencyRaw)\n", arg);
+		fprintf(stderr, "wult report: --hist: '%s' is not a time metric (%s)\n", arg,
+			rpt_time_names(names, sizeof(names)));
 		return -EINVAL;
 	}
 	o->hist_metric = m;
@@ -430,14 +430,11 @@ static int report_inputs(const struct rpt_opts *o, struct report_args *a, int ar
 /* --fail-if on a time metric the tables lack: added, as --hist's is. */
 static void add_gate_metrics(struct rpt_opts *o)
 {
-	const struct wult_metric_desc *d;
 	unsigned int i;
 
-	for (i = 0; i < o->ngates; i++) {
-		d = wult_metric_desc(o->gate[i].metric);
-		if (d->is_time && !strcmp(d->csv_unit, "us"))
+	for (i = 0; i < o->ngates; i++)
+		if (rpt_is_time(o->gate[i].metric))
 			add_time(o, o->gate[i].metric);
-	}
 }
 
 /* --json OUT (not "-"): the JSON document into a file. 0, or an exit

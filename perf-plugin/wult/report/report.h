@@ -331,6 +331,10 @@ enum {
 	RPT_S_P99_999, RPT_S_MAX, RPT_S_MEAN, RPT_S_STDDEV, RPT_S_NR,
 };
 extern const char *const rpt_stat_names[RPT_S_NR];
+/* A time metric the statistics hold (a relative time in us, not a stamp). */
+int rpt_is_time(enum wult_metric m);
+/* Their names, from libwult's metric table, ", "-separated (messages). */
+const char *rpt_time_names(char *buf, size_t len);
 /* Row @k of @s (NaN: none), as every output prints it. */
 double rpt_stat_val(const struct wult_stats_summary *s, int k);
 double rpt_mean_val(const struct rpt_mean *m);

@@ -14,6 +14,26 @@
 
 #include "report.h"
 
+int rpt_is_time(enum wult_metric m)
+{
+	const struct wult_metric_desc *d = wult_metric_desc(m);
+
+	return d && d->is_time && !strcmp(d->csv_unit, "us");
+}
+
+const char *rpt_time_names(char *buf, size_t len)
+{
+	size_t n = 0;
+	int m;
+
+	buf[0] = '\0';
+	for (m = 0; m < WULT_M_NR; m++)
+		if (rpt_is_time(m) && n < len)
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      wult_metric_desc(m)->name);
+	return buf;
+}
+
 const enum wult_metric rpt_ctr_metrics[RPT_NCTR] = {
 	WULT_M_CC0, WULT_M_CC1, WULT_M_CC1_DERIVED, WULT_M_CC3, WULT_M_CC6, WULT_M_CC7,
 	WULT_M_CC10, WULT_M_MC1, WULT_M_MC6, WULT_M_PC1, WULT_M_PC2, WULT_M_PC3, WULT_M_PC6,

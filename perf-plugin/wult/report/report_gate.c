@@ -12,14 +12,6 @@
 
 #include "report.h"
 
-/* A time metric with statistics (cmd_report.c's time_metric()). */
-static int is_time(enum wult_metric m)
-{
-	const struct wult_metric_desc *d = wult_metric_desc(m);
-
-	return d->is_time && !strcmp(d->csv_unit, "us");
-}
-
 /* The metric's index in rpt_ctr_metrics, or -1. */
 static int ctr_index(enum wult_metric m)
 {
@@ -35,7 +27,7 @@ int rpt_gate_add(struct rpt_opts *o, const char *expr)
 {
 	struct wult_gate g;
 	const char *stat;
-	char err[512];
+	char err[512], names[256];
 
 	if (o->ngates == RPT_MAX_GATES) {
 		fprintf(stderr, "wult report: more than %d --fail-if options\n", RPT_MAX_GATES);
@@ -46,12 +38,11 @@ int rpt_gate_add(struct rpt_opts *o, const char *expr)
 		return -EINVAL;
 	}
 	stat = rpt_stat_names[g.stat];
-	if (!is_time(g.metric) && (ctr_index(g.metric) < 0 || g.stat != RPT_S_MEAN)) {
+	if (!rpt_is_time(g.metric) && (ctr_index(g.metric) < 0 || g.stat != RPT_S_MEAN)) {
 		fprintf(stderr, "wult report: --fail-if '%s': the report has no %s of %s (the "
-			"time metrics WakeLatency, IntrLatency, SilentTime, LDist, "
-			"WakeLatencyRaw, IntrLatencyRaw have every statistic; the counter "
-			"metrics CC0%%, CC6%%, CPUFreq, SMICnt, ... only their mean)\n", expr,
-			stat, wult_metric_desc(g.metric)->name);
+			"time metrics %s have every statistic; the counter metrics CC0%%, "
+			"CC6%%, CPUFreq, SMICnt, ... only their mean)\n", expr, stat,
+			wult_metric_desc(g.metric)->name, rpt_time_names(names, sizeof(names)));
 		return -EINVAL;
 	}
 	o->gate[o->ngates] = g;
@@ -102,7 +93,7 @@ static double gate_value(const struct rpt_opts *o, const struct wult_gate *gt,
 	double v = NAN;
 	int c = ctr_index(gt->metric);
 
-	if (is_time(gt->metric)) {
+	if (rpt_is_time(gt->metric)) {
 		for (i = 0; i < o->ntime && o->time[i] != gt->metric; i++)
 			;
 		if (i < o->ntime)
