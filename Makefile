@@ -117,7 +117,7 @@ $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/libwult.a
 	@mkdir -p $(dir $@)
 	$(CC) $(san_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Helpers of the test harness (scripts/vm-run).
+# Helpers of the test harness (scripts/vm-run) and of host tests.
 $(BUILD)/rel/tools/%: $(BUILD)/rel/tests/tools/%.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ -lelf

@@ -11,14 +11,17 @@ import math
 import os
 import struct
 
+# struct wult_dp's layout, as kernel/uapi/linux/wult.h's field list
+# (WULT_DP_FIELDS) makes it: tests/host/test_dp_fields.sh checks these
+# against the C side's offsets, sizes and signedness.
 HDR = struct.Struct("<HBBi")            # struct trace_entry
-DP = struct.Struct("<11Q2i6I2Q")        # struct wult_dp, version 1
-DP2 = struct.Struct("<2I")              # version 2 appends source, reserved
-#                                       (version 3: ltime_err, ns)
+DP = struct.Struct("<11QIi6I2Q")        # struct wult_dp, version 1
 DP_FIELDS = ("ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2",
              "intr_ts1", "intr_ts2", "tsc_delta", "mperf_delta", "cpu",
              "req_cstate", "intr_off", "flags", "smi_cnt", "nmi_cnt",
              "tsc_khz", "seq", "wake_latency", "intr_latency")
+DP2 = struct.Struct("<2I")              # appended by versions 2 and 3
+DP2_FIELDS = ("source", "ltime_err")
 REC_SIZE = HDR.size + DP.size
 SOURCES = {0: "hrt", 1: "tdt", 2: "ipi", 3: "nic"}  # enum wult_source_id
 TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
@@ -56,10 +59,9 @@ def from_raw(raw):
         return None
     dp = dict(zip(DP_FIELDS, DP.unpack_from(raw, HDR.size)))
     # Version 1 records end here (perf's padding may follow): hrt.
-    dp["source"] = 0
-    dp["ltime_err"] = 0
+    dp.update(dict.fromkeys(DP2_FIELDS, 0))
     if len(raw) >= REC_SIZE + DP2.size and len(raw) != REC_SIZE + 4:
-        dp["source"], dp["ltime_err"] = DP2.unpack_from(raw, REC_SIZE)
+        dp.update(zip(DP2_FIELDS, DP2.unpack_from(raw, REC_SIZE)))
     return dp
 
 
@@ -99,8 +101,7 @@ def branches_from_fields(fields):
 def from_fields(fields):
     """struct wult_dp fields of a wult:datapoint tracepoint record."""
     dp = {f: int(fields[f]) for f in DP_FIELDS}
-    dp["source"] = int(fields.get("source", 0))
-    dp["ltime_err"] = int(fields.get("ltime_err", 0))
+    dp.update({f: int(fields.get(f, 0)) for f in DP2_FIELDS})
     return dp
 
 

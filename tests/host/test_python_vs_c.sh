@@ -33,11 +33,14 @@ pick() {
 # first keeps them: wult report --csv takes its columns from the first
 # datapoint). The raw payload ends each tracepoint sample: its u32 size is
 # the one that, with the payload and its padding, reaches the record's end;
-# flags is 108 bytes into the payload.
+# flags lies where the C side's field list puts it (tests/tools/dp_fields).
+flags_off=$("$build/rel/tools/dp_fields" | awk '$1 == "flags" { print $2 }')
+t_check "flags' offset from the C side ($flags_off)" test -n "$flags_off"
 "$W" synth -o "$tmp/s.data" -c 2000 -s 9 --cstates 3 >/dev/null
-python3 - "$tmp/s.data" <<'PY'
+python3 - "$tmp/s.data" "$flags_off" <<'PY'
 import struct, sys
 d = bytearray(open(sys.argv[1], 'rb').read())
+flags = int(sys.argv[2])
 d_off, d_sz = struct.unpack_from('<2Q', d, 40)
 off, n = d_off, 0
 while off < d_off + d_sz:
@@ -46,9 +49,9 @@ while off < d_off + d_sz:
         n += 1
         for q in range(off + 8, off + sz - 4, 8):
             rs, = struct.unpack_from('<I', d, q)
-            if q + 4 + rs + (8 - (4 + rs) % 8) % 8 == off + sz and rs > 112:
+            if q + 4 + rs + (8 - (4 + rs) % 8) % 8 == off + sz and rs > flags + 4:
                 break
-        p = q + 4 + 108
+        p = q + 4 + flags
         f, = struct.unpack_from('<I', d, p)
         if n % 2 == 0:
             struct.pack_into('<I', d, p, f & ~0x6)
