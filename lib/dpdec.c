@@ -4,7 +4,8 @@
  * path then reads each field at the offset and size the format gives (no
  * tep call per field), which keeps decoding far above 10M datapoints/s.
  *
- * Overhead compensation and fallback state names are wult/comp.h's, which
+ * The derivation of the latencies (wult_comp_derive(), overhead
+ * compensation included) and fallback state names are wult/comp.h's, which
  * the libtraceevent plugin shares; payloads laid out as struct wult_dp v1
  * take a fast path (v1_compute()) whose cycles-to-ns conversion avoids
  * the division, checked equal to wult_comp_cyc2ns() by test_dpdec. The
