@@ -51,4 +51,28 @@ grep -a -o 'field:[us][0-9]* [a-z_0-9]*;	offset:[0-9]*;	size:[0-9]*;	signed:[01]
 	"$tmp/s.data" | sed 's/field:[us][0-9]* \([a-z_0-9]*\);	offset:\([0-9]*\);	size:\([0-9]*\);	signed:\([01]\);/\1 \2 \3 \4/' \
 	> "$tmp/fmt.txt"
 t_check "the built-in format lays out every field as the C list" cmp -s "$tmp/c4.txt" "$tmp/fmt.txt"
+
+# wult-report.py's metric names: its CSV columns are columns libwult's
+# metric table names (wult report --csv's header), and its time columns
+# (written in us) the table's time metrics (which wult report lists when
+# --metrics is given something else).
+"$build/rel/wult" report --csv "$tmp/csv/" "$tmp/s.data" >/dev/null 2>&1
+head -1 "$tmp/csv/datapoints.csv" | tr ',' '\n' | sort > "$tmp/c_cols.txt"
+"$build/rel/wult" report --metrics none "$tmp/s.data" 2>&1 |
+	sed -n 's/.*is not a time metric (\(.*\))$/\1/p' | sed 's/, /\n/g' | sort > "$tmp/c_time.txt"
+python3 - "$top/scripts/perf/wult-report.py" "$tmp" <<'PY'
+import ast, sys
+names = {}
+for node in ast.parse(open(sys.argv[1]).read()).body:
+    if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+        if node.targets[0].id in ("CSV_COLS", "TIME_COLS"):
+            names[node.targets[0].id] = ast.literal_eval(node.value)
+open(sys.argv[2] + "/py_cols.txt", "w").write("".join(c + "\n" for c in sorted(names["CSV_COLS"])))
+open(sys.argv[2] + "/py_time.txt", "w").write("".join(c + "\n" for c in sorted(names["TIME_COLS"])))
+PY
+t_check "wult-report.py's CSV columns ($(wc -l < "$tmp/py_cols.txt")) are libwult's metrics" \
+	test -z "$(comm -23 "$tmp/py_cols.txt" "$tmp/c_cols.txt")"
+comm -23 "$tmp/py_cols.txt" "$tmp/c_cols.txt" | head -3
+t_check "wult-report.py's time columns are libwult's time metrics ($(wc -l < "$tmp/c_time.txt"))" \
+	cmp -s "$tmp/py_time.txt" "$tmp/c_time.txt"
 t_done
