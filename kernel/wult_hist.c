@@ -50,17 +50,8 @@
 
 #include "wult_hist.h"
 
-enum wult_hist_metric {
-	WULT_HM_WAKE,
-	WULT_HM_INTR,
-	WULT_HM_SILENT,
-	WULT_HM_TAI_INTR,
-	WULT_HM_MAX,
-};
-
-static const char *const wult_hm_names[WULT_HM_MAX] = {
-	"wake_latency", "intr_latency", "silent_time", "tai_to_intr",
-};
+/* The metrics and their folders' names: the uapi header's, "wult hist"'s. */
+static const char *const wult_hm_names[WULT_HM_MAX] = WULT_HM_NAMES;
 
 /* Metrics that can be negative: half their bins lie below zero. */
 static const bool wult_hm_bipolar[WULT_HM_MAX] = {

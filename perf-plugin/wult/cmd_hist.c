@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/wult.h>
 #include <wult/khist.h>
 
 #include "cmds.h"
@@ -28,10 +29,9 @@
 #define HIST_MAX_FILE	(64 << 20)
 #define BAR_WIDTH	40
 
-static const char *const metrics[] = {
-	"wake_latency", "intr_latency", "silent_time", "tai_to_intr",
-};
-#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+/* wult.ko's histogram folders, as the uapi header names them. */
+static const char *const metrics[WULT_HM_MAX] = WULT_HM_NAMES;
+#define NMETRICS WULT_HM_MAX
 
 static const double pcts[] = { 50, 90, 99, 99.9 };
 #define NPCTS (sizeof(pcts) / sizeof(pcts[0]))

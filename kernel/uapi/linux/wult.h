@@ -114,6 +114,20 @@ enum wult_kind {
 /* Idle states the accounting kinds and the histograms know (CPUIDLE_STATE_MAX). */
 #define WULT_IDLE_STATES	10
 
+/*
+ * wult.ko's latency histograms: one debugfs folder per metric (the names,
+ * in this order, for the kernel and for "wult hist").
+ */
+enum wult_hist_metric {
+	WULT_HM_WAKE,		/* TAI - LTime, ns */
+	WULT_HM_INTR,		/* TIntr - LTime, ns */
+	WULT_HM_SILENT,		/* LTime - TBI, ns */
+	WULT_HM_TAI_INTR,	/* TIntr - TAI, ns: half its bins below zero */
+	WULT_HM_MAX,
+};
+
+#define WULT_HM_NAMES { "wake_latency", "intr_latency", "silent_time", "tai_to_intr" }
+
 /* wult_dp.flags (hex: BIT() does not exist in user space) */
 #define WULT_DPF_MPERF		0x1U /* mperf_delta is valid */
 #define WULT_DPF_SMI		0x2U /* smi_cnt is valid */
