@@ -43,6 +43,8 @@ u16 wult_trace_type(void)
 	BUILD_BUG_ON(WULT_TP_OFF(wake_latency) != WULT_DP_OFF(wake_latency));
 	BUILD_BUG_ON(WULT_TP_OFF(intr_latency) != WULT_DP_OFF(intr_latency));
 	BUILD_BUG_ON(WULT_TP_OFF(source) != WULT_DP_OFF(source));
+	BUILD_BUG_ON(WULT_TP_OFF(ltime_err) != WULT_DP_OFF(ltime_err));
+	BUILD_BUG_ON(WULT_TP_OFF(ttask) != WULT_DP_OFF(ttask));
 
 	return event_datapoint.event.type;
 }

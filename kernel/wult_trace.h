@@ -42,7 +42,8 @@ TRACE_EVENT(datapoint,
 			 __field(u64, wake_latency)
 			 __field(u64, intr_latency)
 			 __field(u32, source)
-			 __field(u32, ltime_err)),
+			 __field(u32, ltime_err)
+			 __field(u64, ttask)),
 	    TP_fast_assign(__entry->ltime = dp->ltime;
 		       __entry->tbi = dp->tbi;
 		       __entry->tai = dp->tai;
@@ -62,15 +63,16 @@ TRACE_EVENT(datapoint,
 		       __entry->nmi_cnt = dp->nmi_cnt;
 		       __entry->source = dp->source;
 		       __entry->ltime_err = dp->ltime_err;
+		       __entry->ttask = dp->ttask;
 		       __entry->tsc_khz = dp->tsc_khz;
 		       __entry->seq = dp->seq;
 		       __entry->wake_latency = dp->wake_latency;
 		       __entry->intr_latency = dp->intr_latency;),
-	    TP_printk("cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu tintr=%llu ldist=%llu seq=%u source=%u ltime_err=%u",
+	    TP_printk("cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu tintr=%llu ldist=%llu seq=%u source=%u ltime_err=%u ttask=%llu",
 		      __entry->cpu, __entry->req_cstate, __entry->intr_off,
 		      __entry->ltime, __entry->tbi, __entry->tai, __entry->tintr,
 		      __entry->ldist, __entry->seq, __entry->source,
-		      __entry->ltime_err)
+		      __entry->ltime_err, __entry->ttask)
 );
 
 /*

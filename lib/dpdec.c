@@ -89,6 +89,8 @@ struct wult_dpdec {
 	 * end before it) keep decoding; read where the record holds it.
 	 */
 	int src_off;
+	/* Payload v4's ttask, the same way: -1 where the format has none. */
+	int ttask_off;
 	char *cstates[MAX_CSTATES];
 	char fallback[MAX_CSTATES][24];
 	double khz;		/* tsc_khz of the payload being decoded */
@@ -206,6 +208,8 @@ int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
 	dp->v1 = is_v1(dp);
 	src = tep_find_field(ev, "source");
 	dp->src_off = src && src->size == 4 && src->offset >= 0 ? src->offset : -1;
+	src = tep_find_field(ev, "ttask");
+	dp->ttask_off = src && src->size == 8 && src->offset >= 0 ? src->offset : -1;
 	if (missing) {
 		for (i = 0; !((1U << i) & missing); i++)
 			;
@@ -577,6 +581,24 @@ static inline int flag_wake(uint64_t flags)
 	return !!(flags & WULT_DPF_FLAG_WAKE);
 }
 
+/*
+ * RunLatency, ns: when the task the wake woke ran (ipi waketask,
+ * WULT_DPF_TASK) - LTime, raw (nothing of ours runs between the wake and
+ * its TSC read but the handler, whose overhead IntrLatency already has);
+ * NaN where there is no task, or the format has no ttask.
+ */
+static double run_latency(const struct wult_dpdec *dp, const uint8_t *raw, size_t size,
+			  uint64_t flags, uint64_t ltime)
+{
+	uint64_t t;
+
+	if (!(flags & WULT_DPF_TASK) || dp->ttask_off < 0 ||
+	    (size_t)dp->ttask_off + 8 > size)
+		return NAN;
+	memcpy(&t, raw + dp->ttask_off, 8);
+	return (double)(int64_t)(t - ltime);
+}
+
 static inline void store_flagged(struct wult_val *v, const double fl[3])
 {
 	v[WULT_M_CC0].num = fl[0];
@@ -591,6 +613,7 @@ struct v1 {
 	int64_t wake_raw;
 	double intr_raw;	/* NaN: no interrupt (flag_wake()) */
 	double wake, intr, src;
+	double run;		/* RunLatency, NaN: no task (run_latency()) */
 	double fl[3];		/* CC0%, SMICnt, NMICnt (flagged()) */
 	const char *state;
 };
@@ -638,6 +661,7 @@ static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, s
 		memcpy(&src, raw + dp->src_off, 4);
 		c->src = src;
 	}
+	c->run = run_latency(dp, raw, size, V1(c, flags), ltime);
 	flagged(V1(c, flags), V1(c, tsc_delta), V1(c, mperf_delta), V1(c, smi_cnt),
 		V1(c, nmi_cnt), c->fl);
 	cs = V1(c, req_cstate);
@@ -664,6 +688,7 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 	v[WULT_M_TAI].num = V1(&c, tai);
 	v[WULT_M_TINTR].num = V1(&c, tintr);
 	v[WULT_M_SOURCE].num = c.src;
+	v[WULT_M_RUN_LATENCY].num = c.run;
 	v[WULT_M_REQ_CSTATE].num = V1(&c, req_cstate);
 	v[WULT_M_REQ_CSTATE].str = c.state;
 	store_flagged(v, c.fl);
@@ -678,7 +703,7 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 enum {
 	S_NONE, S_WAKE, S_WAKE_RAW, S_INTR, S_INTR_RAW, S_SILENT, S_LDIST, S_CSTATE,
 	S_INTR_OFF, S_CPU, S_LTIME, S_TBI, S_TAI, S_TINTR, S_SOURCE, S_CC0, S_SMI,
-	S_NMI, S_NR
+	S_NMI, S_RUN, S_NR
 };
 
 static const unsigned char v1_slot[WULT_M_NR] = {
@@ -690,7 +715,7 @@ static const unsigned char v1_slot[WULT_M_NR] = {
 	[WULT_M_TBI] = S_TBI,			[WULT_M_TAI] = S_TAI,
 	[WULT_M_TINTR] = S_TINTR,		[WULT_M_SOURCE] = S_SOURCE,
 	[WULT_M_CC0] = S_CC0,			[WULT_M_SMI_CNT] = S_SMI,
-	[WULT_M_NMI_CNT] = S_NMI,
+	[WULT_M_NMI_CNT] = S_NMI,		[WULT_M_RUN_LATENCY] = S_RUN,
 };
 
 static void v1_slots(const struct v1 *c, double *v)
@@ -713,6 +738,7 @@ static void v1_slots(const struct v1 *c, double *v)
 	v[S_CC0] = c->fl[0];
 	v[S_SMI] = c->fl[1];
 	v[S_NMI] = c->fl[2];
+	v[S_RUN] = c->run;
 }
 
 int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s,
@@ -802,6 +828,8 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 		memcpy(&src, (const uint8_t *)rawp + dp->src_off, 4);
 		v[WULT_M_SOURCE].num = src;
 	}
+	v[WULT_M_RUN_LATENCY].num = HAVE(F_FLAGS) ?
+		run_latency(dp, rawp, size, f[F_FLAGS], ltime) : NAN;
 	if (HAVE(F_REQ_CSTATE)) {
 		cs = (int64_t)f[F_REQ_CSTATE];
 		/* The name for filters and CSV; the index for quick grouping. */
@@ -943,6 +971,8 @@ uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters)
 	       WULT_METRIC_BIT(WULT_M_SILENT_TIME) | WULT_METRIC_BIT(WULT_M_LTIME) |
 	       WULT_METRIC_BIT(WULT_M_TBI) | WULT_METRIC_BIT(WULT_M_TAI) |
 	       WULT_METRIC_BIT(WULT_M_TINTR) | WULT_METRIC_BIT(WULT_M_SOURCE);
+	if (dp->ttask_off >= 0 && HAVE(F_FLAGS))
+		bits |= WULT_METRIC_BIT(WULT_M_RUN_LATENCY);
 	for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
 		if (HAVE(opt[i].fld) && HAVE(opt[i].flag_fld) &&
 		    (opt[i].metric != WULT_M_CC0 || HAVE(F_FLAGS)))

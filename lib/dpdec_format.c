@@ -40,13 +40,14 @@ static const char builtin_format[] =
 	"\tfield:u64 intr_latency;\toffset:136;\tsize:8;\tsigned:0;\n"
 	"\tfield:u32 source;\toffset:144;\tsize:4;\tsigned:0;\n"
 	"\tfield:u32 ltime_err;\toffset:148;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 ttask;\toffset:152;\tsize:8;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu "
 	"tintr=%llu ldist=%llu seq=%u\", REC->cpu, REC->req_cstate, REC->intr_off, "
 	"REC->ltime, REC->tbi, REC->tai, REC->tintr, REC->ldist, REC->seq\n";
 
-_Static_assert(sizeof(struct wult_dp) + WULT_DP_HDR_SIZE == 152,
-	       "the built-in format describes a 152-byte payload");
+_Static_assert(sizeof(struct wult_dp) + WULT_DP_HDR_SIZE == 160,
+	       "the built-in format describes a 160-byte payload");
 
 const char *wult_dpdec_builtin_format(void)
 {

@@ -15,6 +15,7 @@ HDR = struct.Struct("<HBBi")            # struct trace_entry
 DP = struct.Struct("<11Q2i6I2Q")        # struct wult_dp, version 1
 DP2 = struct.Struct("<2I")              # version 2 appends source, reserved
 #                                       (version 3: ltime_err, ns)
+DP4 = struct.Struct("<Q")               # version 4 appends ttask, ns
 DP_FIELDS = ("ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2",
              "intr_ts1", "intr_ts2", "tsc_delta", "mperf_delta", "cpu",
              "req_cstate", "intr_off", "flags", "smi_cnt", "nmi_cnt",
@@ -35,6 +36,8 @@ DPF_SMI = 0x2
 DPF_NMI = 0x4
 # ipi: a need_resched write woke the CPU, no interrupt: no IntrLatency.
 DPF_FLAG_WAKE = 0x20
+# ipi waketask: the wake woke a kernel thread; ttask is when it ran.
+DPF_TASK = 0x80
 KIND_DATAPOINTS = 0
 KIND_BRANCHES = 3
 # Latency-band events sample the datapoints in their band.
@@ -58,8 +61,12 @@ def from_raw(raw):
     # Version 1 records end here (perf's padding may follow): hrt.
     dp["source"] = 0
     dp["ltime_err"] = 0
+    dp["ttask"] = 0
     if len(raw) >= REC_SIZE + DP2.size and len(raw) != REC_SIZE + 4:
         dp["source"], dp["ltime_err"] = DP2.unpack_from(raw, REC_SIZE)
+    # Version 3 records are 156 bytes with perf's padding, version 4's 164.
+    if len(raw) >= REC_SIZE + DP2.size + DP4.size:
+        dp["ttask"] = DP4.unpack_from(raw, REC_SIZE + DP2.size)[0]
     return dp
 
 
@@ -101,6 +108,7 @@ def from_fields(fields):
     dp = {f: int(fields[f]) for f in DP_FIELDS}
     dp["source"] = int(fields.get("source", 0))
     dp["ltime_err"] = int(fields.get("ltime_err", 0))
+    dp["ttask"] = int(fields.get("ttask", 0))
     return dp
 
 
@@ -180,6 +188,9 @@ def metrics(dp):
         "CC0%": cc0,
         "SMICnt": dp["smi_cnt"] if flags & DPF_SMI else None,
         "NMICnt": dp["nmi_cnt"] if flags & DPF_NMI else None,
+        # ipi waketask: when the woken thread ran; none without a task.
+        "RunLatency": (dp["ttask"] - dp["ltime"]
+                       if flags & DPF_TASK and dp.get("ttask") else None),
     }
 
 

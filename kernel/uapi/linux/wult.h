@@ -30,7 +30,7 @@
 
 #include <linux/types.h>
 
-#define WULT_DP_VERSION		3	/* 2: source appended; 3: ltime_err */
+#define WULT_DP_VERSION		4	/* 2: source appended; 3: ltime_err; 4: ttask */
 
 /* Size of the common header (struct trace_entry) before struct wult_dp. */
 #define WULT_DP_HDR_SIZE	8
@@ -61,11 +61,14 @@ enum wult_source_id {
  * differ).
  * The ipi source: the launcher CPU (0 on measuring CPU 0: a CPU the kernel
  * picks) and whether the measured CPU's governor is shown the launch (a
- * shadow timer, default) or left to its own choice (noshadow=1).
+ * shadow timer, default) or left to its own choice (noshadow=1), and
+ * whether the wake is a wake_up_process() of a kernel thread bound to the
+ * measured CPU (waketask=1: datapoints then carry ttask, WULT_DPF_TASK).
  */
 #define WULT_CFG2_LAUNCHER_SHIFT	0	/* config2:0-15 */
 #define WULT_CFG2_LAUNCHER_MASK		0xffffULL
 #define WULT_CFG2_NOSHADOW		0x10000ULL	/* config2:16 */
+#define WULT_CFG2_WAKETASK		0x20000ULL	/* config2:17 */
 /*
  * The device sources (the "device" format term): the PCI device,
  * (domain << 16) | (bus << 8) | (slot << 3) | function.
@@ -134,6 +137,10 @@ enum wult_kind {
 				       * at the launch time (else it chose
 				       * without knowing of the launch)
 				       */
+#define WULT_DPF_TASK		0x80U /* ipi waketask: the wake was a
+				       * wake_up_process() of a kernel thread
+				       * bound to the CPU; ttask is when it ran
+				       */
 
 struct wult_dp {
 	__u64 ltime;		/* ns: launch time, the timer's expiry */
@@ -169,6 +176,12 @@ struct wult_dp {
 	 * time base (WULT_SOURCE_NIC); 0 where LTime is read in it.
 	 */
 	__u32 ltime_err;
+	/*
+	 * Version 4: ns in the time base above, when the task woken by the
+	 * wake (WULT_DPF_TASK) ran: its first TSC read after schedule()
+	 * returned. 0 where there is no task (RunLatency does not exist).
+	 */
+	__u64 ttask;
 };
 
 /*
