@@ -111,8 +111,10 @@ perf stat -x, -C 1 -e wult/datapoints,source=2,launcher=0,noshadow=1/ -- sleep 0
 	2> "$W/stat.txt"
 # POLL spins (host CPU): few datapoints, short LDists (CPU 1's LDist floor
 # is known by now: wult record does not measure it first). Not on 6.1: there a
-# CPU left with POLL alone freezes the icount guest within a second, with
-# hrt as with ipi (measured; 6.12 and 6.12-rt run it in a few seconds).
+# CPU left with POLL alone stalls the icount guest past the timeout, with
+# hrt as with ipi (measured; 6.12 and 6.12-rt run it in a few seconds): a
+# crawl, ~6 ns of guest time per QEMU round while CPU 0 halts, on both
+# kernels (Documentation/vm-run.md).
 case $(uname -r) in
 6.1.*) poll=0 ;;
 *) poll=1 ;;
