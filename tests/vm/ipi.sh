@@ -217,6 +217,8 @@ else
 		t_eq "C$s --wake-task: 60 datapoints with a RunLatency" 60 "$n"
 		t_check "C$s: the report counts 60 task wakes" \
 			grep -q '^  tasks: 60 wakes woke a kernel thread' "$W/t$s.rep"
+		t_check "C$s: the report names no nic device (config2 is ipi's)" \
+			sh -c "! grep -q 'device:' '$W/t$s.rep'"
 		t_eq "C$s: RunLatency >= WakeLatency >= IntrLatency, every datapoint" 60 \
 			"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "RunLatency") r = i
 				if ($i == "WakeLatency") w = i; if ($i == "IntrLatency") q = i }; next }
