@@ -36,6 +36,12 @@
  * idle entry is the CPU's LDist floor (wult_rules.h), which the PMU
  * enforces.
  *
+ * A source whose wake also wakes a task (ipi waketask, its hold() op)
+ * has each valid datapoint held, the next one armed as usual, until that
+ * task runs and calls wult_engine_task_ran() with its TSC read (ttask):
+ * the held datapoint goes out then, or without ttask when the next one is
+ * emitted first; at the stop it is cancelled.
+ *
  * What ends a datapoint arms the next (wult_rule_next()): at once, or,
  * when our interrupt found the CPU running a task, after a hold-off, so
  * that a busy CPU does not take an interrupt every LDist; nothing while
@@ -109,6 +115,11 @@ struct wult_cpu {
 	struct rnd_state rnd;
 	struct wult_rec rec;	/* the datapoint being assembled */
 	struct wult_br_rec brrec;	/* its branch context */
+	/* A valid datapoint waiting for its task to run (src->hold()). */
+	bool held;
+	bool held_br;		/* held_brrec is its branch context */
+	struct wult_rec held_rec;
+	struct wult_br_rec held_brrec;
 	struct wult_stats stats;
 };
 
@@ -284,6 +295,52 @@ static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
 	wult_arm(wc);
 }
 
+/* A valid datapoint out, with its branch context if it has one. */
+static void wult_deliver(struct wult_cpu *wc, struct wult_rec *rec,
+			 struct wult_br_rec *brrec)
+{
+	wult_hist_add(&rec->dp);	/* the in-kernel histograms (wult_hist.c) */
+	if (brrec) {
+		wult_inc(&wc->stats.branches);
+		if (brrec->br.flags & WULT_BRF_OFF)
+			wult_inc(&wc->stats.branches_off);
+		trace_wake_branches(&brrec->br);
+	}
+	wult_inc(&wc->stats.emitted);
+	trace_datapoint(&rec->dp);
+	if (wult_pmu_deliver(rec, brrec))
+		wult_inc(&wc->stats.delivery_failed);
+}
+
+/* The held datapoint out as it is: its task did not run (ttask 0). */
+static void wult_release(struct wult_cpu *wc)
+{
+	if (!wc->held)
+		return;
+	wc->held = false;
+	wult_deliver(wc, &wc->held_rec, wc->held_br ? &wc->held_brrec : NULL);
+}
+
+void wult_engine_task_ran(u64 tsc)
+{
+	struct wult_cpu *wc = wult_cpu();
+	struct wult_dp *dp = &wc->held_rec.dp;
+
+	lockdep_assert_irqs_disabled();
+	if (!wc->active || !wc->held)
+		return;
+	/* The task runs after the idle exit and its wake's handler. */
+	if (wc->src->clock == WULT_CLOCK_TSC && tsc_khz) {
+		u64 ns = mul_u64_u32_div(tsc, USEC_PER_SEC, tsc_khz);
+
+		if (ns >= dp->tai && ns >= dp->tintr) {
+			dp->ttask = ns;
+			dp->flags |= WULT_DPF_TASK;
+		}
+	}
+	wult_release(wc);
+}
+
 static void wult_emit(struct wult_cpu *wc, bool intr_off)
 {
 	struct wult_dp *dp = &wc->rec.dp;
@@ -334,7 +391,7 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 	dp->seq = wc->seq++;
 	dp->wake_latency = dp->tai - dp->ltime;
 	dp->intr_latency = dp->tintr - dp->ltime;
-	wult_hist_add(dp);	/* the in-kernel histograms (wult_hist.c) */
+	dp->ttask = 0;
 
 	/* The branch context goes first, so readers can attach it as they go. */
 	if (wc->have_br) {
@@ -344,17 +401,20 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 		br->ltime = dp->ltime;
 		br->cpu = dp->cpu;
 		br->seq = dp->seq;
-		wult_inc(&wc->stats.branches);
-		if (br->flags & WULT_BRF_OFF)
-			wult_inc(&wc->stats.branches_off);
-		trace_wake_branches(br);
 		brrec = &wc->brrec;
 	}
 
-	wult_inc(&wc->stats.emitted);
-	trace_datapoint(dp);
-	if (wult_pmu_deliver(&wc->rec, brrec))
-		wult_inc(&wc->stats.delivery_failed);
+	/* One held for a task that has not run: out without it. */
+	wult_release(wc);
+	if (wc->src->hold && wc->src->hold()) {
+		wc->held_rec = wc->rec;
+		wc->held_br = brrec;
+		if (brrec)
+			wc->held_brrec = *brrec;
+		wc->held = true;
+	} else {
+		wult_deliver(wc, &wc->rec, brrec);
+	}
 	/* After the delivery, so that its cost is not taken from LDist. */
 	wult_arm(wc);
 }
@@ -702,6 +762,10 @@ void wult_engine_stop(void)
 	if (!wc->active)
 		return;
 	WRITE_ONCE(wc->active, false);
+	/* Its task has not run yet: the datapoint ends here, unemitted. */
+	if (wc->held)
+		wult_inc(&wc->stats.cancelled);
+	wc->held = false;
 	if (wc->armed || wc->holdoff)
 		wc->src->cancel();
 	/* An event fired but still waiting for its idle exit ends here too. */

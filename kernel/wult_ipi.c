@@ -36,6 +36,18 @@
  * the clocksource watchdog do); what skew it tolerates shows in every
  * latency as a constant offset (Documentation/kernel.md).
  *
+ * With config2 "waketask" the launch also wakes a kernel thread bound to
+ * the measured CPU, with wake_up_process() just before the call is
+ * queued: a real scheduler wakeup. The wakeup goes first, so the interrupt
+ * (or the flag write) is the scheduler's own: ttwu_queue_wakelist() puts
+ * the task on the measured CPU's call queue, and our call, queued behind
+ * it, sends nothing more; the flush runs our call (TIntr) before the
+ * wakeup list, then the CPU schedules the thread, whose first TSC read
+ * is the datapoint's ttask (RunLatency = TTask - LTime). PREEMPT_RT has no
+ * wakeup queue (TTWU_QUEUE off): the wakeup there sends a reschedule IPI
+ * of its own beside our call's, two interrupts per wake, which the
+ * validity rules reject; waketask is refused there.
+ *
  * A launcher taken offline ends its measurements: the arms fail from then
  * on, with one line in the kernel log, until the events are closed.
  */
@@ -44,11 +56,13 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/topology.h>
 #include <asm/msr.h>
@@ -69,6 +83,8 @@ struct wult_ipi_cpu {
 	unsigned int users;
 	int launcher;
 	bool shadow_on;
+	/* waketask: the thread the launch wakes, else NULL. */
+	struct task_struct *task;
 	/* The launcher went offline: no more arms (wult_ipi_offline()). */
 	bool gone;
 	/* The request, written on the measured CPU with IRQs off. */
@@ -78,6 +94,7 @@ struct wult_ipi_cpu {
 	u32 launch_gen;		/* the request its timer is armed for */
 	u32 launched_gen;	/* the request launched (release) */
 	u64 ltime;		/* TSC just before the wake was queued */
+	u32 task_gen;		/* the last request whose launch woke task */
 	unsigned long busy;	/* wakes not queued: the last still was */
 	struct hrtimer launch;	/* on the launcher */
 	struct hrtimer shadow;	/* on the measured CPU */
@@ -117,6 +134,13 @@ static notrace enum hrtimer_restart wult_ipi_launch(struct hrtimer *timer)
 	WRITE_ONCE(ic->ltime, rdtsc_ordered());
 	/* Pairs with wult_ipi_launched(): ltime before the generation. */
 	smp_store_release(&ic->launched_gen, gen);
+	/*
+	 * Not woken: the thread has not slept since the last wake. The
+	 * call's queueing orders task_gen before the call on the measured
+	 * CPU, where wult_ipi_hold() reads it.
+	 */
+	if (ic->task && wake_up_process(ic->task))
+		WRITE_ONCE(ic->task_gen, gen);
 	if (smp_call_function_single_async(ic->cpu, &ic->wake_csd))
 		WRITE_ONCE(ic->busy, ic->busy + 1);
 	return HRTIMER_NORESTART;
@@ -134,6 +158,48 @@ static void wult_ipi_start(void *info)
 	ic->launch_gen = gen;
 	hrtimer_start_range_ns(&ic->launch, ns_to_ktime(READ_ONCE(ic->expiry)),
 			       0, WULT_IPI_MODE);
+}
+
+/*
+ * The waketask thread, bound to the measured CPU: it only sleeps and,
+ * woken, reads the TSC first thing, for the datapoint the engine holds.
+ */
+static int wult_ipi_task(void *data)
+{
+	struct wult_ipi_cpu *ic = data;
+	u64 tsc;
+
+	for (;;) {
+		set_current_state(TASK_IDLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+		tsc = rdtsc_ordered();
+		local_irq_disable();
+		/* Its CPU went offline: it runs elsewhere now. */
+		if (smp_processor_id() == ic->cpu)
+			wult_engine_task_ran(tsc);
+		local_irq_enable();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * A thread for measured CPU @ic, started and asleep, or an ERR_PTR.
+ * SCHED_FIFO, as a latency-critical thread is (cyclictest's).
+ */
+static struct task_struct *wult_ipi_task_new(struct wult_ipi_cpu *ic)
+{
+	struct task_struct *t;
+
+	t = kthread_create(wult_ipi_task, ic, "wult_ipi/%d", ic->cpu);
+	if (IS_ERR(t))
+		return t;
+	kthread_bind(t, ic->cpu);
+	sched_set_fifo(t);
+	wake_up_process(t);
+	return t;
 }
 
 /* Shows the governor the launch; never a datapoint of its own. */
@@ -274,11 +340,17 @@ static int wult_ipi_get(int cpu, u64 config2)
 	struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
 	u64 l = (config2 >> WULT_CFG2_LAUNCHER_SHIFT) & WULT_CFG2_LAUNCHER_MASK;
 	bool shadow = !(config2 & WULT_CFG2_NOSHADOW);
+	bool wake_task = config2 & WULT_CFG2_WAKETASK;
+	struct task_struct *task = NULL;
 	int ret = 0, launcher;
 
 	if (config2 & ~((WULT_CFG2_LAUNCHER_MASK << WULT_CFG2_LAUNCHER_SHIFT) |
-			WULT_CFG2_NOSHADOW))
+			WULT_CFG2_NOSHADOW | WULT_CFG2_WAKETASK))
 		return -EINVAL;
+	if (wake_task && IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		pr_info_ratelimited("wult: ipi: waketask is not supported on PREEMPT_RT: its remote wakeups send a reschedule IPI beside the launch's call, two interrupts per wake\n");
+		return -EOPNOTSUPP;
+	}
 	/* launcher=0 (or none) while measuring CPU 0: the kernel's pick. */
 	launcher = !l && !cpu ? wult_ipi_pick(cpu) : (int)l;
 	if (launcher < 0 || launcher >= nr_cpu_ids || !cpu_possible(launcher)) {
@@ -292,6 +364,13 @@ static int wult_ipi_get(int cpu, u64 config2)
 		return -EINVAL;
 	}
 
+	/* Made outside the locks, which kthread creation must not nest in. */
+	if (wake_task) {
+		task = wult_ipi_task_new(ic);
+		if (IS_ERR(task))
+			return PTR_ERR(task);
+	}
+
 	cpus_read_lock();
 	mutex_lock(&wult_ipi_lock);
 	if (!cpu_online(launcher)) {
@@ -299,19 +378,27 @@ static int wult_ipi_get(int cpu, u64 config2)
 				    cpu, launcher);
 		ret = -ENODEV;
 	} else if (ic->users && (ic->launcher != launcher ||
-				 ic->shadow_on != shadow)) {
-		pr_info_ratelimited("wult: ipi: CPU%d is measured with launcher CPU %d%s already\n",
+				 ic->shadow_on != shadow ||
+				 !!ic->task != wake_task)) {
+		pr_info_ratelimited("wult: ipi: CPU%d is measured with launcher CPU %d%s%s already\n",
 				    cpu, ic->launcher,
-				    ic->shadow_on ? "" : " and noshadow");
+				    ic->shadow_on ? "" : " and noshadow",
+				    ic->task ? " and waketask" : "");
 		ret = -EBUSY;
 	} else if (!ic->users++) {
 		ic->launcher = launcher;
 		ic->shadow_on = shadow;
+		ic->task = task;
+		task = NULL;
+		ic->task_gen = ic->gen - 1;
 		WRITE_ONCE(ic->gone, false);
 		ic->busy = 0;
 	}
 	mutex_unlock(&wult_ipi_lock);
 	cpus_read_unlock();
+	/* Refused, or the CPU's first event has its thread already. */
+	if (task)
+		kthread_stop(task);
 	return ret;
 }
 
@@ -319,10 +406,18 @@ static void wult_ipi_put(int cpu)
 {
 	struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
 
+	struct task_struct *task = NULL;
+
 	mutex_lock(&wult_ipi_lock);
-	if (!--ic->users)
+	if (!--ic->users) {
 		wult_ipi_quiesce(ic);
+		task = ic->task;
+		ic->task = NULL;
+	}
 	mutex_unlock(&wult_ipi_lock);
+	/* Nothing wakes it any more (quiesced). */
+	if (task)
+		kthread_stop(task);
 }
 
 /*
@@ -395,6 +490,14 @@ static bool wult_ipi_launched(u64 *ltime)
 	return false;
 }
 
+/* waketask: did this datapoint's launch wake the thread? */
+static bool wult_ipi_hold(void)
+{
+	struct wult_ipi_cpu *ic = this_cpu_ptr(&wult_ipi_cpus);
+
+	return ic->task && READ_ONCE(ic->task_gen) == ic->gen;
+}
+
 static u32 wult_ipi_dp_flags(void)
 {
 	return this_cpu_read(wult_ipi_cpus.shadow_on) ? WULT_DPF_SHADOW : 0;
@@ -414,4 +517,5 @@ const struct wult_source wult_ipi_source = {
 	.at_idle	= wult_ipi_at_idle,
 	.launched	= wult_ipi_launched,
 	.dp_flags	= wult_ipi_dp_flags,
+	.hold		= wult_ipi_hold,
 };

@@ -671,6 +671,7 @@ PMU_FORMAT_ATTR(band_hi, "config1:32-63");
 /* config2 is the source's own: the terms of different sources overlap. */
 PMU_FORMAT_ATTR(launcher, "config2:0-15");
 PMU_FORMAT_ATTR(noshadow, "config2:16");
+PMU_FORMAT_ATTR(waketask, "config2:17");
 PMU_FORMAT_ATTR(device, "config2:0-31");
 
 static struct attribute *wult_format_attrs[] = {
@@ -683,6 +684,7 @@ static struct attribute *wult_format_attrs[] = {
 	&format_attr_band_hi.attr,
 	&format_attr_launcher.attr,
 	&format_attr_noshadow.attr,
+	&format_attr_waketask.attr,
 	&format_attr_device.attr,
 	NULL,
 };

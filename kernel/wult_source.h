@@ -93,6 +93,15 @@ struct wult_source {
 	bool (*launched)(u64 *ltime);
 	/* Optional: WULT_DPF_* flags the source adds to this CPU's datapoints. */
 	u32 (*dp_flags)(void);
+	/*
+	 * Optional, for a source whose wake also wakes a task on the measured
+	 * CPU (ipi waketask): at a valid datapoint's emission, IRQs off, on
+	 * the measured CPU, does it wait for that task to run? True: the
+	 * engine keeps the datapoint (the next one is armed as usual) until
+	 * the task calls wult_engine_task_ran(), or the next datapoint, or
+	 * the stop, emits it without a task.
+	 */
+	bool (*hold)(void);
 };
 
 extern const struct wult_source wult_hrt_source;
@@ -123,5 +132,12 @@ bool wult_source_present(const struct wult_source *src);
  * the earliest point of the interrupt the source reaches.
  */
 void wult_engine_intr(u64 tsc, u64 tintr);
+
+/*
+ * Called by the task a source's wake woke (its hold()), on the measured
+ * CPU with IRQs off: @tsc (TSC cycles) was its first read once it ran.
+ * Emits the datapoint held for it with ttask, if there is one.
+ */
+void wult_engine_task_ran(u64 tsc);
 
 #endif /* _WULT_SOURCE_H */

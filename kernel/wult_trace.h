@@ -33,11 +33,11 @@ TRACE_EVENT(datapoint,
 	    TP_ARGS(dp),
 	    TP_STRUCT__entry(WULT_DP_FIELDS(WULT_TP_ENTRY)),
 	    TP_fast_assign(WULT_DP_FIELDS(WULT_TP_ASSIGN)),
-	    TP_printk("cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu tintr=%llu ldist=%llu seq=%u source=%u ltime_err=%u",
+	    TP_printk("cpu=%u req_cstate=%d intr_off=%u ltime=%llu tbi=%llu tai=%llu tintr=%llu ldist=%llu seq=%u source=%u ltime_err=%u ttask=%llu",
 		      __entry->cpu, __entry->req_cstate, __entry->intr_off,
 		      __entry->ltime, __entry->tbi, __entry->tai, __entry->tintr,
 		      __entry->ldist, __entry->seq, __entry->source,
-		      __entry->ltime_err)
+		      __entry->ltime_err, __entry->ttask)
 );
 
 /*

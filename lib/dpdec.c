@@ -78,6 +78,8 @@ struct wult_dpdec {
 	 * records end before it.
 	 */
 	int src_off;
+	/* Payload v4's ttask, the same way: -1 where the format has none. */
+	int ttask_off;
 	char *cstates[MAX_CSTATES];
 	char fallback[MAX_CSTATES][24];
 	double khz;		/* tsc_khz of the payload being decoded */
@@ -185,6 +187,8 @@ int wult_dpdec_load_format(struct wult_dpdec *dp, const char *text, size_t len,
 	}
 	dp->v1 = is_v1(dp);
 	dp->src_off = dp->f[F_source].size == 4 ? dp->f[F_source].off : -1;
+	dp->ttask_off = dp->f[F_ttask].off >= 0 && dp->f[F_ttask].size == 8 ?
+			dp->f[F_ttask].off : -1;
 	if (missing) {
 		for (i = 0; !((1U << i) & missing); i++)
 			;
@@ -485,6 +489,24 @@ static inline void flagged(uint32_t fl, double tsc, uint64_t mperf, uint64_t smi
 		out[2] = nmi;
 }
 
+/*
+ * RunLatency, ns: when the task the wake woke ran (ipi waketask,
+ * WULT_DPF_TASK) - LTime, raw (nothing of ours runs between the wake and
+ * its TSC read but the handler, whose overhead IntrLatency already has);
+ * NaN where there is no task, or the format has no ttask.
+ */
+static double run_latency(const struct wult_dpdec *dp, const uint8_t *raw, size_t size,
+			  uint64_t flags, uint64_t ltime)
+{
+	uint64_t t;
+
+	if (!(flags & WULT_DPF_TASK) || dp->ttask_off < 0 ||
+	    (size_t)dp->ttask_off + 8 > size)
+		return NAN;
+	memcpy(&t, raw + dp->ttask_off, 8);
+	return (double)(int64_t)(t - ltime);
+}
+
 static inline void store_flagged(struct wult_val *v, const double fl[3])
 {
 	v[WULT_M_CC0].num = fl[0];
@@ -499,6 +521,7 @@ struct v1 {
 	struct wult_comp_lat lat;
 	double intr_raw, intr;	/* NaN: no interrupt (lat.no_intr) */
 	double src;
+	double run;		/* RunLatency, NaN: no task (run_latency()) */
 	double fl[3];		/* CC0%, SMICnt, NMICnt (flagged()) */
 	const char *state;
 };
@@ -543,6 +566,7 @@ static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, s
 		memcpy(&src, raw + dp->src_off, 4);
 		c->src = src;
 	}
+	c->run = run_latency(dp, raw, size, V1(c, flags), V1(c, ltime));
 	flagged(V1(c, flags), V1(c, tsc_delta), V1(c, mperf_delta), V1(c, smi_cnt),
 		V1(c, nmi_cnt), c->fl);
 	cs = V1(c, req_cstate);
@@ -566,7 +590,8 @@ static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, s
 	X(REQ_CSTATE, V1(c, req_cstate)) X(INTR_OFF, V1(c, intr_off))		\
 	X(CPU, V1(c, cpu)) X(LTIME, V1(c, ltime)) X(TBI, V1(c, tbi))		\
 	X(TAI, V1(c, tai)) X(TINTR, V1(c, tintr)) X(SOURCE, c->src)		\
-	X(CC0, c->fl[0]) X(SMI_CNT, c->fl[1]) X(NMI_CNT, c->fl[2])
+	X(CC0, c->fl[0]) X(SMI_CNT, c->fl[1]) X(NMI_CNT, c->fl[2])		\
+	X(RUN_LATENCY, c->run)
 
 enum {
 	S_NONE,
@@ -679,6 +704,8 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 		memcpy(&src, (const uint8_t *)rawp + dp->src_off, 4);
 		v[WULT_M_SOURCE].num = src;
 	}
+	v[WULT_M_RUN_LATENCY].num = HAVE(F_flags) ?
+		run_latency(dp, rawp, size, f[F_flags], f[F_ltime]) : NAN;
 	if (HAVE(F_req_cstate)) {
 		cs = (int64_t)f[F_req_cstate];
 		/* The name for filters and CSV; the index for quick grouping. */
@@ -721,6 +748,8 @@ uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters)
 	       WULT_METRIC_BIT(WULT_M_SILENT_TIME) | WULT_METRIC_BIT(WULT_M_LTIME) |
 	       WULT_METRIC_BIT(WULT_M_TBI) | WULT_METRIC_BIT(WULT_M_TAI) |
 	       WULT_METRIC_BIT(WULT_M_TINTR) | WULT_METRIC_BIT(WULT_M_SOURCE);
+	if (dp->ttask_off >= 0 && HAVE(F_flags))
+		bits |= WULT_METRIC_BIT(WULT_M_RUN_LATENCY);
 	for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
 		if (HAVE(opt[i].fld) && HAVE(opt[i].flag_fld) &&
 		    (opt[i].metric != WULT_M_CC0 || HAVE(F_flags)))

@@ -50,6 +50,7 @@ static const struct wult_metric_desc descs[WULT_M_NR] = {
 	[WULT_M_PC9] = PCT("PC9%"),
 	[WULT_M_PC10] = PCT("PC10%"),
 	[WULT_M_SWIRQ_CNT] = NUM("SWIRQCnt"),
+	[WULT_M_RUN_LATENCY] = TIME("RunLatency"),
 };
 
 const struct wult_metric_desc *wult_metric_desc(enum wult_metric m)

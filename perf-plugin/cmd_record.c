@@ -89,6 +89,7 @@ struct rec_opts {
 	unsigned int method;			/* enum wult_source_id */
 	const char *device;			/* --device BDF (nic) */
 	long launcher;				/* --launcher, -1: the kernel's */
+	int wake_task;				/* --wake-task (ipi) */
 	char term[64];				/* the method's event terms */
 	unsigned long long count;		/* 0: no limit */
 	double time_limit;			/* s, 0: no limit */
@@ -148,6 +149,9 @@ static void usage(FILE *f)
 "                         gets it back after)\n"
 "      --launcher N       ipi: the CPU that sends the wakes (default CPU 0,\n"
 "                         or, measuring CPU 0, one the kernel picks)\n"
+"      --wake-task        ipi: the wake is a wake_up_process() of a kernel\n"
+"                         thread bound to the measured CPU; datapoints add\n"
+"                         RunLatency, when it runs (not on PREEMPT_RT)\n"
 "      --device BDF       the nic method's PCI device, [DOMAIN:]BUS:DEV.FN\n"
 "                         (as lspci -D shows it); rtl8139 only for now\n"
 "  -c, --count N          stop after N datapoints (all CPUs together)\n"
@@ -279,6 +283,10 @@ static int method_terms(struct rec_opts *o)
 		fprintf(stderr, "wult record: --launcher is for --method ipi\n");
 		return -1;
 	}
+	if (o->wake_task && o->method != WULT_SOURCE_IPI) {
+		fprintf(stderr, "wult record: --wake-task is for --method ipi\n");
+		return -1;
+	}
 	if (o->method == WULT_SOURCE_NIC) {
 		if (!o->device) {
 			fprintf(stderr, "wult record: --method nic needs --device BDF\n");
@@ -303,10 +311,16 @@ static int method_terms(struct rec_opts *o)
 		fprintf(stderr, "wult record: --device is for --method nic\n");
 		return -1;
 	}
-	if (o->method == WULT_SOURCE_IPI && o->launcher >= 0)
-		snprintf(o->term, sizeof(o->term), ",source=%u,launcher=%ld",
-			 WULT_SOURCE_IPI, o->launcher);
-	else if (o->method != WULT_SOURCE_HRT)
+	if (o->method == WULT_SOURCE_IPI) {
+		int n = snprintf(o->term, sizeof(o->term), ",source=%u",
+				 WULT_SOURCE_IPI);
+
+		if (o->launcher >= 0)
+			n += snprintf(o->term + n, sizeof(o->term) - n,
+				      ",launcher=%ld", o->launcher);
+		if (o->wake_task)
+			snprintf(o->term + n, sizeof(o->term) - n, ",waketask=1");
+	} else if (o->method != WULT_SOURCE_HRT)
 		snprintf(o->term, sizeof(o->term), ",source=%u", o->method);
 	return 0;
 }
@@ -373,6 +387,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "event", required_argument, NULL, 'e' },
 		{ "no-counters", no_argument, NULL, 'N' },
 		{ "no-branches", no_argument, NULL, 'B' },
+		{ "wake-task", no_argument, NULL, 'W' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -408,6 +423,9 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 			break;
 		case 'N':
 			o->no_counters = 1;
+			break;
+		case 'W':
+			o->wake_task = 1;
 			break;
 		case 'o':
 			o->output = optarg;

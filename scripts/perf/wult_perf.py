@@ -22,6 +22,8 @@ DP_FIELDS = ("ltime", "tbi", "tai", "tintr", "ldist", "ai_ts1", "ai_ts2",
              "tsc_khz", "seq", "wake_latency", "intr_latency")
 DP2 = struct.Struct("<2I")              # appended by versions 2 and 3
 DP2_FIELDS = ("source", "ltime_err")
+DP4 = struct.Struct("<Q")               # appended by version 4
+DP4_FIELDS = ("ttask",)
 REC_SIZE = HDR.size + DP.size
 SOURCES = {0: "hrt", 1: "tdt", 2: "ipi", 3: "nic"}  # enum wult_source_id
 TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
@@ -38,6 +40,8 @@ DPF_SMI = 0x2
 DPF_NMI = 0x4
 # ipi: a need_resched write woke the CPU, no interrupt: no IntrLatency.
 DPF_FLAG_WAKE = 0x20
+# ipi waketask: the wake woke a kernel thread; ttask is when it ran.
+DPF_TASK = 0x80
 KIND_DATAPOINTS = 0
 KIND_BRANCHES = 3
 # Latency-band events sample the datapoints in their band.
@@ -62,6 +66,10 @@ def from_raw(raw):
     dp.update(dict.fromkeys(DP2_FIELDS, 0))
     if len(raw) >= REC_SIZE + DP2.size and len(raw) != REC_SIZE + 4:
         dp.update(zip(DP2_FIELDS, DP2.unpack_from(raw, REC_SIZE)))
+    # Version 3 records are 156 bytes with perf's padding, version 4's 164.
+    dp.update(dict.fromkeys(DP4_FIELDS, 0))
+    if len(raw) >= REC_SIZE + DP2.size + DP4.size:
+        dp.update(zip(DP4_FIELDS, DP4.unpack_from(raw, REC_SIZE + DP2.size)))
     return dp
 
 
@@ -102,6 +110,7 @@ def from_fields(fields):
     """struct wult_dp fields of a wult:datapoint tracepoint record."""
     dp = {f: int(fields[f]) for f in DP_FIELDS}
     dp.update({f: int(fields.get(f, 0)) for f in DP2_FIELDS})
+    dp.update({f: int(fields.get(f, 0)) for f in DP4_FIELDS})
     return dp
 
 
@@ -181,6 +190,9 @@ def metrics(dp):
         "CC0%": cc0,
         "SMICnt": dp["smi_cnt"] if flags & DPF_SMI else None,
         "NMICnt": dp["nmi_cnt"] if flags & DPF_NMI else None,
+        # ipi waketask: when the woken thread ran; none without a task.
+        "RunLatency": (dp["ttask"] - dp["ltime"]
+                       if flags & DPF_TASK and dp.get("ttask") else None),
     }
 
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The python helpers' datapoint layout (scripts/perf/wult_perf.py: DP,
-# DP_FIELDS, DP2, DP2_FIELDS after the common header HDR) is the C side's:
+# DP_FIELDS, DP2, DP2_FIELDS, DP4, DP4_FIELDS after the common header HDR) is the C side's:
 # every field of kernel/uapi/linux/wult.h's list (WULT_DP_FIELDS, printed
 # by tests/tools/dp_fields) at the same offset, with the same size and
 # signedness, in the same order, none missing, none extra; and libwult's
@@ -24,7 +24,7 @@ import struct, sys
 sys.path.insert(0, sys.argv[1])
 import wult_perf as w
 off = w.HDR.size
-for st, names in ((w.DP, w.DP_FIELDS), (w.DP2, w.DP2_FIELDS)):
+for st, names in ((w.DP, w.DP_FIELDS), (w.DP2, w.DP2_FIELDS), (w.DP4, w.DP4_FIELDS)):
     counts = []
     num = ""
     for c in st.format.lstrip("<"):

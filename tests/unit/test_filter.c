@@ -103,7 +103,7 @@ static void metric_sets(void)
 	wult_filter_free(f);
 	WT_EQ(wult_filter_compile("Bogus", wult_metrics_resolve, NULL, &f, err, sizeof(err)),
 	      -EINVAL);
-	WT_CHECK(strstr(err, "(available: WakeLatency, WakeLatencyRaw,") && strstr(err, "Scaled, Source)"),
+	WT_CHECK(strstr(err, "(available: WakeLatency, WakeLatencyRaw,") && strstr(err, "Scaled, Source, RunLatency)"),
 		 "%s", err);
 }
 

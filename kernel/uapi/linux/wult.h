@@ -30,7 +30,7 @@
 
 #include <linux/types.h>
 
-#define WULT_DP_VERSION		3	/* 2: source appended; 3: ltime_err */
+#define WULT_DP_VERSION		4	/* 2: source appended; 3: ltime_err; 4: ttask */
 
 /* Size of the common header (struct trace_entry) before struct wult_dp. */
 #define WULT_DP_HDR_SIZE	8
@@ -61,11 +61,14 @@ enum wult_source_id {
  * differ).
  * The ipi source: the launcher CPU (0 on measuring CPU 0: a CPU the kernel
  * picks) and whether the measured CPU's governor is shown the launch (a
- * shadow timer, default) or left to its own choice (noshadow=1).
+ * shadow timer, default) or left to its own choice (noshadow=1), and
+ * whether the wake is a wake_up_process() of a kernel thread bound to the
+ * measured CPU (waketask=1: datapoints then carry ttask, WULT_DPF_TASK).
  */
 #define WULT_CFG2_LAUNCHER_SHIFT	0	/* config2:0-15 */
 #define WULT_CFG2_LAUNCHER_MASK		0xffffULL
 #define WULT_CFG2_NOSHADOW		0x10000ULL	/* config2:16 */
+#define WULT_CFG2_WAKETASK		0x20000ULL	/* config2:17 */
 /*
  * The device sources (the "device" format term): the PCI device,
  * (domain << 16) | (bus << 8) | (slot << 3) | function.
@@ -148,6 +151,10 @@ enum wult_hist_metric {
 				       * at the launch time (else it chose
 				       * without knowing of the launch)
 				       */
+#define WULT_DPF_TASK		0x80U /* ipi waketask: the wake was a
+				       * wake_up_process() of a kernel thread
+				       * bound to the CPU; ttask is when it ran
+				       */
 
 /*
  * The datapoint's fields, the one list everything else is made from:
@@ -162,7 +169,10 @@ enum wult_hist_metric {
  * overhead-compensated; decoders compute their own. ltime_err (version 3;
  * version 2 had the same bytes "reserved", 0) bounds the error of LTime's
  * conversion from a device's clock to the time base (WULT_SOURCE_NIC); 0
- * where LTime is read in it.
+ * where LTime is read in it. ttask (version 4): when the task an ipi
+ * waketask wake woke ran (WULT_DPF_TASK), its first TSC read after
+ * schedule() returned, in the time base above; 0 where there is no task
+ * (RunLatency does not exist).
  *
  * Appending a field is one line, above the list's end. It also needs:
  * WULT_DP_VERSION raised and the field's version its value, the field set
@@ -195,6 +205,7 @@ enum wult_hist_metric {
 	X(u64, intr_latency, 1)	/* ns: TIntr - LTime (IntrLatencyRaw), derived */ \
 	X(u32, source, 2)	/* enum wult_source_id: the time base above */ \
 	X(u32, ltime_err, 3)	/* ns: bound on LTime's conversion error */ \
+	X(u64, ttask, 4)	/* ns: when the woken task ran (WULT_DPF_TASK) */ \
 	/* (new fields above this line, each with its version) */
 
 #define WULT_DP_MEMBER(type, name, version)	__##type name;

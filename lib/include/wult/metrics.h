@@ -51,6 +51,7 @@ enum wult_metric {
 	WULT_M_TINTR,
 	WULT_M_SCALED,			/* 1: a counter was multiplexed below threshold */
 	WULT_M_SOURCE,			/* enum wult_source_id: the method (0 hrt, 1 tdt) */
+	WULT_M_RUN_LATENCY,		/* ns, ipi waketask: the woken task ran - LTime */
 	WULT_M_NR,
 };
 

@@ -130,6 +130,7 @@ struct rpt_file {
 	double ldist_min, ldist_max;	/* ns, of the kept datapoints; NaN: none */
 	unsigned int sources;		/* their methods (WULT_M_SOURCE), a bit each */
 	uint64_t flag_wakes;		/* ipi wakes with no interrupt (no IntrLatency) */
+	uint64_t task_wakes;		/* ipi waketask wakes whose task ran (RunLatency) */
 	struct rpt_resid *resid;	/* idle residency, NULL: not recorded */
 	int khist;			/* wult.ko's histograms (wult hist), no datapoints */
 	struct rpt_group *groups[RPT_MAX_STATES];	/* sorted after the pass */

@@ -26,6 +26,7 @@ static const enum wult_metric csv_cols[] = {
 	WULT_M_CPU_FREQ, WULT_M_SMI_CNT, WULT_M_NMI_CNT, WULT_M_SWIRQ_CNT, WULT_M_CPU, WULT_M_LTIME,
 	WULT_M_TBI, WULT_M_TAI,
 	WULT_M_TINTR, WULT_M_WAKE_LATENCY_RAW, WULT_M_INTR_LATENCY_RAW, WULT_M_SCALED,
+	WULT_M_RUN_LATENCY,	/* ours (ipi --wake-task), after intel wult's */
 };
 
 int rpt_csv_add(struct rpt_csv *c, const struct wult_point *pt)

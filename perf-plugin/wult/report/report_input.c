@@ -749,8 +749,10 @@ const char *rpt_src_device(const struct rpt_src *s, char *buf, size_t len)
 		const struct perf_event_attr *a = &wult_pd_attr(s->pd, i)->attr;
 		const char *pmu = wult_pd_pmu_name(s->pd, a->type);
 		uint64_t d = a->config2 & WULT_CFG2_DEVICE_MASK;
+		/* config2 is the source's own: ipi's launcher and flags are no device. */
+		uint64_t src = (a->config >> WULT_CFG_SOURCE_SHIFT) & WULT_CFG_SOURCE_MASK;
 
-		if (!pmu || strcmp(pmu, "wult") || !d)
+		if (!pmu || strcmp(pmu, "wult") || src != WULT_SOURCE_NIC || !d)
 			continue;
 		snprintf(buf, len, "%04x:%02x:%02x.%x", (unsigned int)(d >> 16),
 			 (unsigned int)(d >> 8) & 0xff, (unsigned int)(d >> 3) & 0x1f,

@@ -304,6 +304,7 @@ static void note_point(struct rpt_file *f, const struct wult_point *pt)
 	f->flag_wakes += flag_wake(pt->v[WULT_M_SOURCE].num,
 				   pt->v[WULT_M_INTR_LATENCY].num);
 	f->sources |= source_bit(pt->v[WULT_M_SOURCE].num);
+	f->task_wakes += !isnan(pt->v[WULT_M_RUN_LATENCY].num);
 	note_cpu(f, pt->v[WULT_M_CPU].num);
 	widen(&f->ldist_min, &f->ldist_max, pt->v[WULT_M_LDIST].num);
 }
@@ -403,7 +404,8 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 	uint64_t bits = WULT_METRIC_BIT(WULT_M_REQ_CSTATE) | WULT_METRIC_BIT(WULT_M_CPU) |
 			WULT_METRIC_BIT(WULT_M_LDIST) | WULT_METRIC_BIT(WULT_M_SOURCE) |
 			WULT_METRIC_BIT(WULT_M_SCALED) |
-			WULT_METRIC_BIT(WULT_M_INTR_LATENCY);	/* the ipi wake kind */
+			WULT_METRIC_BIT(WULT_M_INTR_LATENCY) |	/* the ipi wake kind */
+			WULT_METRIC_BIT(WULT_M_RUN_LATENCY);	/* and its task */
 	unsigned int i, m;
 
 	for (i = 0; i < o->ntime; i++)
@@ -434,7 +436,7 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 
 /* The columns a batch counts (-1: not carried, NaN on every row). */
 struct rows_cols {
-	int req, cpu, ldist, source, scaled, intr;
+	int req, cpu, ldist, source, scaled, intr, run;
 	unsigned int ntime, nctr;
 	unsigned int ti[RPT_MAX_TIME], tc[RPT_MAX_TIME];	/* o->time index, column */
 	unsigned int ci[RPT_NCTR], cc[RPT_NCTR];		/* rpt_ctr_metrics index, column */
@@ -452,6 +454,7 @@ static void rows_cols(const struct rpt_opts *o, const struct pass *ps,
 	c->source = rw->col[WULT_M_SOURCE];
 	c->scaled = rw->col[WULT_M_SCALED];
 	c->intr = rw->col[WULT_M_INTR_LATENCY];
+	c->run = rw->col[WULT_M_RUN_LATENCY];
 	c->ntime = c->nctr = 0;
 	for (i = 0; i < o->ntime; i++) {
 		col = rw->col[o->time[i]];
@@ -525,6 +528,8 @@ static void block_note(struct rpt_file *f, const struct rows_cols *c, const stru
 		f->flag_wakes += flag_wake(b->v[(size_t)r * b->stride + c->source],
 					   c->intr >= 0 ? b->v[(size_t)r * b->stride + c->intr] :
 					   NAN);
+	for (r = 0; c->run >= 0 && r < b->n; r++)
+		f->task_wakes += !isnan(b->v[(size_t)r * b->stride + c->run]);
 	for (r = 0; c->cpu >= 0 && r < b->n; r++)
 		note_cpu(f, b->v[(size_t)r * b->stride + c->cpu]);
 	for (r = 0; c->ldist >= 0 && r < b->n; r++)

@@ -102,6 +102,11 @@ void rpt_print_validity(FILE *out, const struct rpt_file *f)
 			"polling CPU (no interrupt, no IntrLatency)\n",
 			(unsigned long long)(f->kept - f->flag_wakes),
 			(unsigned long long)f->flag_wakes);
+	/* --wake-task: the RunLatency of the woken thread, not in the default metrics. */
+	if (f->task_wakes)
+		fprintf(out, "  tasks: %llu wakes woke a kernel thread, with RunLatency "
+			"(--metrics WakeLatency,IntrLatency,RunLatency)\n",
+			(unsigned long long)f->task_wakes);
 	fprintf(out, "  datapoints: %llu read, %llu kept, %llu excluded by filters\n",
 		(unsigned long long)f->read, (unsigned long long)f->kept,
 		(unsigned long long)f->excluded);
