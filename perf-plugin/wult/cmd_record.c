@@ -32,7 +32,7 @@
 #include <wult/progress.h>
 
 #include "cmds.h"
-#include "record.h"
+#include "record/record.h"
 
 #define MAX_EVENTS	96
 /* The ring is drained at least this often (ms)... */
