@@ -9,7 +9,8 @@
  * way out; the roles are in record/: the options (record_opts.c), the
  * event group (record_events.c), the recording loop (record_loop.c), the
  * file and the summary (record_output.c), and the idle states, the yield
- * checks, --stop-on/--capture and the fallback counts (record.h).
+ * checks, --stop-on/--capture and the fallback counts (record_cstates.c,
+ * record_yield.c, record_capture.c, record_fallback.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +24,15 @@
 #include <wult/pdwrite.h>
 
 #include "cmds.h"
-#include "record/record.h"
+#include "record/record_capture.h"
+#include "record/record_cstates.h"
 #include "record/record_events.h"
+#include "record/record_fallback.h"
 #include "record/record_loop.h"
 #include "record/record_opts.h"
 #include "record/record_output.h"
 #include "record/record_sys.h"
+#include "record/record_yield.h"
 
 /* The measured CPUs (-C, else CPU 1 or 0), each there and online: 0, 1 or 2 (said). */
 static int check_cpus(const struct rec_opts *o, struct perf_cpu_map **cpus)

@@ -22,12 +22,14 @@
 #include <wult/pdwrite.h>
 #include <wult/progress.h>
 
-#include "record.h"
+#include "record_capture.h"
 #include "record_events.h"
+#include "record_fallback.h"
 #include "record_loop.h"
 #include "record_opts.h"
 #include "record_output.h"
 #include "record_sys.h"
+#include "record_yield.h"
 
 /* The ring is drained at least this often (ms)... */
 #define POLL_MS		25
@@ -271,7 +273,7 @@ static void check_hotplug(struct rec_state *st, const struct rec_opts *o, double
 		}
 		if (st->keep_lbr)
 			h->lbr_fd = rec_lbr_open(h->cpu);
-		rec_output_ids(st);
+		rec_output_add_ids(st);
 		st->last_count[h->cpu] = 0;	/* the new leader counts from 0 */
 		st->last_klost[h->cpu] = 0;
 		fprintf(stderr, "wult record: CPU %d is back online (after %.1f s): measuring "

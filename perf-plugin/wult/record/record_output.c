@@ -137,7 +137,7 @@ static int backup_old(const char *path)
  * any of its perf fds returns the whole group (PERF_FORMAT_GROUP | ID),
  * members in attr order. Pipe mode announces the ids once, at the start.
  */
-void rec_output_ids(struct rec_state *st)
+void rec_output_add_ids(struct rec_state *st)
 {
 	uint64_t buf[3 + 3 * REC_MAX_EVENTS];
 	unsigned int stride = reads_lost(st) ? 3 : 2;	/* value, id[, lost] */
@@ -184,7 +184,7 @@ int rec_output_open(struct rec_state *st, const struct rec_opts *o,
 	wult_pdw_set_group(st->pdw, 0, st->nr_ev);
 	describe(st, argc, argv);
 	describe_cstates(st, cpus);
-	rec_output_ids(st);
+	rec_output_add_ids(st);
 	ret = wult_pdw_sync(st->pdw);
 	if (ret) {
 		fprintf(stderr, "wult record: writing %s failed: %s\n", o->output,

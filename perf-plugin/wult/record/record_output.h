@@ -22,7 +22,7 @@ int rec_output_open(struct rec_state *st, const struct rec_opts *o,
  * Every sample id of the group on every CPU, before any sample of its,
  * written to the file: after the open and after a CPU's group reopened.
  */
-void rec_output_ids(struct rec_state *st);
+void rec_output_add_ids(struct rec_state *st);
 
 /* What was recorded in @t s, and the CPUs that were offline. */
 void rec_output_summary(struct rec_state *st, const struct rec_opts *o, double t);
