@@ -35,7 +35,7 @@ pic_CFLAGS := $(BASE_CFLAGS) -O2 -fPIC
 pic_LDFLAGS :=
 
 LIB_SRCS    := $(wildcard lib/*.c lib/*/*.c)
-PLUGIN_SRCS := $(wildcard perf-plugin/*.c perf-plugin/wult/*.c perf-plugin/wult/*/*.c)
+PLUGIN_SRCS := $(wildcard perf-plugin/wult/*.c perf-plugin/wult/*/*.c)
 TEST_SRCS   := $(wildcard tests/unit/test_*.c)
 BENCH_SRCS  := $(wildcard tests/bench/bench_*.c)
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)

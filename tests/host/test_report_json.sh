@@ -398,12 +398,12 @@ gate 2 "not a number" --fail-if 'all.max WakeLatency > nan' $A
 # ---- wult record's progress: the rules, on a fake clock ----
 # (wult record needs wult.ko: tests/unit/test_progress.c runs its progress
 # module with a fake clock and a fake terminal; here it must pass, and
-# cmd_record must use it.)
+# record_loop.c must use it.)
 "$build/san/tests/test_progress" > "$tmp/prog" 2>&1
 t_eq "progress rules on a fake clock and terminal (test_progress)" 0 $?
 t_check "wult record reports progress through lib/record/progress.c" \
 	grep -q "wult_progress_init(&prog, o->quiet, isatty(STDERR_FILENO))" \
-	"$top/perf-plugin/cmd_record.c"
+	"$top/perf-plugin/wult/record/record_loop.c"
 t_check "wult record --help: -q silences progress and summary" \
 	sh -c "'$WREL' record --help | grep -q 'no progress reports and no summary'"
 

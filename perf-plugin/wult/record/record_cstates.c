@@ -18,7 +18,7 @@
 
 #include <wult/cpuidle.h>
 
-#include "record.h"
+#include "record_cstates.h"
 
 struct rec_cstates {
 	struct wult_cpuidle *idle;

@@ -20,7 +20,7 @@
 #include <linux/wult.h>
 #include <wult/cpuidle.h>
 
-#include "record.h"
+#include "record_fallback.h"
 
 /* The raw sample: the 8-byte trace_entry header, then struct wult_dp. */
 #define DP_OFF		8

@@ -33,7 +33,7 @@
 #include <wult/filter.h>
 #include <wult/metrics.h>
 
-#include "record.h"
+#include "record_capture.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define TRACEFS_DBG	"/sys/kernel/debug/tracing"

@@ -21,7 +21,7 @@
 #include <wult/evparse.h>
 #include <wult/kstats.h>
 
-#include "record.h"
+#include "record_yield.h"
 
 #define STATS_PATH	"/sys/kernel/debug/wult/stats"
 /* Floors are microseconds (tens in slow VMs): longer ranges are not at risk. */

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult record's options: the usage text, the option table and the checks
+ * of each value and of the options together. A new option is a row of
+ * lopts[] (a letter when it has a short form, else an OPT_ code), a case
+ * in rec_opts_parse() or parse_valued(), and a field of struct rec_opts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/wult.h>
+
+#include "record_opts.h"
+
+/* --capture's window (ms): a wake's story is rarely longer. */
+#define CAPTURE_DEF_MS	10
+#define CAPTURE_MAX_MS	1000
+
+/* The options without a short form. */
+enum {
+	OPT_METHOD = 256,
+	OPT_LAUNCHER,
+	OPT_DEVICE,
+	OPT_NO_COUNTERS,
+	OPT_NO_BRANCHES,
+	OPT_STATES,
+	OPT_DEEPEST,
+	OPT_GOVERNOR,
+	OPT_STOP_ON,
+	OPT_CAPTURE,
+	OPT_WAKE_TASK,
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: wult record [options]\n"
+"\n"
+"Record wult datapoints of the selected CPUs into a perf.data file. Each\n"
+"datapoint is a sample of the wult event leading a group of the counters\n"
+"this machine has (msr, cstate_core, cstate_pkg, cycles, instructions) and\n"
+"of every -e event, read at the datapoint, and of wult.ko's idle accounting\n"
+"(wult/idle_time/, idle_entries/, idle_irq_time/ and idle_irqs/ of each idle\n"
+"state of the measured CPUs, for the report's residency table). Where wult.ko can read the LBR\n"
+"(its PMU has the branches event), each datapoint's branch context is\n"
+"recorded too, as a sample of a wult/branches/ member. Needs wult.ko loaded.\n"
+"\n"
+"  -C, --cpu CPUS         CPUs to measure, perf syntax (1,3 or 0-3);\n"
+"                         default CPU 1 when it exists, else 0\n"
+"  -l, --ldist MIN,MAX    launch distance range in microseconds\n"
+"                         (default %u,%u; at most %u); MAX must not be\n"
+"                         below the CPUs' LDist floor (measured first)\n"
+"      --method M         delayed-event source: hrt (default: a high\n"
+"                         resolution timer), tdt (the local APIC's TSC\n"
+"                         deadline, where the APIC has that mode), ipi\n"
+"                         (a wake sent from a launcher CPU, as a remote\n"
+"                         scheduler wakeup: an IPI, or to a polling CPU a\n"
+"                         need_resched write without interrupt) or nic (a\n"
+"                         PCI device's clock and interrupt; needs --device;\n"
+"                         the device leaves its driver while measured and\n"
+"                         gets it back after)\n"
+"      --launcher N       ipi: the CPU that sends the wakes (default CPU 0,\n"
+"                         or, measuring CPU 0, one the kernel picks)\n"
+"      --wake-task        ipi: the wake is a wake_up_process() of a kernel\n"
+"                         thread bound to the measured CPU; datapoints add\n"
+"                         RunLatency, when it runs (not on PREEMPT_RT)\n"
+"      --device BDF       the nic method's PCI device, [DOMAIN:]BUS:DEV.FN\n"
+"                         (as lspci -D shows it); rtl8139 only for now\n"
+"  -c, --count N          stop after N datapoints (all CPUs together)\n"
+"  -t, --time-limit T     stop after T seconds (suffixes s, m, h)\n"
+"  -e, --event EVENT      also count EVENT in the group: pmu/term=val,.../\n"
+"                         or a generic name (cycles, cpu-clock, ...);\n"
+"                         repeatable\n"
+"      --no-counters      do not add the discovered counters (nor the idle\n"
+"                         accounting)\n"
+"      --no-branches      no branch context (LBR) even where it can be read\n"
+"  -o, --output FILE      output file (default wult.data); an existing one\n"
+"                         is kept as FILE.old, as perf record does; '-' is\n"
+"                         standard output, in perf's pipe mode\n"
+"  -m, --mmap-pages N     ring buffer pages per CPU, a power of 2 (default 256)\n"
+"  -q, --quiet            no progress reports and no summary\n"
+"      --states NAMES     enable only these idle states of the measured CPUs\n"
+"                         (cpuidle names, comma-separated, e.g. POLL,C6)\n"
+"                         while recording; restored afterwards\n"
+"      --deepest-state NAME  enable NAME and the shallower idle states,\n"
+"                         disable the deeper ones while recording\n"
+"      --idle-governor NAME  switch the cpuidle governor to NAME (one of\n"
+"                         cpuidle/available_governors) while recording\n"
+"      --stop-on EXPR     stop at the first datapoint matching EXPR (wult\n"
+"                         report's filter language: 'WakeLatency > 200us')\n"
+"      --capture[=MS]     with --stop-on: trace the measured CPUs' interrupts,\n"
+"                         softirqs, timers, scheduling and idle in a tracefs\n"
+"                         instance and keep the MS ms (default %u) before the\n"
+"                         stop's datapoint in FILE.capture (wult report\n"
+"                         shows it)\n"
+"  -h, --help             this text\n"
+"\n"
+"Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
+"file. The file is valid while it is written and synced every 0.05 s, so a\n"
+"killed wult record (SIGKILL, SIGUSR1, ...) loses at most the last 0.075 s.\n"
+"A measured CPU that goes offline is reported and measured again when it\n"
+"returns (with -o -, recording stops then). When fewer than half of the\n"
+"armed datapoints were valid (wult.ko's counters), a warning gives the\n"
+"counts and the main reasons; datapoints of an idle state that was disabled\n"
+"(the kernel polled or fell back instead) are warned about too. Exit\n"
+"status: 0 recorded, 1\n"
+"failed or stopped early, 2 usage error.\n",
+		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US,
+		CAPTURE_DEF_MS);
+}
+
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end || *v > max ? -1 : 0;
+}
+
+static int parse_time(const char *s, double *secs)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return -1;
+	if (!strcmp(end, "m"))
+		v *= 60;
+	else if (!strcmp(end, "h"))
+		v *= 3600;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	*secs = v;
+	return 0;
+}
+
+/* --ldist MIN,MAX (us). 0 or -1 (said why). */
+static int parse_ldist(char *arg, struct rec_opts *o)
+{
+	char *comma = strchr(arg, ',');
+	unsigned long long lo, hi;
+
+	if (!comma) {
+		fprintf(stderr, "wult record: --ldist wants MIN,MAX in "
+			"microseconds, got '%s'\n", arg);
+		return -1;
+	}
+	*comma = '\0';
+	if (parse_uint(arg, WULT_LDIST_LIMIT_US, &lo) ||
+	    parse_uint(comma + 1, WULT_LDIST_LIMIT_US, &hi) || lo > hi || !hi) {
+		fprintf(stderr, "wult record: bad --ldist '%s,%s': want "
+			"0 <= MIN <= MAX <= %u microseconds, MAX > 0\n",
+			arg, comma + 1, WULT_LDIST_LIMIT_US);
+		return -1;
+	}
+	*comma = ',';	/* the file's command line shows it whole */
+	o->ldist_min = lo;
+	o->ldist_max = hi;
+	return 0;
+}
+
+static int parse_method(const char *arg, struct rec_opts *o)
+{
+	if (!strcmp(arg, "hrt")) {
+		o->method = WULT_SOURCE_HRT;
+	} else if (!strcmp(arg, "tdt")) {
+		o->method = WULT_SOURCE_TDT;
+	} else if (!strcmp(arg, "ipi")) {
+		o->method = WULT_SOURCE_IPI;
+	} else if (!strcmp(arg, "nic")) {
+		o->method = WULT_SOURCE_NIC;
+	} else {
+		fprintf(stderr, "wult record: bad --method '%s': hrt, tdt, ipi or nic\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The method's event terms: none for hrt, so older modules still work;
+ * ipi's launcher and nic's device as their config2 terms, the device as
+ * (domain << 16) | (bus << 8) | devfn.
+ */
+static int method_terms(struct rec_opts *o)
+{
+	unsigned int dom = 0, bus, dev, fn;
+	char end;
+
+	if (o->launcher >= 0 && o->method != WULT_SOURCE_IPI) {
+		fprintf(stderr, "wult record: --launcher is for --method ipi\n");
+		return -1;
+	}
+	if (o->wake_task && o->method != WULT_SOURCE_IPI) {
+		fprintf(stderr, "wult record: --wake-task is for --method ipi\n");
+		return -1;
+	}
+	if (o->method == WULT_SOURCE_NIC) {
+		if (!o->device) {
+			fprintf(stderr, "wult record: --method nic needs --device BDF\n");
+			return -1;
+		}
+		if (sscanf(o->device, "%x:%x:%x.%u%c", &dom, &bus, &dev, &fn, &end) != 4 &&
+		    (dom = 0, sscanf(o->device, "%x:%x.%u%c", &bus, &dev, &fn, &end) != 3)) {
+			fprintf(stderr, "wult record: bad --device '%s': [DOMAIN:]BUS:DEV.FN\n",
+				o->device);
+			return -1;
+		}
+		if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7) {
+			fprintf(stderr, "wult record: bad --device '%s': out of range\n",
+				o->device);
+			return -1;
+		}
+		snprintf(o->term, sizeof(o->term), ",source=%u,device=0x%x",
+			 WULT_SOURCE_NIC, (dom << 16) | (bus << 8) | (dev << 3) | fn);
+		return 0;
+	}
+	if (o->device) {
+		fprintf(stderr, "wult record: --device is for --method nic\n");
+		return -1;
+	}
+	if (o->method == WULT_SOURCE_IPI) {
+		int n = snprintf(o->term, sizeof(o->term), ",source=%u",
+				 WULT_SOURCE_IPI);
+
+		if (o->launcher >= 0)
+			n += snprintf(o->term + n, sizeof(o->term) - n,
+				      ",launcher=%ld", o->launcher);
+		if (o->wake_task)
+			snprintf(o->term + n, sizeof(o->term) - n, ",waketask=1");
+	} else if (o->method != WULT_SOURCE_HRT)
+		snprintf(o->term, sizeof(o->term), ",source=%u", o->method);
+	return 0;
+}
+
+/* The options with a value. 0 or -1 (said why). */
+static int parse_valued(int c, char *arg, struct rec_opts *o)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case 'l':
+		return parse_ldist(arg, o);
+	case OPT_METHOD:
+		return parse_method(arg, o);
+	case OPT_LAUNCHER:
+		if (parse_uint(arg, WULT_CFG2_LAUNCHER_MASK, &v)) {
+			fprintf(stderr, "wult record: bad --launcher '%s': a CPU number\n", arg);
+			return -1;
+		}
+		o->launcher = (long)v;
+		return 0;
+	case 'c':
+		if (parse_uint(arg, ~0ULL, &v) || !v) {
+			fprintf(stderr, "wult record: bad --count '%s'\n", arg);
+			return -1;
+		}
+		o->count = v;
+		return 0;
+	case 't':
+		if (parse_time(arg, &o->time_limit)) {
+			fprintf(stderr, "wult record: bad --time-limit '%s' "
+				"(e.g. 10, 10s, 2m)\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'e':
+		if (o->nr_user_ev == REC_MAX_USER_EV) {
+			fprintf(stderr, "wult record: too many -e events\n");
+			return -1;
+		}
+		o->user_ev[o->nr_user_ev++] = arg;
+		return 0;
+	default:	/* 'm' */
+		if (parse_uint(arg, 1 << 20, &v) || !v || (v & (v - 1))) {
+			fprintf(stderr, "wult record: --mmap-pages must be a "
+				"power of 2, got '%s'\n", arg);
+			return -1;
+		}
+		o->pages = v;
+		return 0;
+	}
+}
+
+int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
+{
+	static const struct option lopts[] = {
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "ldist", required_argument, NULL, 'l' },
+		{ "method", required_argument, NULL, OPT_METHOD },
+		{ "launcher", required_argument, NULL, OPT_LAUNCHER },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "count", required_argument, NULL, 'c' },
+		{ "time-limit", required_argument, NULL, 't' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
+		{ "no-branches", no_argument, NULL, OPT_NO_BRANCHES },
+		{ "wake-task", no_argument, NULL, OPT_WAKE_TASK },
+		{ "output", required_argument, NULL, 'o' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "states", required_argument, NULL, OPT_STATES },
+		{ "deepest-state", required_argument, NULL, OPT_DEEPEST },
+		{ "idle-governor", required_argument, NULL, OPT_GOVERNOR },
+		{ "stop-on", required_argument, NULL, OPT_STOP_ON },
+		{ "capture", optional_argument, NULL, OPT_CAPTURE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->ldist_min = WULT_LDIST_DEF_MIN_US;
+	o->ldist_max = WULT_LDIST_DEF_MAX_US;
+	o->output = "wult.data";
+	o->pages = 256;
+	o->launcher = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "C:l:c:t:e:o:m:qh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			o->cpus = optarg;
+			break;
+		case 'l': case OPT_METHOD: case OPT_LAUNCHER: case 'c': case 't': case 'e':
+		case 'm':
+			if (parse_valued(c, optarg, o))
+				return -1;
+			break;
+		case OPT_NO_BRANCHES:
+			o->no_branches = 1;
+			break;
+		case OPT_NO_COUNTERS:
+			o->no_counters = 1;
+			break;
+		case OPT_WAKE_TASK:
+			o->wake_task = 1;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case OPT_STATES:
+			o->states = optarg;
+			break;
+		case OPT_DEEPEST:
+			o->deepest = optarg;
+			break;
+		case OPT_GOVERNOR:
+			o->governor = optarg;
+			break;
+		case OPT_DEVICE:
+			o->device = optarg;
+			break;
+		case OPT_STOP_ON:
+			o->stop_on = optarg;
+			break;
+		case OPT_CAPTURE:
+			o->capture_ms = CAPTURE_DEF_MS;
+			if (optarg && (parse_uint(optarg, CAPTURE_MAX_MS, &v) || !v)) {
+				fprintf(stderr, "wult record: bad --capture '%s': a window of "
+					"1-%u ms\n", optarg, CAPTURE_MAX_MS);
+				return -1;
+			}
+			if (optarg)
+				o->capture_ms = v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "wult record: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (method_terms(o))
+		return -1;
+	if (o->states && o->deepest) {
+		fprintf(stderr, "wult record: --states and --deepest-state exclude each other\n");
+		return -1;
+	}
+	if (o->capture_ms && !o->stop_on) {
+		fprintf(stderr, "wult record: --capture needs --stop-on (the datapoint to "
+			"capture before)\n");
+		return -1;
+	}
+	if (o->capture_ms && !strcmp(o->output, "-")) {
+		fprintf(stderr, "wult record: --capture needs an output file (the capture "
+			"goes beside it), not -o -\n");
+		return -1;
+	}
+	return 0;
+}
