@@ -66,7 +66,6 @@
 #include "wult_irqs.h"
 #include "wult_lbr.h"
 #include "wult_mstate.h"
-#include "wult_pmu.h"
 #include "wult_rules.h"
 #include "wult_source.h"
 #include "wult_trace.h"
@@ -133,6 +132,10 @@ static bool wult_has_smi;
 static bool wult_has_lbr;
 static u32 wult_dp_flags;	/* WULT_DPF_* that hold for every datapoint */
 static bool wult_tsc_steady;	/* constant and nonstop: fixed at boot */
+
+/* Where datapoints go: the PMU's, set while it is registered. */
+static unsigned int (*wult_deliver)(struct wult_rec *rec,
+				    struct wult_br_rec *brrec);
 
 static DEFINE_MUTEX(wult_probe_lock);
 static unsigned int wult_probe_users;	/* wult events in existence */
@@ -288,6 +291,7 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 {
 	struct wult_dp *dp = &wc->rec.dp;
 	struct wult_br_rec *brrec = NULL;
+	unsigned int (*deliver)(struct wult_rec *rec, struct wult_br_rec *brrec);
 	bool unstable;
 
 	/* The source's times in the time base of TBI and TAI, first. */
@@ -353,7 +357,8 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 
 	wult_inc(&wc->stats.emitted);
 	trace_datapoint(dp);
-	if (wult_pmu_deliver(&wc->rec, brrec))
+	deliver = READ_ONCE(wult_deliver);
+	if (deliver && deliver(&wc->rec, brrec))
 		wult_inc(&wc->stats.delivery_failed);
 	/* After the delivery, so that its cost is not taken from LDist. */
 	wult_arm(wc);
@@ -795,7 +800,12 @@ u64 wult_engine_floor(unsigned int cpu, u64 *n)
 	return mul_u64_u32_div(READ_ONCE(s->floor_cyc), USEC_PER_SEC, tsc_khz);
 }
 
-/* The source measuring @cpu, NULL when it is not measured. */
+void wult_engine_set_deliver(unsigned int (*deliver)(struct wult_rec *rec,
+						     struct wult_br_rec *brrec))
+{
+	WRITE_ONCE(wult_deliver, deliver);
+}
+
 const struct wult_source *wult_engine_source(unsigned int cpu)
 {
 	const struct wult_cpu *wc = per_cpu_ptr(&wult_cpus, cpu);
