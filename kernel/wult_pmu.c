@@ -193,69 +193,34 @@ static bool wult_match_exit(const struct perf_event *event,
 	       dp->req_cstate == (s32)wult_cfg_state(event->attr.config);
 }
 
+#define WULT_KF_IDLE_KIND	(WULT_KF_IDLE | WULT_KF_COUNTING | WULT_KF_STATE)
+
 static const struct wult_event_kind wult_kinds[] = {
-	[WULT_KIND_DATAPOINTS] = {
-		.name = "datapoints",
-		.flags = WULT_KF_SAMPLE,
-	},
-	[WULT_KIND_WAKE_SUM] = {
-		.name = "wake_latency_sum", .unit = "ns",
-		.flags = WULT_KF_COUNTING,
-		.count = wult_count_wake,
-	},
-	[WULT_KIND_INTR_SUM] = {
-		.name = "intr_latency_sum", .unit = "ns",
-		.flags = WULT_KF_COUNTING,
-		.count = wult_count_intr,
-	},
-	[WULT_KIND_BRANCHES] = {
-		.name = "branches",
-		.flags = WULT_KF_SAMPLE | WULT_KF_BRANCHES,
-		.avail = wult_kind_lbr,
-	},
-	[WULT_KIND_IDLE_TIME] = {
-		.name = "idle_time", .unit = "ns",
-		.flags = WULT_KF_IDLE | WULT_KF_COUNTING | WULT_KF_STATE,
-		.value = wult_mstate_time_ns,
-	},
-	[WULT_KIND_IDLE_ENTRIES] = {
-		.name = "idle_entries",
-		.flags = WULT_KF_IDLE | WULT_KF_COUNTING | WULT_KF_STATE,
-		.value = wult_mstate_entries,
-	},
-	[WULT_KIND_WAKE_BAND] = {
-		.name = "wake_band",
-		.flags = WULT_KF_BAND,
-		.match = wult_match_wake_band,
-	},
-	[WULT_KIND_INTR_BAND] = {
-		.name = "intr_band",
-		.flags = WULT_KF_BAND,
-		.match = wult_match_intr_band,
-	},
-	[WULT_KIND_IDLE_IRQ_TIME] = {
-		.name = "idle_irq_time", .unit = "ns",
-		.flags = WULT_KF_IDLE | WULT_KF_IRQ | WULT_KF_COUNTING |
-			 WULT_KF_STATE,
-		.value = wult_mstate_irq_time_ns,
-	},
-	[WULT_KIND_IDLE_IRQS] = {
-		.name = "idle_irqs",
-		.flags = WULT_KF_IDLE | WULT_KF_IRQ | WULT_KF_COUNTING |
-			 WULT_KF_STATE,
-		.value = wult_mstate_irqs,
-	},
-	[WULT_KIND_EXIT_SUM] = {
-		.name = "exit_intr_time", .unit = "ns",
+	[WULT_KIND_DATAPOINTS] = { .name = "datapoints", .flags = WULT_KF_SAMPLE },
+	[WULT_KIND_WAKE_SUM] = { .name = "wake_latency_sum", .unit = "ns",
+		.flags = WULT_KF_COUNTING, .count = wult_count_wake },
+	[WULT_KIND_INTR_SUM] = { .name = "intr_latency_sum", .unit = "ns",
+		.flags = WULT_KF_COUNTING, .count = wult_count_intr },
+	[WULT_KIND_BRANCHES] = { .name = "branches",
+		.flags = WULT_KF_SAMPLE | WULT_KF_BRANCHES, .avail = wult_kind_lbr },
+	[WULT_KIND_IDLE_TIME] = { .name = "idle_time", .unit = "ns",
+		.flags = WULT_KF_IDLE_KIND, .value = wult_mstate_time_ns },
+	[WULT_KIND_IDLE_ENTRIES] = { .name = "idle_entries",
+		.flags = WULT_KF_IDLE_KIND, .value = wult_mstate_entries },
+	[WULT_KIND_WAKE_BAND] = { .name = "wake_band",
+		.flags = WULT_KF_BAND, .match = wult_match_wake_band },
+	[WULT_KIND_INTR_BAND] = { .name = "intr_band",
+		.flags = WULT_KF_BAND, .match = wult_match_intr_band },
+	[WULT_KIND_IDLE_IRQ_TIME] = { .name = "idle_irq_time", .unit = "ns",
+		.flags = WULT_KF_IDLE_KIND | WULT_KF_IRQ,
+		.value = wult_mstate_irq_time_ns },
+	[WULT_KIND_IDLE_IRQS] = { .name = "idle_irqs",
+		.flags = WULT_KF_IDLE_KIND | WULT_KF_IRQ, .value = wult_mstate_irqs },
+	[WULT_KIND_EXIT_SUM] = { .name = "exit_intr_time", .unit = "ns",
 		.flags = WULT_KF_COUNTING | WULT_KF_STATE,
-		.match = wult_match_exit,
-		.count = wult_count_exit,
-	},
-	[WULT_KIND_EXIT_N] = {
-		.name = "exit_intrs",
-		.flags = WULT_KF_COUNTING | WULT_KF_STATE,
-		.match = wult_match_exit,
-	},
+		.match = wult_match_exit, .count = wult_count_exit },
+	[WULT_KIND_EXIT_N] = { .name = "exit_intrs",
+		.flags = WULT_KF_COUNTING | WULT_KF_STATE, .match = wult_match_exit },
 };
 
 static_assert(ARRAY_SIZE(wult_kinds) == WULT_KIND_MAX);
@@ -315,36 +280,6 @@ static u64 wult_ev_count(const struct perf_event *event,
 	return kd->count ? kd->count(dp) : 1;
 }
 
-/*
- * A CPU is measured with one source at a time: wult events in existence,
- * per CPU and source, so that an event of another source is refused when
- * it is opened (EBUSY) rather than never scheduled.
- */
-static DEFINE_MUTEX(wult_pmu_lock);
-static DEFINE_PER_CPU(unsigned int [WULT_SOURCE_MAX], wult_pmu_users);
-
-static int wult_claim_cpu(int cpu, unsigned int id)
-{
-	unsigned int *users = per_cpu(wult_pmu_users, cpu);
-	int i, ret = 0;
-
-	mutex_lock(&wult_pmu_lock);
-	for (i = 0; i < WULT_SOURCE_MAX; i++)
-		if (i != id && users[i])
-			ret = -EBUSY;
-	if (!ret)
-		users[id]++;
-	mutex_unlock(&wult_pmu_lock);
-	return ret;
-}
-
-static void wult_release_cpu(int cpu, unsigned int id)
-{
-	mutex_lock(&wult_pmu_lock);
-	per_cpu(wult_pmu_users, cpu)[id]--;
-	mutex_unlock(&wult_pmu_lock);
-}
-
 static void wult_event_destroy(struct perf_event *event)
 {
 	const struct wult_source *src = wult_ev_source(event);
@@ -352,7 +287,7 @@ static void wult_event_destroy(struct perf_event *event)
 	if (src->put)
 		src->put(event->cpu);
 	wult_engine_put();
-	wult_release_cpu(event->cpu, src->id);
+	wult_source_release(event->cpu, src);
 }
 
 /*
@@ -491,7 +426,7 @@ static int wult_dp_event_init(struct perf_event *event,
 			return ret;
 	}
 
-	ret = wult_claim_cpu(event->cpu, src->id);
+	ret = wult_source_claim(event->cpu, src);
 	if (ret)
 		return ret;
 	ret = wult_engine_get();
@@ -514,7 +449,7 @@ err_src:
 err_put:
 	wult_engine_put();
 err_release:
-	wult_release_cpu(event->cpu, src->id);
+	wult_source_release(event->cpu, src);
 	return ret;
 }
 
@@ -664,7 +599,7 @@ static int wult_event_add(struct perf_event *event, int flags)
 
 	if (wult_ev_is(event, WULT_KF_IDLE))
 		return wult_idle_event_add(event, flags);
-	/* All events here share one source: wult_claim_cpu() at event_init. */
+	/* All events here share one source: wult_source_claim() at event_init. */
 
 	/*
 	 * As perf_swevent_add(): start a full period ahead, or the first

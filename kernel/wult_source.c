@@ -5,10 +5,13 @@
  * One row per enum wult_source_id, the PMU's "source" config term. A
  * source whose init() fails is left out, not the module: a system without
  * the device a source needs still measures with the others, and the PMU
- * refuses the missing one's events (-ENODEV, wult_source_present()).
+ * refuses the missing one's events (-ENODEV, wult_source_present()). It
+ * also keeps each CPU to one source at a time (wult_source_claim()).
  */
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/nospec.h>
+#include <linux/percpu.h>
 #include <linux/printk.h>
 
 #include "uapi/linux/wult.h"
@@ -39,6 +42,36 @@ const struct wult_source *wult_source_by_id(unsigned int id)
 bool wult_source_present(const struct wult_source *src)
 {
 	return wult_present[src->id];
+}
+
+/*
+ * A CPU is measured with one source at a time: wult events in existence,
+ * per CPU and source, so that an event of another source is refused when
+ * it is opened (EBUSY) rather than never scheduled.
+ */
+static DEFINE_MUTEX(wult_claim_lock);
+static DEFINE_PER_CPU(unsigned int [WULT_SOURCE_MAX], wult_claims);
+
+int wult_source_claim(int cpu, const struct wult_source *src)
+{
+	unsigned int *users = per_cpu(wult_claims, cpu);
+	int i, ret = 0;
+
+	mutex_lock(&wult_claim_lock);
+	for (i = 0; i < WULT_SOURCE_MAX; i++)
+		if (i != src->id && users[i])
+			ret = -EBUSY;
+	if (!ret)
+		users[src->id]++;
+	mutex_unlock(&wult_claim_lock);
+	return ret;
+}
+
+void wult_source_release(int cpu, const struct wult_source *src)
+{
+	mutex_lock(&wult_claim_lock);
+	per_cpu(wult_claims, cpu)[src->id]--;
+	mutex_unlock(&wult_claim_lock);
 }
 
 void wult_sources_init(void)

@@ -129,6 +129,26 @@ const struct wult_source *wult_source_by_id(unsigned int id);
 bool wult_source_present(const struct wult_source *src);
 
 /**
+ * wult_source_claim() - a wult event of @src is being created on @cpu
+ * @cpu: the event's CPU
+ * @src: its source
+ *
+ * Process context. A CPU is measured with one source at a time: an event
+ * of another source than the CPU's existing events' is refused when it is
+ * opened rather than never scheduled.
+ *
+ * Return: 0, or -EBUSY while @cpu has events of another source.
+ */
+int wult_source_claim(int cpu, const struct wult_source *src);
+
+/**
+ * wult_source_release() - undo a successful wult_source_claim()
+ * @cpu: the event's CPU
+ * @src: its source
+ */
+void wult_source_release(int cpu, const struct wult_source *src);
+
+/**
  * wult_sources_init() - init() every source of the registry
  *
  * Process context, at module load. A failure leaves that source out, with
