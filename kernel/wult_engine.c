@@ -72,7 +72,6 @@
 #include "wult_irqs.h"
 #include "wult_lbr.h"
 #include "wult_mstate.h"
-#include "wult_pmu.h"
 #include "wult_rules.h"
 #include "wult_source.h"
 #include "wult_trace.h"
@@ -144,6 +143,10 @@ static bool wult_has_smi;
 static bool wult_has_lbr;
 static u32 wult_dp_flags;	/* WULT_DPF_* that hold for every datapoint */
 static bool wult_tsc_steady;	/* constant and nonstop: fixed at boot */
+
+/* Where datapoints go: the PMU's, set while it is registered. */
+static unsigned int (*wult_deliver_fn)(struct wult_rec *rec,
+				       struct wult_br_rec *brrec);
 
 static DEFINE_MUTEX(wult_probe_lock);
 static unsigned int wult_probe_users;	/* wult events in existence */
@@ -299,6 +302,8 @@ static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
 static void wult_deliver(struct wult_cpu *wc, struct wult_rec *rec,
 			 struct wult_br_rec *brrec)
 {
+	unsigned int (*deliver)(struct wult_rec *rec, struct wult_br_rec *brrec);
+
 	wult_hist_add(&rec->dp);	/* the in-kernel histograms (wult_hist.c) */
 	if (brrec) {
 		wult_inc(&wc->stats.branches);
@@ -308,7 +313,8 @@ static void wult_deliver(struct wult_cpu *wc, struct wult_rec *rec,
 	}
 	wult_inc(&wc->stats.emitted);
 	trace_datapoint(&rec->dp);
-	if (wult_pmu_deliver(rec, brrec))
+	deliver = READ_ONCE(wult_deliver_fn);
+	if (deliver && deliver(rec, brrec))
 		wult_inc(&wc->stats.delivery_failed);
 }
 
@@ -859,7 +865,12 @@ u64 wult_engine_floor(unsigned int cpu, u64 *n)
 	return mul_u64_u32_div(READ_ONCE(s->floor_cyc), USEC_PER_SEC, tsc_khz);
 }
 
-/* The source measuring @cpu, NULL when it is not measured. */
+void wult_engine_set_deliver(unsigned int (*deliver)(struct wult_rec *rec,
+						     struct wult_br_rec *brrec))
+{
+	WRITE_ONCE(wult_deliver_fn, deliver);
+}
+
 const struct wult_source *wult_engine_source(unsigned int cpu)
 {
 	const struct wult_cpu *wc = per_cpu_ptr(&wult_cpus, cpu);

@@ -55,27 +55,96 @@ struct wult_stats {
 	u64 floor_n;		/* arm-to-TBI times seen */
 };
 
+/**
+ * wult_engine_init() - find the CPU's counters and seed the LDist picks
+ *
+ * Process context, at module load, before any source or event exists.
+ *
+ * Return: 0.
+ */
 int wult_engine_init(void);
-/* The source measuring @cpu, NULL when it is not measured. */
+
+/**
+ * wult_engine_source() - the source measuring a CPU
+ * @cpu: any possible CPU
+ *
+ * Return: the source of @cpu's events, NULL while @cpu is not measured.
+ */
 const struct wult_source *wult_engine_source(unsigned int cpu);
 
-/* Process context, for each new perf event: make sure the probe is in. */
+/**
+ * wult_engine_get() - register the cpu_idle probe with the first user
+ *
+ * Process context, for each new perf event (datapoint or idle accounting
+ * kind): the probe exists while any does.
+ *
+ * Return: 0 or the errno of registering the probe.
+ */
 int wult_engine_get(void);
+
+/**
+ * wult_engine_put() - undo wult_engine_get()
+ *
+ * Process context. The last user unregisters the probe and waits for
+ * running probes to finish, so that the caller may free what they use.
+ */
 void wult_engine_put(void);
-/* wult events in existence; the cpu_idle probe is registered while > 0. */
+
+/**
+ * wult_engine_users() - wult events in existence
+ *
+ * Return: their number; the cpu_idle probe is registered while it is > 0.
+ */
 unsigned int wult_engine_users(void);
 
-/*
- * IRQs off, on the measured CPU: start or retune (LDist range in ns) and
- * stop this CPU's measurement loop. !@started (every event of the CPU
- * stopped by perf): arm nothing more until started again.
+/**
+ * wult_engine_start() - start, retune or pause this CPU's measurement loop
+ * @src: the source of the CPU's events; kept until wult_engine_stop()
+ * @ldist_min: the shortest LDist to pick, ns
+ * @ldist_max: the longest LDist to pick, ns
+ * @branches: a branches event is active: read each wake's branch context
+ * @started: false when every event of the CPU is stopped by perf: arm
+ *	nothing more until started again (what is in flight ends as usual)
+ *
+ * IRQs off, on the measured CPU.
  */
 void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 		       u64 ldist_max, bool branches, bool started);
+
+/**
+ * wult_engine_stop() - stop this CPU's measurement loop
+ *
+ * IRQs off, on the measured CPU: cancels the armed event, counting it.
+ */
 void wult_engine_stop(void);
 
+/**
+ * wult_engine_set_deliver() - where the engine hands its datapoints
+ * @deliver: called for each emitted datapoint, IRQs off on the measured
+ *	CPU, with the record and its branch context (NULL if none); returns
+ *	the number of failed deliveries (counted as delivery_failed). NULL:
+ *	the datapoints go to the tracepoints only.
+ *
+ * The PMU sets it before it can have events and clears it once it has
+ * none: the engine calls down to no consumer by name.
+ */
+void wult_engine_set_deliver(unsigned int (*deliver)(struct wult_rec *rec,
+						     struct wult_br_rec *brrec));
+
+/**
+ * wult_engine_stats() - a lockless snapshot of a CPU's counters
+ * @cpu: any possible CPU
+ * @stats: filled with the counters (not the floor's fields)
+ */
 void wult_engine_stats(unsigned int cpu, struct wult_stats *stats);
-/* @cpu's LDist floor, ns (0: none yet); *@n: intervals it is the minimum of. */
+
+/**
+ * wult_engine_floor() - a CPU's LDist floor (wult_rules.h)
+ * @cpu: any possible CPU
+ * @n: set to the number of arm-to-idle intervals it is the minimum of
+ *
+ * Return: the floor in ns, 0 while none was measured.
+ */
 u64 wult_engine_floor(unsigned int cpu, u64 *n);
 
 /* wult_trace.c: the wult:datapoint and wult:wake_branches event ids, the types

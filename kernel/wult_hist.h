@@ -10,16 +10,43 @@
 
 #include "uapi/linux/wult.h"
 
-/* Process context: make sure @cpu has its histograms (event_init). */
+/**
+ * wult_hist_get() - make sure a CPU has its histograms
+ * @cpu: the CPU of a new datapoint event
+ *
+ * Process context (event_init). New ones replace those of another cpuidle
+ * driver than the current one.
+ *
+ * Return: 0 (also with histograms off, hist_bins=0) or -ENOMEM.
+ */
 int wult_hist_get(int cpu);
 
-/* IRQs off, on the datapoint's CPU: add one emitted datapoint. */
+/**
+ * wult_hist_add() - count one emitted datapoint
+ * @dp: the datapoint, its latencies final
+ *
+ * IRQs off, on the datapoint's CPU.
+ */
 void wult_hist_add(const struct wult_dp *dp);
 
-/* Module init, before any event: checks the module parameters. */
+/**
+ * wult_hist_init() - check the module parameters (bins, bin width)
+ *
+ * Module init, before any event.
+ */
 void wult_hist_init(void);
-/* debugfs: wult/hist/ under @parent; freed with the module. */
+
+/**
+ * wult_hist_debugfs_init() - create wult/hist/
+ * @parent: the wult debugfs directory, which removes it with the module
+ */
 void wult_hist_debugfs_init(struct dentry *parent);
+
+/**
+ * wult_hist_exit() - free every CPU's histograms
+ *
+ * Module exit, when no event and no debugfs file is left.
+ */
 void wult_hist_exit(void);
 
 #endif /* _WULT_HIST_H */

@@ -5,18 +5,51 @@
 
 #include <linux/types.h>
 
-/*
- * Interrupts handled by this CPU so far, modulo 2^32: device interrupts
- * and every x86 system vector. NMIs are not included (wult_nmis()).
+/**
+ * wult_irqs() - the interrupts this CPU handled so far
+ *
+ * Device interrupts and every x86 system vector; NMIs are not included
+ * (wult_nmis()).
+ *
+ * Return: their number, modulo 2^32.
  */
 u32 wult_irqs(void);
-/* Finds the tracepoints of what no counter shows; at module load. */
+
+/**
+ * wult_irqs_init() - find the tracepoints of what no counter shows
+ *
+ * Module load.
+ */
 void wult_irqs_init(void);
-/* Their probes, while wult events exist; process context. */
+
+/**
+ * wult_irqs_get() - register those tracepoints' probes with the first user
+ *
+ * Process context, while wult events exist.
+ *
+ * Return: 0 or the errno of a registration.
+ */
 int wult_irqs_get(void);
+
+/**
+ * wult_irqs_put() - undo wult_irqs_get(); the last user unregisters
+ */
 void wult_irqs_put(void);
+
+/**
+ * wult_nmis() - the NMIs this CPU handled so far
+ *
+ * Return: their number, modulo 2^32.
+ */
 u32 wult_nmis(void);
-/* Vectors pending in the local APIC (IRR), IRQs off; -1 if unreadable. */
+
+/**
+ * wult_irqs_pending() - vectors pending in the local APIC (IRR)
+ *
+ * IRQs off.
+ *
+ * Return: their number, or -1 if the IRR cannot be read.
+ */
 int wult_irqs_pending(void);
 
 #endif /* _WULT_IRQS_H */

@@ -59,9 +59,12 @@ static __always_inline void wult_mstate_exit(struct wult_mstate *ms, u64 tsc)
 	WRITE_ONCE(ms->cycles[ms->state], ms->cycles[ms->state] + d);
 }
 
-/*
- * The cpu_idle probe's hook, IRQs off except 6.1's default_idle_call()
- * exit: CPUs without an accounting event pay one load and a branch.
+/**
+ * wult_mstate_idle() - the cpu_idle probe's hook
+ * @state: the state entered, or PWR_EVENT_EXIT
+ *
+ * IRQs off except 6.1's default_idle_call() exit: CPUs without an
+ * accounting event pay one load and a branch.
  */
 static __always_inline void wult_mstate_idle(unsigned int state)
 {
@@ -76,10 +79,12 @@ static __always_inline void wult_mstate_idle(unsigned int state)
 		wult_mstate_exit(ms, rdtsc());
 }
 
-/*
- * The exit hook of a CPU whose datapoints are measured: the period ends
- * at the TSC the engine read first thing (@tsc), so that its exit work is
- * not idle time, and without a second read.
+/**
+ * wult_mstate_exit_at() - the exit hook of a CPU whose datapoints are measured
+ * @tsc: the TSC the engine read first thing in its exit probe
+ *
+ * The period ends at @tsc, so that the engine's exit work is not idle
+ * time, and without a second read.
  */
 static __always_inline void wult_mstate_exit_at(u64 tsc)
 {
@@ -88,28 +93,88 @@ static __always_inline void wult_mstate_exit_at(u64 tsc)
 	wult_mstate_exit(this_cpu_ptr(&wult_mstates), tsc);
 }
 
-/* On the event's CPU, IRQs off (PMU add/del). */
+/**
+ * wult_mstate_get() - an accounting event was added on this CPU
+ *
+ * IRQs off (PMU add): the first one starts the accounting at the next
+ * idle entry.
+ */
 void wult_mstate_get(void);
+
+/**
+ * wult_mstate_put() - an accounting event was removed from this CPU
+ *
+ * IRQs off (PMU del).
+ */
 void wult_mstate_put(void);
 
-/*
- * On the event's CPU, IRQs off: ns spent in @state and its entries,
- * cumulative while this CPU had accounting events, the idle period in
- * progress included.
+/**
+ * wult_mstate_time_ns() - time spent in a requested idle state
+ * @state: the state, below WULT_IDLE_STATES
+ *
+ * On the event's CPU, IRQs off.
+ *
+ * Return: ns, cumulative while this CPU had accounting events, the idle
+ * period in progress included.
  */
 u64 wult_mstate_time_ns(unsigned int state);
+
+/**
+ * wult_mstate_entries() - entries of a requested idle state
+ * @state: the state, below WULT_IDLE_STATES
+ *
+ * On the event's CPU, IRQs off.
+ *
+ * Return: entries, cumulative while this CPU had accounting events.
+ */
 u64 wult_mstate_entries(unsigned int state);
+
+/**
+ * wult_mstate_cyc2ns() - TSC cycles to ns
+ * @cycles: TSC cycles
+ *
+ * Return: ns, 0 while the TSC rate is unknown.
+ */
 u64 wult_mstate_cyc2ns(u64 cycles);
 
-/*
- * Interrupt time in idle: the interrupt tracepoints' probes exist while
- * an event needs them (process context: event_init and destroy).
+/**
+ * wult_mstate_irq_get() - register the interrupt tracepoints' probes
+ *
+ * Interrupt time in idle: the probes exist while an event needs them.
+ * Process context (event_init).
+ *
+ * Return: 0 or the errno of a registration.
  */
 int wult_mstate_irq_get(void);
+
+/**
+ * wult_mstate_irq_put() - undo wult_mstate_irq_get() (the event's destroy)
+ */
 void wult_mstate_irq_put(void);
+
+/**
+ * wult_mstate_irq_init() - find the interrupt tracepoints, at module load
+ */
 void wult_mstate_irq_init(void);
-/* On the event's CPU, IRQs off: ns in, and number of, interrupts in @state. */
+
+/**
+ * wult_mstate_irq_time_ns() - time in interrupts taken in an idle state
+ * @state: the state, below WULT_IDLE_STATES
+ *
+ * On the event's CPU, IRQs off.
+ *
+ * Return: ns.
+ */
 u64 wult_mstate_irq_time_ns(unsigned int state);
+
+/**
+ * wult_mstate_irqs() - interrupts taken in an idle state
+ * @state: the state, below WULT_IDLE_STATES
+ *
+ * On the event's CPU, IRQs off.
+ *
+ * Return: their number.
+ */
 u64 wult_mstate_irqs(unsigned int state);
 
 #endif /* _WULT_MSTATE_H */

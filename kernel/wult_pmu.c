@@ -23,6 +23,11 @@
  * datapoints of one requested state whose interrupt ran after the idle
  * exit (intr_off), and add TIntr - TAI, or one.
  *
+ * Each kind is one row of wult_kinds[], as each event is in
+ * arch/x86/events/msr.c: its name, unit and flags, and the functions
+ * that count it. The sysfs events/ aliases and event_init's checks are
+ * made from the table; no kind is named anywhere else in this file.
+ *
  * Perf does not export perf_event_overflow() to modules; perf_tp_event()
  * is, and does the counting, period and sample output of a software
  * event for every event on the hlist it is given.
@@ -35,6 +40,7 @@
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
+#include <linux/sysfs.h>
 
 #include "wult_engine.h"
 #include "wult_hist.h"
@@ -49,8 +55,8 @@
 			 (WULT_CFG_KIND_MASK << WULT_CFG_KIND_SHIFT) | \
 			 (WULT_CFG_SOURCE_MASK << WULT_CFG_SOURCE_SHIFT) | \
 			 (WULT_CFG_STATE_MASK << WULT_CFG_STATE_SHIFT))
-/* Terms of datapoint events only. */
-#define WULT_CFG_NOT_IDLE ((WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MIN_SHIFT) | \
+/* Terms of datapoint kinds only: an idle accounting event refuses them. */
+#define WULT_CFG_DP_TERMS ((WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MIN_SHIFT) | \
 			   (WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MAX_SHIFT) | \
 			   (WULT_CFG_SOURCE_MASK << WULT_CFG_SOURCE_SHIFT))
 
@@ -66,6 +72,7 @@ static DEFINE_PER_CPU(struct hlist_head, wult_pmu_tp_head);
 static u16 wult_rec_type;
 static u16 wult_br_type;
 
+/* The config terms (format/ below): event_init checks, the rest reads. */
 static u64 wult_cfg_ldist_min(u64 config)
 {
 	return ((config >> WULT_CFG_LDIST_MIN_SHIFT) & WULT_CFG_LDIST_MASK) *
@@ -82,6 +89,11 @@ static u64 wult_cfg_ldist_max(u64 config)
 static unsigned int wult_cfg_kind(u64 config)
 {
 	return (config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK;
+}
+
+static unsigned int wult_cfg_source(u64 config)
+{
+	return (config >> WULT_CFG_SOURCE_SHIFT) & WULT_CFG_SOURCE_MASK;
 }
 
 static unsigned int wult_cfg_state(u64 config)
@@ -103,152 +115,169 @@ static u64 wult_cfg1_band_hi(u64 config1)
 	return us ? us * NSEC_PER_USEC : U64_MAX;
 }
 
-static bool wult_kind_irq(unsigned int kind)
-{
-	return kind == WULT_KIND_IDLE_IRQ_TIME || kind == WULT_KIND_IDLE_IRQS;
-}
-
-static bool wult_kind_idle(unsigned int kind)
-{
-	return kind == WULT_KIND_IDLE_TIME || kind == WULT_KIND_IDLE_ENTRIES ||
-	       wult_kind_irq(kind);
-}
-
-static bool wult_kind_exit(unsigned int kind)
-{
-	return kind == WULT_KIND_EXIT_SUM || kind == WULT_KIND_EXIT_N;
-}
-
-/* Kinds that only count: a sum has no period, the rest no payload. */
-static bool wult_kind_counting(unsigned int kind)
-{
-	return kind == WULT_KIND_WAKE_SUM || kind == WULT_KIND_INTR_SUM ||
-	       wult_kind_exit(kind);
-}
-
-static bool wult_kind_band(unsigned int kind)
-{
-	return kind == WULT_KIND_WAKE_BAND || kind == WULT_KIND_INTR_BAND;
-}
-
-static unsigned int wult_cfg_source(u64 config)
-{
-	return (config >> WULT_CFG_SOURCE_SHIFT) & WULT_CFG_SOURCE_MASK;
-}
+/* What a kind is (struct wult_event_kind's flags). */
+#define WULT_KF_SAMPLE		BIT(0)	/* its alias samples each datapoint */
+#define WULT_KF_COUNTING	BIT(1)	/* counting only: refuses to sample */
+#define WULT_KF_STATE		BIT(2)	/* takes the state term */
+#define WULT_KF_BAND		BIT(3)	/* takes a latency band (config1) */
+#define WULT_KF_IDLE		BIT(4)	/* idle accounting: no timer, no datapoint */
+#define WULT_KF_IRQ		BIT(5)	/* ... of interrupts (wult_mstate_irq.c) */
+#define WULT_KF_BRANCHES	BIT(6)	/* branch contexts instead of datapoints */
 
 /*
- * The config, decoded once by event_init into fields of hw_perf_event
- * that no other code uses for a PMU of this kind.
+ * One event kind, a row of wult_kinds[] indexed by its enum wult_kind
+ * (the "kind" term).
  */
+struct wult_event_kind {
+	const char *name;	/* the events/ alias */
+	const char *unit;	/* its events/<name>.unit, or NULL */
+	unsigned int flags;	/* WULT_KF_* */
+	/*
+	 * Optional: 0 if this system has the kind, else the errno its events
+	 * are refused with; its alias is then not in events/ either.
+	 */
+	int (*avail)(void);
+	/* Datapoint kinds, optional: is @dp one of @event's (default: all)? */
+	bool (*match)(const struct perf_event *event, const struct wult_dp *dp);
+	/* Datapoint kinds, optional: what @dp adds to the count (default: 1). */
+	u64 (*count)(const struct wult_dp *dp);
+	/* Idle accounting kinds: the value of @state on this CPU, IRQs off. */
+	u64 (*value)(unsigned int state);
+};
+
+static int wult_kind_lbr(void)
+{
+	return wult_lbr_available() ? 0 : -EOPNOTSUPP;
+}
+
+static u64 wult_count_wake(const struct wult_dp *dp)
+{
+	return dp->tai - dp->ltime;
+}
+
+static u64 wult_count_intr(const struct wult_dp *dp)
+{
+	return dp->tintr - dp->ltime;
+}
+
+static u64 wult_count_exit(const struct wult_dp *dp)
+{
+	return dp->tintr - dp->tai;
+}
+
+/* The band of the latency-band kinds, ns: [lo, hi). */
+static bool wult_in_band(const struct perf_event *event, u64 lat)
+{
+	u64 cfg1 = event->attr.config1;
+
+	return lat >= wult_cfg1_band_lo(cfg1) && lat < wult_cfg1_band_hi(cfg1);
+}
+
+static bool wult_match_wake_band(const struct perf_event *event,
+				 const struct wult_dp *dp)
+{
+	return wult_in_band(event, dp->wake_latency);
+}
+
+static bool wult_match_intr_band(const struct perf_event *event,
+				 const struct wult_dp *dp)
+{
+	return wult_in_band(event, dp->intr_latency);
+}
+
+/* The exit kinds: the requested state's datapoints whose interrupt ran after the exit. */
+static bool wult_match_exit(const struct perf_event *event,
+			    const struct wult_dp *dp)
+{
+	return dp->intr_off && dp->tintr >= dp->tai &&
+	       dp->req_cstate == (s32)wult_cfg_state(event->attr.config);
+}
+
+#define WULT_KF_IDLE_KIND	(WULT_KF_IDLE | WULT_KF_COUNTING | WULT_KF_STATE)
+
+static const struct wult_event_kind wult_kinds[] = {
+	[WULT_KIND_DATAPOINTS] = { .name = "datapoints", .flags = WULT_KF_SAMPLE },
+	[WULT_KIND_WAKE_SUM] = { .name = "wake_latency_sum", .unit = "ns",
+		.flags = WULT_KF_COUNTING, .count = wult_count_wake },
+	[WULT_KIND_INTR_SUM] = { .name = "intr_latency_sum", .unit = "ns",
+		.flags = WULT_KF_COUNTING, .count = wult_count_intr },
+	[WULT_KIND_BRANCHES] = { .name = "branches",
+		.flags = WULT_KF_SAMPLE | WULT_KF_BRANCHES, .avail = wult_kind_lbr },
+	[WULT_KIND_IDLE_TIME] = { .name = "idle_time", .unit = "ns",
+		.flags = WULT_KF_IDLE_KIND, .value = wult_mstate_time_ns },
+	[WULT_KIND_IDLE_ENTRIES] = { .name = "idle_entries",
+		.flags = WULT_KF_IDLE_KIND, .value = wult_mstate_entries },
+	[WULT_KIND_WAKE_BAND] = { .name = "wake_band",
+		.flags = WULT_KF_BAND, .match = wult_match_wake_band },
+	[WULT_KIND_INTR_BAND] = { .name = "intr_band",
+		.flags = WULT_KF_BAND, .match = wult_match_intr_band },
+	[WULT_KIND_IDLE_IRQ_TIME] = { .name = "idle_irq_time", .unit = "ns",
+		.flags = WULT_KF_IDLE_KIND | WULT_KF_IRQ,
+		.value = wult_mstate_irq_time_ns },
+	[WULT_KIND_IDLE_IRQS] = { .name = "idle_irqs",
+		.flags = WULT_KF_IDLE_KIND | WULT_KF_IRQ, .value = wult_mstate_irqs },
+	[WULT_KIND_EXIT_SUM] = { .name = "exit_intr_time", .unit = "ns",
+		.flags = WULT_KF_COUNTING | WULT_KF_STATE,
+		.match = wult_match_exit, .count = wult_count_exit },
+	[WULT_KIND_EXIT_N] = { .name = "exit_intrs",
+		.flags = WULT_KF_COUNTING | WULT_KF_STATE, .match = wult_match_exit },
+};
+
+static_assert(ARRAY_SIZE(wult_kinds) == WULT_KIND_MAX);
+
+/*
+ * An event's config, read through these: event_init checked it and stored
+ * the kind, a valid index of wult_kinds[], in hw.config.
+ */
+static inline const struct wult_event_kind *wult_ev_kind(const struct perf_event *event)
+{
+	return &wult_kinds[event->hw.config];
+}
+
+static inline bool wult_ev_is(const struct perf_event *event, unsigned int flag)
+{
+	return wult_ev_kind(event)->flags & flag;
+}
+
+/* The LDist range of a datapoint kind, ns. */
 static inline u64 wult_ev_lo(const struct perf_event *event)
 {
-	return event->hw.config_base;	/* LDist min, ns */
+	return wult_cfg_ldist_min(event->attr.config);
 }
 
 static inline u64 wult_ev_hi(const struct perf_event *event)
 {
-	return event->hw.event_base;	/* LDist max, ns */
+	return wult_cfg_ldist_max(event->attr.config);
 }
 
-static inline unsigned int wult_ev_kind(const struct perf_event *event)
-{
-	return event->hw.config;	/* enum wult_kind */
-}
-
+/* The requested state of an idle accounting kind, an index of its arrays. */
 static inline unsigned int wult_ev_state(const struct perf_event *event)
 {
-	return event->hw.config_base;	/* idle state of the accounting kinds */
-}
-
-/* The band of the latency-band kinds, ns: [lo, hi). */
-static inline u64 wult_ev_band_lo(const struct perf_event *event)
-{
-	return event->hw.extra_reg.config;
-}
-
-static inline u64 wult_ev_band_hi(const struct perf_event *event)
-{
-	return event->hw.branch_reg.config;
-}
-
-/* The requested state of the exit kinds (no band there). */
-static inline unsigned int wult_ev_exit_state(const struct perf_event *event)
-{
-	return event->hw.extra_reg.config;
-}
-
-/* Is this datapoint in the event's latency band or state (if it has one)? */
-static bool wult_ev_in_band(const struct perf_event *event,
-			    const struct wult_dp *dp)
-{
-	u64 lat;
-
-	switch (wult_ev_kind(event)) {
-	case WULT_KIND_WAKE_BAND:
-		lat = dp->wake_latency;
-		break;
-	case WULT_KIND_INTR_BAND:
-		lat = dp->intr_latency;
-		break;
-	case WULT_KIND_EXIT_SUM:
-	case WULT_KIND_EXIT_N:
-		return dp->intr_off && dp->tintr >= dp->tai &&
-		       dp->req_cstate == (s32)wult_ev_exit_state(event);
-	default:
-		return true;
-	}
-	return lat >= wult_ev_band_lo(event) && lat < wult_ev_band_hi(event);
+	return array_index_nospec(wult_cfg_state(event->attr.config),
+				  WULT_IDLE_STATES);
 }
 
 static inline const struct wult_source *wult_ev_source(const struct perf_event *event)
 {
-	return wult_source_by_id(event->hw.idx);	/* enum wult_source_id */
+	return wult_source_by_id(wult_cfg_source(event->attr.config));
 }
 
-/* What one datapoint adds to an event of this kind. */
+/* Is this datapoint one of the event's (its band or state, if it has one)? */
+static bool wult_ev_match(const struct perf_event *event,
+			  const struct wult_dp *dp)
+{
+	const struct wult_event_kind *kd = wult_ev_kind(event);
+
+	return !kd->match || kd->match(event, dp);
+}
+
+/* What one datapoint adds to the event. */
 static u64 wult_ev_count(const struct perf_event *event,
 			 const struct wult_dp *dp)
 {
-	switch (wult_ev_kind(event)) {
-	case WULT_KIND_WAKE_SUM:
-		return dp->tai - dp->ltime;
-	case WULT_KIND_INTR_SUM:
-		return dp->tintr - dp->ltime;
-	case WULT_KIND_EXIT_SUM:
-		return dp->tintr - dp->tai;
-	default:
-		return 1;
-	}
-}
+	const struct wult_event_kind *kd = wult_ev_kind(event);
 
-/*
- * A CPU is measured with one source at a time: wult events in existence,
- * per CPU and source, so that an event of another source is refused when
- * it is opened (EBUSY) rather than never scheduled.
- */
-static DEFINE_MUTEX(wult_pmu_lock);
-static DEFINE_PER_CPU(unsigned int [WULT_SOURCE_MAX], wult_pmu_users);
-
-static int wult_claim_cpu(int cpu, unsigned int id)
-{
-	unsigned int *users = per_cpu(wult_pmu_users, cpu);
-	int i, ret = 0;
-
-	mutex_lock(&wult_pmu_lock);
-	for (i = 0; i < WULT_SOURCE_MAX; i++)
-		if (i != id && users[i])
-			ret = -EBUSY;
-	if (!ret)
-		users[id]++;
-	mutex_unlock(&wult_pmu_lock);
-	return ret;
-}
-
-static void wult_release_cpu(int cpu, unsigned int id)
-{
-	mutex_lock(&wult_pmu_lock);
-	per_cpu(wult_pmu_users, cpu)[id]--;
-	mutex_unlock(&wult_pmu_lock);
+	return kd->count ? kd->count(dp) : 1;
 }
 
 static void wult_event_destroy(struct perf_event *event)
@@ -258,7 +287,7 @@ static void wult_event_destroy(struct perf_event *event)
 	if (src->put)
 		src->put(event->cpu);
 	wult_engine_put();
-	wult_release_cpu(event->cpu, src->id);
+	wult_source_release(event->cpu, src);
 }
 
 /*
@@ -285,45 +314,26 @@ static bool wult_timers_precise(void)
  */
 static void wult_idle_event_destroy(struct perf_event *event)
 {
-	if (wult_kind_irq(wult_ev_kind(event)))
+	if (wult_ev_is(event, WULT_KF_IRQ))
 		wult_mstate_irq_put();
 	wult_engine_put();
 }
 
-static int wult_idle_event_check(struct perf_event *event)
+static int wult_idle_event_init(struct perf_event *event,
+				const struct wult_event_kind *kd)
 {
-	u64 cfg = event->attr.config;
-
-	if (is_sampling_event(event) || (cfg & WULT_CFG_NOT_IDLE) ||
-	    wult_cfg_state(cfg) >= WULT_IDLE_STATES || event->attr.config1)
-		return -EINVAL;
-	if (wult_excludes_what_it_counts(&event->attr) ||
-	    has_branch_stack(event))
-		return -EOPNOTSUPP;
-	return 0;
-}
-
-static int wult_idle_event_init(struct perf_event *event)
-{
-	int ret = wult_idle_event_check(event);
-
-	if (ret)
-		return ret;
 	/* The cpu_idle probe feeds the accounting: it exists while we do. */
-	ret = wult_engine_get();
+	int ret = wult_engine_get();
+
 	if (ret)
 		return ret;
-	if (wult_kind_irq(wult_cfg_kind(event->attr.config))) {
+	if (kd->flags & WULT_KF_IRQ) {
 		ret = wult_mstate_irq_get();
 		if (ret) {
 			wult_engine_put();
 			return ret;
 		}
 	}
-	event->hw.config = wult_cfg_kind(event->attr.config);
-	/* The accounting indexes its per-state arrays with it. */
-	event->hw.config_base = array_index_nospec(wult_cfg_state(event->attr.config),
-						   WULT_IDLE_STATES);
 	event->destroy = wult_idle_event_destroy;
 	return 0;
 }
@@ -346,44 +356,64 @@ static int wult_check_floor(int cpu, u64 ldist_max)
 	return -EINVAL;
 }
 
-static int wult_event_init(struct perf_event *event)
+/*
+ * The terms the kind takes, in range (EINVAL). A datapoint kind's LDist
+ * range is checked against the CPU's floor last, so that only a config
+ * otherwise valid gets the floor's log line.
+ */
+static int wult_check_terms(struct perf_event *event, const struct wult_event_kind *kd)
 {
 	u64 cfg = event->attr.config, cfg1 = event->attr.config1;
-	unsigned int kind = wult_cfg_kind(cfg);
-	const struct wult_source *src = wult_source_by_id(wult_cfg_source(cfg));
+	unsigned int state = wult_cfg_state(cfg);
 	int ret;
 
-	if (event->attr.type != event->pmu->type)
-		return -ENOENT;
-	/* The engine measures a CPU, not a task. */
-	if (event->cpu < 0)
+	if ((state && !(kd->flags & WULT_KF_STATE)) || state >= WULT_IDLE_STATES)
 		return -EINVAL;
-	if ((cfg & ~WULT_CFG_KNOWN) || kind >= WULT_KIND_MAX || !src)
-		return -EINVAL;
-	if (wult_kind_idle(kind))
-		return event->attr.config2 ? -EINVAL : wult_idle_event_init(event);
-	if ((wult_cfg_state(cfg) && !wult_kind_exit(kind)) ||
-	    wult_cfg_state(cfg) >= WULT_IDLE_STATES ||
-	    (cfg1 && !wult_kind_band(kind)) ||
+	if ((cfg1 && !(kd->flags & WULT_KF_BAND)) ||
 	    wult_cfg1_band_lo(cfg1) >= wult_cfg1_band_hi(cfg1))
 		return -EINVAL;
-	if (wult_cfg_ldist_min(cfg) > wult_cfg_ldist_max(cfg) ||
-	    wult_cfg_ldist_max(cfg) > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
+	if (kd->flags & WULT_KF_IDLE) {
+		if ((cfg & WULT_CFG_DP_TERMS) || event->attr.config2)
+			return -EINVAL;
+	} else {
+		if (wult_cfg_ldist_min(cfg) > wult_cfg_ldist_max(cfg) ||
+		    wult_cfg_ldist_max(cfg) > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
+			return -EINVAL;
+		ret = wult_check_floor(event->cpu, wult_cfg_ldist_max(cfg));
+		if (ret)
+			return ret;
+	}
+	if ((kd->flags & WULT_KF_COUNTING) && is_sampling_event(event))
 		return -EINVAL;
-	ret = wult_check_floor(event->cpu, wult_cfg_ldist_max(cfg));
-	if (ret)
-		return ret;
-	if (wult_kind_counting(kind) && is_sampling_event(event))
-		return -EINVAL;
-	if (kind == WULT_KIND_BRANCHES && !wult_lbr_available())
-		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Can this system count the kind as asked (EOPNOTSUPP)? */
+static int wult_check_support(struct perf_event *event,
+			      const struct wult_event_kind *kd)
+{
+	int ret;
+
+	if (kd->avail) {
+		ret = kd->avail();
+		if (ret)
+			return ret;
+	}
 	if (wult_excludes_what_it_counts(&event->attr) ||
 	    has_branch_stack(event))
 		return -EOPNOTSUPP;
-	if (!wult_timers_precise()) {
+	if (!(kd->flags & WULT_KF_IDLE) && !wult_timers_precise()) {
 		pr_info_ratelimited("wult: no high resolution timers (highres=off or no oneshot clock event device): refusing to measure\n");
 		return -EOPNOTSUPP;
 	}
+	return 0;
+}
+
+/* A datapoint kind's source: present, usable, and the CPU's only one. */
+static int wult_dp_event_init(struct perf_event *event,
+			      const struct wult_source *src)
+{
+	int ret;
 
 	if (!wult_source_present(src))
 		return -ENODEV;
@@ -396,7 +426,7 @@ static int wult_event_init(struct perf_event *event)
 			return ret;
 	}
 
-	ret = wult_claim_cpu(event->cpu, src->id);
+	ret = wult_source_claim(event->cpu, src);
 	if (ret)
 		return ret;
 	ret = wult_engine_get();
@@ -410,13 +440,6 @@ static int wult_event_init(struct perf_event *event)
 	ret = wult_hist_get(event->cpu);
 	if (ret)
 		goto err_src;
-	event->hw.config_base = wult_cfg_ldist_min(cfg);
-	event->hw.event_base = wult_cfg_ldist_max(cfg);
-	event->hw.config = kind;
-	event->hw.idx = src->id;
-	event->hw.extra_reg.config = wult_kind_exit(kind) ? wult_cfg_state(cfg) :
-				     wult_cfg1_band_lo(cfg1);
-	event->hw.branch_reg.config = wult_cfg1_band_hi(cfg1);
 	event->destroy = wult_event_destroy;
 	return 0;
 
@@ -426,8 +449,47 @@ err_src:
 err_put:
 	wult_engine_put();
 err_release:
-	wult_release_cpu(event->cpu, src->id);
+	wult_source_release(event->cpu, src);
 	return ret;
+}
+
+/*
+ * Everything is checked here, in this order, each step with its errno:
+ * the PMU, the CPU and the known terms; the kind's terms (wult_kinds[]);
+ * what the system supports; then what the event takes (the source, the
+ * accounting). add/del/start/stop/read check nothing.
+ */
+static int wult_event_init(struct perf_event *event)
+{
+	u64 cfg = event->attr.config;
+	unsigned int kind = wult_cfg_kind(cfg);
+	const struct wult_source *src = wult_source_by_id(wult_cfg_source(cfg));
+	const struct wult_event_kind *kd;
+	int ret;
+
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	/* The engine measures a CPU, not a task. */
+	if (event->cpu < 0)
+		return -EINVAL;
+	if ((cfg & ~WULT_CFG_KNOWN) || kind >= WULT_KIND_MAX || !src)
+		return -EINVAL;
+	kind = array_index_nospec(kind, WULT_KIND_MAX);
+	kd = &wult_kinds[kind];
+	ret = wult_check_terms(event, kd);
+	if (ret)
+		return ret;
+	ret = wult_check_support(event, kd);
+	if (ret)
+		return ret;
+	if (kd->flags & WULT_KF_IDLE)
+		ret = wult_idle_event_init(event, kd);
+	else
+		ret = wult_dp_event_init(event, src);
+	if (ret)
+		return ret;
+	event->hw.config = kind;
+	return 0;
 }
 
 static bool wult_ev_started(const struct perf_event *event)
@@ -455,7 +517,7 @@ static void wult_pmu_update(struct list_head *events)
 		started = true;
 		lo = min(lo, wult_ev_lo(event));
 		hi = max(hi, wult_ev_hi(event));
-		branches |= wult_ev_kind(event) == WULT_KIND_BRANCHES;
+		branches |= wult_ev_is(event, WULT_KF_BRANCHES);
 	}
 	event = list_first_entry(events, struct perf_event, active_entry);
 	if (!started) {
@@ -469,18 +531,7 @@ static void wult_pmu_update(struct list_head *events)
 /* The accounting value an idle event counts, on its CPU, IRQs off. */
 static u64 wult_idle_value(struct perf_event *event)
 {
-	unsigned int state = wult_ev_state(event);
-
-	switch (wult_ev_kind(event)) {
-	case WULT_KIND_IDLE_TIME:
-		return wult_mstate_time_ns(state);
-	case WULT_KIND_IDLE_IRQ_TIME:
-		return wult_mstate_irq_time_ns(state);
-	case WULT_KIND_IDLE_IRQS:
-		return wult_mstate_irqs(state);
-	default:
-		return wult_mstate_entries(state);
-	}
+	return wult_ev_kind(event)->value(wult_ev_state(event));
 }
 
 /*
@@ -512,10 +563,10 @@ static void wult_event_start(struct perf_event *event, int flags)
 {
 	bool was_stopped = !wult_ev_started(event);
 
-	if (wult_kind_idle(wult_ev_kind(event)))
+	if (wult_ev_is(event, WULT_KF_IDLE))
 		local64_set(&event->hw.prev_count, wult_idle_value(event));
 	event->hw.state = 0;
-	if (was_stopped && !wult_kind_idle(wult_ev_kind(event)) &&
+	if (was_stopped && !wult_ev_is(event, WULT_KF_IDLE) &&
 	    !list_empty(&event->active_entry))
 		wult_pmu_update(this_cpu_ptr(&wult_pmu_events));
 }
@@ -524,10 +575,10 @@ static void wult_event_stop(struct perf_event *event, int flags)
 {
 	bool was_started = wult_ev_started(event);
 
-	if (wult_kind_idle(wult_ev_kind(event)) && was_started)
+	if (wult_ev_is(event, WULT_KF_IDLE) && was_started)
 		wult_idle_update(event);
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
-	if (was_started && !wult_kind_idle(wult_ev_kind(event)) &&
+	if (was_started && !wult_ev_is(event, WULT_KF_IDLE) &&
 	    !list_empty(&event->active_entry))
 		wult_pmu_update(this_cpu_ptr(&wult_pmu_events));
 }
@@ -546,9 +597,9 @@ static int wult_event_add(struct perf_event *event, int flags)
 	struct list_head *events = this_cpu_ptr(&wult_pmu_events);
 	struct hw_perf_event *hwc = &event->hw;
 
-	if (wult_kind_idle(wult_ev_kind(event)))
+	if (wult_ev_is(event, WULT_KF_IDLE))
 		return wult_idle_event_add(event, flags);
-	/* All events here share one source: wult_claim_cpu() at event_init. */
+	/* All events here share one source: wult_source_claim() at event_init. */
 
 	/*
 	 * As perf_swevent_add(): start a full period ahead, or the first
@@ -569,7 +620,7 @@ static int wult_event_add(struct perf_event *event, int flags)
 static void wult_event_del(struct perf_event *event, int flags)
 {
 	wult_event_stop(event, flags);
-	if (wult_kind_idle(wult_ev_kind(event))) {
+	if (wult_ev_is(event, WULT_KF_IDLE)) {
 		wult_mstate_put();
 		return;
 	}
@@ -580,7 +631,7 @@ static void wult_event_del(struct perf_event *event, int flags)
 /* Datapoint counts are kept by perf_tp_event() itself. */
 static void wult_event_read(struct perf_event *event)
 {
-	if (wult_kind_idle(wult_ev_kind(event)) &&
+	if (wult_ev_is(event, WULT_KF_IDLE) &&
 	    !(event->hw.state & PERF_HES_STOPPED))
 		wult_idle_update(event);
 }
@@ -594,13 +645,13 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 					 struct wult_br_rec *brrec,
 					 struct pt_regs *regs)
 {
-	bool branches = wult_ev_kind(event) == WULT_KIND_BRANCHES;
+	bool branches = wult_ev_is(event, WULT_KF_BRANCHES);
 	struct hlist_head *head = this_cpu_ptr(&wult_pmu_tp_head);
 	int rctx;
 
 	if (rec->dp.ldist < wult_ev_lo(event) || rec->dp.ldist > wult_ev_hi(event))
 		return 0;
-	if (!wult_ev_in_band(event, &rec->dp))
+	if (!wult_ev_match(event, &rec->dp))
 		return 0;
 	if (branches && !brrec)
 		return 0;
@@ -635,14 +686,21 @@ static unsigned int wult_pmu_deliver_set(struct list_head *events,
 	bool br;
 
 	list_for_each_entry(event, events, active_entry) {
-		br = wult_ev_kind(event) == WULT_KIND_BRANCHES;
+		br = wult_ev_is(event, WULT_KF_BRANCHES);
 		if (is_sampling_event(event) == sampling && br == branches)
 			failed += wult_pmu_deliver_one(event, rec, brrec, regs);
 	}
 	return failed;
 }
 
-unsigned int wult_pmu_deliver(struct wult_rec *rec, struct wult_br_rec *brrec)
+/*
+ * The engine's delivery callback (wult_engine_set_deliver()), IRQs off on
+ * the measured CPU: @rec, and @brrec (its branch context, may be NULL) to
+ * branches events, to every active event of this CPU whose LDist range
+ * holds it. Returns the number of failed deliveries.
+ */
+static unsigned int wult_pmu_deliver(struct wult_rec *rec,
+				     struct wult_br_rec *brrec)
 {
 	struct list_head *events = this_cpu_ptr(&wult_pmu_events);
 	unsigned int failed = 0;
@@ -694,59 +752,69 @@ static const struct attribute_group wult_format_group = {
 	.attrs = wult_format_attrs,
 };
 
-/* period=1: every datapoint is a sample. */
-PMU_EVENT_ATTR_STRING(datapoints, wult_attr_datapoints, "kind=0,period=1");
-PMU_EVENT_ATTR_STRING(wake_latency_sum, wult_attr_wake_sum, "kind=1");
-PMU_EVENT_ATTR_STRING(intr_latency_sum, wult_attr_intr_sum, "kind=2");
-PMU_EVENT_ATTR_STRING(branches, wult_attr_branches, "kind=3,period=1");
-/* "state=N" is the user's to add; without it, state 0. */
-PMU_EVENT_ATTR_STRING(idle_time, wult_attr_idle_time, "kind=4");
-PMU_EVENT_ATTR_STRING(idle_entries, wult_attr_idle_entries, "kind=5");
-PMU_EVENT_ATTR_STRING(wake_band, wult_attr_wake_band, "kind=6");
-PMU_EVENT_ATTR_STRING(intr_band, wult_attr_intr_band, "kind=7");
-PMU_EVENT_ATTR_STRING(idle_irq_time, wult_attr_idle_irq_time, "kind=8");
-PMU_EVENT_ATTR_STRING(idle_irqs, wult_attr_idle_irqs, "kind=9");
-PMU_EVENT_ATTR_STRING(exit_intr_time, wult_attr_exit_sum, "kind=10");
-PMU_EVENT_ATTR_STRING(exit_intrs, wult_attr_exit_n, "kind=11");
-
-/* The sums' unit, which perf stat prints; names with a dot need __ATTR. */
-#define WULT_UNIT_ATTR(_var, _name)					\
-	static struct perf_pmu_events_attr _var = {			\
-		.attr = __ATTR(_name, 0444, perf_event_sysfs_show, NULL),	\
-		.event_str = "ns",					\
-	}
-WULT_UNIT_ATTR(wult_attr_wake_sum_unit, wake_latency_sum.unit);
-WULT_UNIT_ATTR(wult_attr_intr_sum_unit, intr_latency_sum.unit);
-WULT_UNIT_ATTR(wult_attr_idle_time_unit, idle_time.unit);
-WULT_UNIT_ATTR(wult_attr_idle_irq_time_unit, idle_irq_time.unit);
-WULT_UNIT_ATTR(wult_attr_exit_sum_unit, exit_intr_time.unit);
-
-static struct attribute *wult_event_attrs[] = {
-	&wult_attr_datapoints.attr.attr,
-	&wult_attr_wake_sum.attr.attr,
-	&wult_attr_wake_sum_unit.attr.attr,
-	&wult_attr_intr_sum.attr.attr,
-	&wult_attr_intr_sum_unit.attr.attr,
-	&wult_attr_branches.attr.attr,
-	&wult_attr_idle_time.attr.attr,
-	&wult_attr_idle_time_unit.attr.attr,
-	&wult_attr_idle_entries.attr.attr,
-	&wult_attr_wake_band.attr.attr,
-	&wult_attr_intr_band.attr.attr,
-	&wult_attr_idle_irq_time.attr.attr,
-	&wult_attr_idle_irq_time_unit.attr.attr,
-	&wult_attr_idle_irqs.attr.attr,
-	&wult_attr_exit_sum.attr.attr,
-	&wult_attr_exit_sum_unit.attr.attr,
-	&wult_attr_exit_n.attr.attr,
-	NULL,
+/*
+ * The events/ aliases, made from wult_kinds[] at init: per kind
+ * "<name>" ("kind=N", with ",period=1" where every datapoint is a sample)
+ * and, for a kind with a unit, "<name>.unit", which perf stat prints.
+ * "state=N" is the user's to add; without it, state 0.
+ */
+struct wult_kind_attrs {
+	struct perf_pmu_events_attr alias;
+	struct perf_pmu_events_attr unit;
+	char alias_str[sizeof("kind=255,period=1")];
+	char unit_name[32];
 };
 
-/* The branches alias only where LBR can be read: perf list shows truth. */
+static struct wult_kind_attrs wult_kind_attrs[WULT_KIND_MAX];
+static struct attribute *wult_event_attrs[2 * WULT_KIND_MAX + 1];
+/* The kind of each wult_event_attrs[] entry, for wult_event_visible(). */
+static u8 wult_event_attr_kind[2 * WULT_KIND_MAX];
+
+static void wult_sysfs_attr(struct perf_pmu_events_attr *pa, const char *name,
+			    const char *str)
+{
+	sysfs_attr_init(&pa->attr.attr);
+	pa->attr.attr.name = name;
+	pa->attr.attr.mode = 0444;
+	pa->attr.show = perf_event_sysfs_show;
+	pa->event_str = str;
+}
+
+static int wult_event_attrs_init(void)
+{
+	unsigned int kind, n = 0;
+
+	for (kind = 0; kind < WULT_KIND_MAX; kind++) {
+		const struct wult_event_kind *kd = &wult_kinds[kind];
+		struct wult_kind_attrs *ka = &wult_kind_attrs[kind];
+
+		if (!kd->name)
+			return -EINVAL;	/* a hole in wult_kinds[] */
+		snprintf(ka->alias_str, sizeof(ka->alias_str), "kind=%u%s", kind,
+			 kd->flags & WULT_KF_SAMPLE ? ",period=1" : "");
+		wult_sysfs_attr(&ka->alias, kd->name, ka->alias_str);
+		wult_event_attr_kind[n] = kind;
+		wult_event_attrs[n++] = &ka->alias.attr.attr;
+		if (!kd->unit)
+			continue;
+		if (snprintf(ka->unit_name, sizeof(ka->unit_name), "%s.unit",
+			     kd->name) >= sizeof(ka->unit_name))
+			return -EINVAL;
+		wult_sysfs_attr(&ka->unit, ka->unit_name, kd->unit);
+		wult_event_attr_kind[n] = kind;
+		wult_event_attrs[n++] = &ka->unit.attr.attr;
+	}
+	wult_event_attrs[n] = NULL;
+	return 0;
+}
+
+/* Only the kinds this system has are listed: perf list shows truth. */
 static umode_t wult_event_visible(struct kobject *kobj, struct attribute *attr,
 				  int i)
 {
-	if (attr == &wult_attr_branches.attr.attr && !wult_lbr_available())
+	const struct wult_event_kind *kd = &wult_kinds[wult_event_attr_kind[i]];
+
+	if (kd->avail && kd->avail())
 		return 0;
 	return attr->mode;
 }
@@ -783,15 +851,24 @@ static struct pmu wult_pmu = {
 
 int wult_pmu_init(void)
 {
-	int cpu;
+	int cpu, ret;
 
+	ret = wult_event_attrs_init();
+	if (ret) {
+		pr_err("wult: the table of event kinds is incomplete\n");
+		return ret;
+	}
 	for_each_possible_cpu(cpu) {
 		INIT_LIST_HEAD(per_cpu_ptr(&wult_pmu_events, cpu));
 		INIT_HLIST_HEAD(per_cpu_ptr(&wult_pmu_tp_head, cpu));
 	}
 	wult_rec_type = wult_trace_type();
 	wult_br_type = wult_trace_br_type();
-	return perf_pmu_register(&wult_pmu, "wult", -1);
+	wult_engine_set_deliver(wult_pmu_deliver);
+	ret = perf_pmu_register(&wult_pmu, "wult", -1);
+	if (ret)
+		wult_engine_set_deliver(NULL);
+	return ret;
 }
 
 int wult_pmu_type(void)
@@ -802,4 +879,6 @@ int wult_pmu_type(void)
 void wult_pmu_exit(void)
 {
 	perf_pmu_unregister(&wult_pmu);
+	/* No event is left, so no CPU is measured: nothing is emitted now. */
+	wult_engine_set_deliver(NULL);
 }

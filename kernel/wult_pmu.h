@@ -3,19 +3,31 @@
 #ifndef _WULT_PMU_H
 #define _WULT_PMU_H
 
-struct wult_br_rec;
-struct wult_rec;
-
-int wult_pmu_init(void);
-void wult_pmu_exit(void);
-/* The PMU's perf type, for events created from the kernel. */
-int wult_pmu_type(void);
-
-/*
- * IRQs off, on the measured CPU: hand @rec, and @brrec (its branch context,
- * may be NULL) to branches events, to every active event of this CPU whose
- * LDist range holds it. Returns the number of failed deliveries.
+/**
+ * wult_pmu_init() - register the "wult" PMU
+ *
+ * Process context, at module load, after the engine and the sources:
+ * from here on perf can create events. Sets the engine's delivery
+ * callback (wult_engine_set_deliver()).
+ *
+ * Return: 0 or the errno of the registration.
  */
-unsigned int wult_pmu_deliver(struct wult_rec *rec, struct wult_br_rec *brrec);
+int wult_pmu_init(void);
+
+/**
+ * wult_pmu_exit() - unregister the PMU and the delivery callback
+ *
+ * Process context, at module unload, when no event exists.
+ */
+void wult_pmu_exit(void);
+
+/**
+ * wult_pmu_type() - the PMU's perf type
+ *
+ * For events created from the kernel (wult_measure.c).
+ *
+ * Return: the type perf gave the PMU at registration.
+ */
+int wult_pmu_type(void);
 
 #endif /* _WULT_PMU_H */

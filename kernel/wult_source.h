@@ -9,7 +9,7 @@
  * wult_engine_intr() by a direct call), and the engine's TBI and TAI, which
  * the engine reads in the same clock. The engine knows nothing else of it,
  * so a new source is one new file and one line in wult_sources[]
- * (wult_main.c). A source with a clock of its own (a device's, see
+ * (wult_source.c, the registry). A source with a clock of its own (a device's, see
  * wult_dev.h) converts its times to the engine's time base in its own ops:
  * the engine never tests which source it runs.
  */
@@ -121,15 +121,65 @@ static inline bool wult_hrtimer_first(const struct hrtimer *t)
 	return READ_ONCE(t->base->cpu_base->expires_next) == hrtimer_get_expires(t);
 }
 
-/* wult_main.c: the source of an enum wult_source_id, or NULL. */
+/**
+ * wult_source_by_id() - the source of a "source" config term
+ * @id: an enum wult_source_id, from user space: any value
+ *
+ * Return: the registry's source, or NULL for an id no source has.
+ */
 const struct wult_source *wult_source_by_id(unsigned int id);
-/* Did @src's init() succeed (else its events are refused, -ENODEV)? */
+
+/**
+ * wult_source_present() - did @src's init() succeed?
+ * @src: a source of the registry
+ *
+ * Return: false if it did not, and its events are refused (-ENODEV).
+ */
 bool wult_source_present(const struct wult_source *src);
 
-/*
+/**
+ * wult_source_claim() - a wult event of @src is being created on @cpu
+ * @cpu: the event's CPU
+ * @src: its source
+ *
+ * Process context. A CPU is measured with one source at a time: an event
+ * of another source than the CPU's existing events' is refused when it is
+ * opened rather than never scheduled.
+ *
+ * Return: 0, or -EBUSY while @cpu has events of another source.
+ */
+int wult_source_claim(int cpu, const struct wult_source *src);
+
+/**
+ * wult_source_release() - undo a successful wult_source_claim()
+ * @cpu: the event's CPU
+ * @src: its source
+ */
+void wult_source_release(int cpu, const struct wult_source *src);
+
+/**
+ * wult_sources_init() - init() every source of the registry
+ *
+ * Process context, at module load. A failure leaves that source out, with
+ * one line in the kernel log, not the module.
+ */
+void wult_sources_init(void);
+
+/**
+ * wult_sources_exit() - exit() every source whose init() succeeded
+ *
+ * Process context, when no event of any source exists any more.
+ */
+void wult_sources_exit(void);
+
+/**
+ * wult_engine_intr() - the delayed event's interrupt reached the engine
+ * @tsc: TSC cycles, taken at the earliest point of the interrupt the
+ *	source reaches
+ * @tintr: TIntr in the source's clock, taken at the same point
+ *
  * Called by a source's interrupt handler on the CPU that armed the event,
- * IRQs off: @tsc (TSC cycles) and @tintr (the source's clock) were taken at
- * the earliest point of the interrupt the source reaches.
+ * IRQs off. Defined by the engine (wult_engine.c).
  */
 void wult_engine_intr(u64 tsc, u64 tintr);
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 60
+# vm-cost: 63
 #
 # The measurement engine, end to end on CPU 1 of an idle guest: datapoints
 # as perf samples, counts and tracepoint records; their consistency; event
@@ -167,6 +167,16 @@ open_fails "a latency sum cannot sample: EINVAL" 22 wult/wake_latency_sum/ -C 1
 open_fails "unknown config bits: EINVAL" 22 wult/config=0x100000000000/ -C 1
 open_fails "config1 set: EINVAL" 22 wult/config1=1/ -C 1
 open_fails "state set on datapoints: EINVAL" 22 wult/datapoints,state=1/ -C 1
+# The kind's terms (kernel/wult_pmu.c's wult_kinds[]): a state or a
+# source-specific term where the kind or the source takes none.
+open_fails "state set on a band kind: EINVAL" 22 wult/wake_band,state=1/ -C 1
+open_fails "launcher term with the hrt source: EINVAL" 22 wult/datapoints,launcher=1/ -C 1
+# The idle accounting kinds take no LDist, source or source term (perf
+# stat calls every refusal <not supported>).
+perf stat -x, -e wult/idle_time,ldist_max=100/ -e wult/idle_entries,source=1/ \
+	-e wult/idle_irqs,device=1/ -C 1 -- true 2> "$W/bad.out"
+t_eq "idle kinds with LDist, source or device terms: refused" 3 \
+	"$(grep -c '<not supported>' "$W/bad.out")"
 # Datapoints happen in the kernel, in idle, on the host.
 open_fails "exclude_kernel (:u): EOPNOTSUPP" 95 wult/datapoints/u -C 1
 open_fails "exclude_idle (:I): EOPNOTSUPP" 95 wult/datapoints/I -C 1
