@@ -28,8 +28,10 @@ METRICS = ("WakeLatency", "IntrLatency")
 CSV_COLS = ("WakeLatency", "IntrLatency", "SilentTime", "LDist", "ReqCState",
             "IntrOff", "WakeLatencyRaw", "IntrLatencyRaw", "SMICnt",
             "NMICnt", "CPU")
+# libwult's time metrics (tests/host/test_dp_fields.sh holds them to its
+# table); RunLatency (ipi --wake-task only) is not a CSV column here.
 TIME_COLS = {"WakeLatency", "IntrLatency", "SilentTime", "LDist",
-             "WakeLatencyRaw", "IntrLatencyRaw"}
+             "WakeLatencyRaw", "IntrLatencyRaw", "RunLatency"}
 
 opts = None
 points = {"raw": {}, "tp": {}}         # source -> (cpu, seq) -> metrics
