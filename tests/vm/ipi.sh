@@ -272,9 +272,16 @@ echo "# masked C3 flag-write wakes: WakeLatency median $m3w ns"
 # The wait notices the flag within a few us (POLL's figure), then waits 80.
 t_within "masked C3 flag-write wakes: WakeLatency - 80 us in [0, 5] us (ns)" \
 	$((m3w - 80000)) 0 5000
+# Both see the same need_resched write: the masked wait's spin ends at its
+# first look after it, then waits 80 us; POLL's WakeLatency is that look
+# plus poll_idle's and cpuidle's exit. So masked C3 - 80 us is at most
+# POLL's (+ 0.5 us). Not POLL's plus a constant: which look sees the write
+# depends on where the launcher's vCPU turn ends, and the masked medians
+# fall in two modes, 80.5-80.6 and 81.9-82.1 us (POLL 1.84-1.90 us), which
+# failed "C3 - POLL = 80 +- 0.5" in one run of five.
 [ $poll = 0 ] ||
-	t_within "flag-write wakes: masked C3 - POLL = 80 us +- 0.5 (ns)" \
-		$((m3w - $(median s0 WakeLatency))) 79500 80500
+	t_within "flag-write wakes: masked C3 - 80 us within [0, POLL's + 0.5 us] (ns)" \
+		$((m3w - 80000)) 0 $(($(median s0 WakeLatency) + 500))
 grep "^cpu1 " /sys/kernel/debug/wult/stats | sed 's/^/# /'
 
 # ---- --wake-task and the measured CPU offline -------------------------------
