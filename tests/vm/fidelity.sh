@@ -15,6 +15,9 @@
 # timerlat tracer (6.12-rt), its IRQ latency median and wult's IntrLatency
 # median, measured back to back with the same period, agree within 0.5 us:
 # both are the hrtimer callback's time minus the expiry.
+# Cost: each traced datapoint is four trace events to record, report and
+# parse in the guest (~5 ms of host CPU): 1 s at LDist 100-1000 us gives
+# ~1800, and >= 1000 keeps 99.9% meaning "at most one in a thousand".
 # vm-cost: 25
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
@@ -34,7 +37,7 @@ t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
 
 trace-cmd record -q -C mono -b 16384 -e timer:hrtimer_start -e timer:hrtimer_expire_entry \
 	-e power:cpu_idle -e wult:datapoint -o f.dat \
-	sh -c "echo '0 ldist=100,1000' > $M; sleep 2; echo none > $M" > rec.out 2>&1
+	sh -c "echo '0 ldist=100,1000' > $M; sleep 1; echo none > $M" > rec.out 2>&1
 t_eq "trace-cmd record: exit 0" 0 $?
 # -N: no plugins, so wult:datapoint prints its fields (our libtraceevent
 # plugin would print latencies); -t: timestamps to the ns.
@@ -61,7 +64,7 @@ ev == "datapoint:" {
 	print f("seq"), f("ltime"), expires, f("tintr"), entry, f("tai"), exit_t
 }' f.txt > dp.txt
 n=$(wc -l < dp.txt)
-t_check "datapoints traced ($n)" test "$n" -ge 2000
+t_check "datapoints traced ($n)" test "$n" -ge 1000
 bad=$(awk '$2 != $3' dp.txt | wc -l)
 t_eq "LTime = the expiry its hrtimer was started with, every datapoint" 0 "$bad"
 # within2us NAME COL_STAMP COL_EVENT: the share of datapoints whose stamp
@@ -85,7 +88,7 @@ if grep -qw timerlat $T/available_tracers; then
 	echo > $T/trace
 	echo timerlat > $T/current_tracer
 	echo 1 > $T/tracing_on
-	sleep 2
+	sleep 1
 	echo 0 > $T/tracing_on
 	cp $T/trace timerlat.txt
 	echo nop > $T/current_tracer
@@ -93,7 +96,7 @@ if grep -qw timerlat $T/available_tracers; then
 		sort -n | awk '{ v[NR] = $1 } END { print NR, (NR ? v[int((NR + 1) / 2)] : -1) }')
 	echo > $T/trace
 	trace-cmd record -q -C mono -e wult:datapoint -o w.dat \
-		sh -c "echo '0 ldist=1000,1000' > $M; sleep 2; echo none > $M" > /dev/null 2>&1
+		sh -c "echo '0 ldist=1000,1000' > $M; sleep 1; echo none > $M" > /dev/null 2>&1
 	wl=$(trace-cmd report -N -i w.dat 2> /dev/null | awk '/datapoint:/ {
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); x[kv[1]] = kv[2] }
 		if (x["intr_off"] == 0) print x["tintr"] - x["ltime"] }' |
