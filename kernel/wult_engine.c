@@ -40,7 +40,8 @@
  * has each valid datapoint held, the next one armed as usual, until that
  * task runs and calls wult_engine_task_ran() with its TSC read (ttask):
  * the held datapoint goes out then, or without ttask when the next one is
- * emitted first; at the stop it is cancelled.
+ * emitted first; at the stop it is cancelled. Emitting and holding are
+ * wult_deliver.c's: the histograms, the tracepoints and the PMU's callback.
  *
  * What ends a datapoint arms the next (wult_rule_next()): at once, or,
  * when our interrupt found the CPU running a task, after a hold-off, so
@@ -67,8 +68,8 @@
 #include <asm/tsc.h>
 #include <trace/events/power.h>
 
+#include "wult_deliver.h"
 #include "wult_engine.h"
-#include "wult_hist.h"
 #include "wult_irqs.h"
 #include "wult_lbr.h"
 #include "wult_mstate.h"
@@ -114,11 +115,6 @@ struct wult_cpu {
 	struct rnd_state rnd;
 	struct wult_rec rec;	/* the datapoint being assembled */
 	struct wult_br_rec brrec;	/* its branch context */
-	/* A valid datapoint waiting for its task to run (src->hold()). */
-	bool held;
-	bool held_br;		/* held_brrec is its branch context */
-	struct wult_rec held_rec;
-	struct wult_br_rec held_brrec;
 	struct wult_stats stats;
 };
 
@@ -143,10 +139,6 @@ static bool wult_has_smi;
 static bool wult_has_lbr;
 static u32 wult_dp_flags;	/* WULT_DPF_* that hold for every datapoint */
 static bool wult_tsc_steady;	/* constant and nonstop: fixed at boot */
-
-/* Where datapoints go: the PMU's, set while it is registered. */
-static unsigned int (*wult_deliver_fn)(struct wult_rec *rec,
-				       struct wult_br_rec *brrec);
 
 static DEFINE_MUTEX(wult_probe_lock);
 static unsigned int wult_probe_users;	/* wult events in existence */
@@ -298,53 +290,17 @@ static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
 	wult_arm(wc);
 }
 
-/* A valid datapoint out, with its branch context if it has one. */
-static void wult_deliver(struct wult_cpu *wc, struct wult_rec *rec,
-			 struct wult_br_rec *brrec)
-{
-	unsigned int (*deliver)(struct wult_rec *rec, struct wult_br_rec *brrec);
-
-	wult_hist_add(&rec->dp);	/* the in-kernel histograms (wult_hist.c) */
-	if (brrec) {
-		wult_inc(&wc->stats.branches);
-		if (brrec->br.flags & WULT_BRF_OFF)
-			wult_inc(&wc->stats.branches_off);
-		trace_wake_branches(&brrec->br);
-	}
-	wult_inc(&wc->stats.emitted);
-	trace_datapoint(&rec->dp);
-	deliver = READ_ONCE(wult_deliver_fn);
-	if (deliver && deliver(rec, brrec))
-		wult_inc(&wc->stats.delivery_failed);
-}
-
-/* The held datapoint out as it is: its task did not run (ttask 0). */
-static void wult_release(struct wult_cpu *wc)
-{
-	if (!wc->held)
-		return;
-	wc->held = false;
-	wult_deliver(wc, &wc->held_rec, wc->held_br ? &wc->held_brrec : NULL);
-}
-
 void wult_engine_task_ran(u64 tsc)
 {
 	struct wult_cpu *wc = wult_cpu();
-	struct wult_dp *dp = &wc->held_rec.dp;
+	u64 ns = 0;
 
 	lockdep_assert_irqs_disabled();
-	if (!wc->active || !wc->held)
+	if (!wc->active)
 		return;
-	/* The task runs after the idle exit and its wake's handler. */
-	if (wc->src->clock == WULT_CLOCK_TSC && tsc_khz) {
-		u64 ns = mul_u64_u32_div(tsc, USEC_PER_SEC, tsc_khz);
-
-		if (ns >= dp->tai && ns >= dp->tintr) {
-			dp->ttask = ns;
-			dp->flags |= WULT_DPF_TASK;
-		}
-	}
-	wult_release(wc);
+	if (wc->src->clock == WULT_CLOCK_TSC && tsc_khz)
+		ns = mul_u64_u32_div(tsc, USEC_PER_SEC, tsc_khz);
+	wult_deliver_task_ran(&wc->stats, ns);
 }
 
 static void wult_emit(struct wult_cpu *wc, bool intr_off)
@@ -410,17 +366,11 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 		brrec = &wc->brrec;
 	}
 
-	/* One held for a task that has not run: out without it. */
-	wult_release(wc);
-	if (wc->src->hold && wc->src->hold()) {
-		wc->held_rec = wc->rec;
-		wc->held_br = brrec;
-		if (brrec)
-			wc->held_brrec = *brrec;
-		wc->held = true;
-	} else {
-		wult_deliver(wc, &wc->rec, brrec);
-	}
+	/* One held for a task that has not run goes out first, without it. */
+	if (wc->src->hold && wc->src->hold())
+		wult_deliver_hold(&wc->stats, &wc->rec, brrec);
+	else
+		wult_deliver(&wc->stats, &wc->rec, brrec);
 	/* After the delivery, so that its cost is not taken from LDist. */
 	wult_arm(wc);
 }
@@ -769,9 +719,8 @@ void wult_engine_stop(void)
 		return;
 	WRITE_ONCE(wc->active, false);
 	/* Its task has not run yet: the datapoint ends here, unemitted. */
-	if (wc->held)
+	if (wult_deliver_cancel())
 		wult_inc(&wc->stats.cancelled);
-	wc->held = false;
 	if (wc->armed || wc->holdoff)
 		wc->src->cancel();
 	/* An event fired but still waiting for its idle exit ends here too. */
@@ -863,12 +812,6 @@ u64 wult_engine_floor(unsigned int cpu, u64 *n)
 	if (!*n || !tsc_khz)
 		return 0;
 	return mul_u64_u32_div(READ_ONCE(s->floor_cyc), USEC_PER_SEC, tsc_khz);
-}
-
-void wult_engine_set_deliver(unsigned int (*deliver)(struct wult_rec *rec,
-						     struct wult_br_rec *brrec))
-{
-	WRITE_ONCE(wult_deliver_fn, deliver);
 }
 
 const struct wult_source *wult_engine_source(unsigned int cpu)

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult: a valid datapoint's way out of the engine.
+ *
+ * Every datapoint the engine emits goes to the in-kernel histograms
+ * (wult_hist.c), the wult:wake_branches and wult:datapoint tracepoints, and
+ * the delivery callback the PMU registers (wult_engine_set_deliver()), in
+ * that order. A source whose wake also wakes a task (ipi waketask, its
+ * hold() op) has its datapoint held here, one per CPU, until that task
+ * runs (wult_deliver_task_ran(), its run time as ttask), the next
+ * datapoint comes, or the measurement stops (cancelled). The engine stays
+ * the only caller, so output order is its order.
+ */
+#include <linux/percpu.h>
+#include <linux/tracepoint.h>
+
+#include "wult_deliver.h"
+#include "wult_hist.h"
+#include "wult_trace.h"
+
+struct wult_outbox {
+	bool held;
+	bool held_br;		/* brrec is rec's branch context */
+	struct wult_rec rec;
+	struct wult_br_rec brrec;
+};
+
+static DEFINE_PER_CPU(struct wult_outbox, wult_outboxes);
+
+/* Where datapoints go: the PMU's, set while it is registered. */
+static unsigned int (*wult_deliver_fn)(struct wult_rec *rec,
+				       struct wult_br_rec *brrec);
+
+/* Counters are read by debugfs from anywhere: single-copy-atomic stores. */
+static inline void wult_deliver_inc(u64 *counter)
+{
+	WRITE_ONCE(*counter, *counter + 1);
+}
+
+static void wult_out(struct wult_stats *st, struct wult_rec *rec,
+		     struct wult_br_rec *brrec)
+{
+	unsigned int (*deliver)(struct wult_rec *rec, struct wult_br_rec *brrec);
+
+	wult_hist_add(&rec->dp);
+	if (brrec) {
+		wult_deliver_inc(&st->branches);
+		if (brrec->br.flags & WULT_BRF_OFF)
+			wult_deliver_inc(&st->branches_off);
+		trace_wake_branches(&brrec->br);
+	}
+	wult_deliver_inc(&st->emitted);
+	trace_datapoint(&rec->dp);
+	deliver = READ_ONCE(wult_deliver_fn);
+	if (deliver && deliver(rec, brrec))
+		wult_deliver_inc(&st->delivery_failed);
+}
+
+/* The held datapoint out as it is: its task did not run (ttask 0). */
+static void wult_release(struct wult_stats *st)
+{
+	struct wult_outbox *ob = this_cpu_ptr(&wult_outboxes);
+
+	if (!ob->held)
+		return;
+	ob->held = false;
+	wult_out(st, &ob->rec, ob->held_br ? &ob->brrec : NULL);
+}
+
+void wult_deliver(struct wult_stats *st, struct wult_rec *rec,
+		  struct wult_br_rec *brrec)
+{
+	wult_release(st);
+	wult_out(st, rec, brrec);
+}
+
+void wult_deliver_hold(struct wult_stats *st, const struct wult_rec *rec,
+		       const struct wult_br_rec *brrec)
+{
+	struct wult_outbox *ob = this_cpu_ptr(&wult_outboxes);
+
+	wult_release(st);
+	ob->rec = *rec;
+	ob->held_br = brrec;
+	if (brrec)
+		ob->brrec = *brrec;
+	ob->held = true;
+}
+
+void wult_deliver_task_ran(struct wult_stats *st, u64 ns)
+{
+	struct wult_outbox *ob = this_cpu_ptr(&wult_outboxes);
+	struct wult_dp *dp = &ob->rec.dp;
+
+	if (!ob->held)
+		return;
+	/* The task runs after the idle exit and its wake's handler. */
+	if (ns && ns >= dp->tai && ns >= dp->tintr) {
+		dp->ttask = ns;
+		dp->flags |= WULT_DPF_TASK;
+	}
+	wult_release(st);
+}
+
+bool wult_deliver_cancel(void)
+{
+	struct wult_outbox *ob = this_cpu_ptr(&wult_outboxes);
+	bool held = ob->held;
+
+	ob->held = false;
+	return held;
+}
+
+void wult_engine_set_deliver(unsigned int (*deliver)(struct wult_rec *rec,
+						     struct wult_br_rec *brrec))
+{
+	WRITE_ONCE(wult_deliver_fn, deliver);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wult: the engine's way out for a valid datapoint (wult_deliver.c).
+ * Private to the engine (wult_engine.c): IRQs off, on the measured CPU.
+ */
+#ifndef _WULT_DELIVER_H
+#define _WULT_DELIVER_H
+
+#include <linux/types.h>
+
+#include "wult_engine.h"
+
+/**
+ * wult_deliver() - a datapoint out now
+ * @st: the CPU's counters (emitted, branches, delivery_failed)
+ * @rec: the datapoint
+ * @brrec: its branch context, or NULL
+ *
+ * Into the in-kernel histograms, the wult:wake_branches and
+ * wult:datapoint tracepoints, and the callback wult_engine_set_deliver()
+ * registered. Releases a held datapoint first: output stays in order.
+ */
+void wult_deliver(struct wult_stats *st, struct wult_rec *rec,
+		  struct wult_br_rec *brrec);
+
+/**
+ * wult_deliver_hold() - keep a datapoint until the task its wake woke runs
+ * @st: the CPU's counters
+ * @rec: the datapoint, copied
+ * @brrec: its branch context, copied, or NULL
+ *
+ * One is held per CPU: one held before goes out first, without a run time.
+ */
+void wult_deliver_hold(struct wult_stats *st, const struct wult_rec *rec,
+		       const struct wult_br_rec *brrec);
+
+/**
+ * wult_deliver_task_ran() - the held datapoint out with its task's run time
+ * @st: the CPU's counters
+ * @ns: when the task ran, in the datapoint's time base; 0: unknown
+ *
+ * A run time before the datapoint's TAI or TIntr is not this wake's task:
+ * the datapoint goes out without it.
+ */
+void wult_deliver_task_ran(struct wult_stats *st, u64 ns);
+
+/**
+ * wult_deliver_cancel() - drop the held datapoint, if any
+ *
+ * Return: whether one was held (the caller counts it cancelled).
+ */
+bool wult_deliver_cancel(void);
+
+#endif /* _WULT_DELIVER_H */
