@@ -272,16 +272,15 @@ echo "# masked C3 flag-write wakes: WakeLatency median $m3w ns"
 # The wait notices the flag within a few us (POLL's figure), then waits 80.
 t_within "masked C3 flag-write wakes: WakeLatency - 80 us in [0, 5] us (ns)" \
 	$((m3w - 80000)) 0 5000
-# Both see the same need_resched write: the masked wait's spin ends at its
-# first look after it, then waits 80 us; POLL's WakeLatency is that look
-# plus poll_idle's and cpuidle's exit. So masked C3 - 80 us is at most
-# POLL's (+ 0.5 us). Not POLL's plus a constant: which look sees the write
-# depends on where the launcher's vCPU turn ends, and the masked medians
-# fall in two modes, 80.5-80.6 and 81.9-82.1 us (POLL 1.84-1.90 us), which
-# failed "C3 - POLL = 80 +- 0.5" in one run of five.
+# Both see the same need_resched write, and C3 then waits its 80 us. When
+# the polling side first looks after the write depends on where the
+# launcher vCPU's turn ends (QEMU's round-robin TCG): each run's medians
+# fall in one of two modes 1.4 us apart, POLL 0.53 or 1.84-1.90 us,
+# masked C3 80.53-80.59 or 81.85-82.08 us, not always the same one for
+# both (C3 - POLL measured 78.7, 80.0-80.2 and 81.4 us). Hence 80 +- 1.5.
 [ $poll = 0 ] ||
-	t_within "flag-write wakes: masked C3 - 80 us within [0, POLL's + 0.5 us] (ns)" \
-		$((m3w - 80000)) 0 $(($(median s0 WakeLatency) + 500))
+	t_within "flag-write wakes: masked C3 - POLL = 80 us +- 1.5, the vCPU turn (ns)" \
+		$((m3w - $(median s0 WakeLatency))) 78500 81500
 grep "^cpu1 " /sys/kernel/debug/wult/stats | sed 's/^/# /'
 
 # ---- --wake-task and the measured CPU offline -------------------------------
