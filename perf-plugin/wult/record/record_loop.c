@@ -35,7 +35,12 @@
 #define POLL_MS		25
 /* ...and the file synced (s): a killed wult record loses at most both. */
 #define SYNC_EVERY_S	0.05
-/* wult.ko's counters are checked this often (s), for a low yield. */
+/*
+ * wult.ko's counters are checked this often (s), for a low yield, the
+ * first time sooner: a range that yields nothing is said within a quarter
+ * of a second (200 ended datapoints, the check's minimum, take a few ms).
+ */
+#define YIELD_FIRST_S	0.25
 #define YIELD_EVERY_S	1.0
 /* The measured CPUs' online state is checked this often (s). */
 #define HOTPLUG_EVERY_S	0.25
@@ -336,7 +341,7 @@ void rec_loop_free(struct rec_state *st)
 double rec_loop_run(struct rec_state *st, const struct rec_opts *o, struct perf_evlist *evlist)
 {
 	double t0 = now_s(), last_sync = 0, last_hp = 0, t;
-	double last_yield = 0;
+	double next_yield = YIELD_FIRST_S;
 	struct wult_progress prog;
 	char line[160];
 	int ret;
@@ -353,9 +358,9 @@ double rec_loop_run(struct rec_state *st, const struct rec_opts *o, struct perf_
 			check_hotplug(st, o, t);
 			last_hp = t;
 		}
-		if (t - last_yield >= YIELD_EVERY_S) {
+		if (t >= next_yield) {
 			rec_yield_poll(st->yield, prog.midline);
-			last_yield = t;
+			next_yield = t + YIELD_EVERY_S;
 		}
 		if (stop_signal || st->failed || st->hp_stop || rec_stop_hit(st->stop) ||
 		    (o->count && st->samples >= o->count) ||
