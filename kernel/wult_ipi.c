@@ -405,7 +405,6 @@ static int wult_ipi_get(int cpu, u64 config2)
 static void wult_ipi_put(int cpu)
 {
 	struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
-
 	struct task_struct *task = NULL;
 
 	mutex_lock(&wult_ipi_lock);
