@@ -68,13 +68,8 @@ int dpctr_add(struct dpctr *dp, uint64_t id, const char *name)
 	dp->prev_t = calloc(DPCTR_MAX_CPUS, sizeof(*dp->prev_t));
 	if (dp->prev && dp->have_prev && dp->prev_t)
 		return 0;
-	dp->nctrs--;
-	free(dp->prev);
-	free(dp->have_prev);
-	free(dp->prev_t);
-	dp->prev = NULL;
-	dp->have_prev = NULL;
-	dp->prev_t = NULL;
+	/* The arrays are made with the first counter: none is left. */
+	dpctr_free(dp);
 	return -ENOMEM;
 }
 
