@@ -31,12 +31,6 @@ static DEFINE_PER_CPU(struct wult_outbox, wult_outboxes);
 static unsigned int (*wult_deliver_fn)(struct wult_rec *rec,
 				       struct wult_br_rec *brrec);
 
-/* Counters are read by debugfs from anywhere: single-copy-atomic stores. */
-static inline void wult_deliver_inc(u64 *counter)
-{
-	WRITE_ONCE(*counter, *counter + 1);
-}
-
 static void wult_out(struct wult_stats *st, struct wult_rec *rec,
 		     struct wult_br_rec *brrec)
 {
@@ -44,16 +38,16 @@ static void wult_out(struct wult_stats *st, struct wult_rec *rec,
 
 	wult_hist_add(&rec->dp);
 	if (brrec) {
-		wult_deliver_inc(&st->branches);
+		wult_stats_inc(&st->branches);
 		if (brrec->br.flags & WULT_BRF_OFF)
-			wult_deliver_inc(&st->branches_off);
+			wult_stats_inc(&st->branches_off);
 		trace_wake_branches(&brrec->br);
 	}
-	wult_deliver_inc(&st->emitted);
+	wult_stats_inc(&st->emitted);
 	trace_datapoint(&rec->dp);
 	deliver = READ_ONCE(wult_deliver_fn);
 	if (deliver && deliver(rec, brrec))
-		wult_deliver_inc(&st->delivery_failed);
+		wult_stats_inc(&st->delivery_failed);
 }
 
 /* The held datapoint out as it is: its task did not run (ttask 0). */

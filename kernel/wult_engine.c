@@ -125,15 +125,6 @@ static inline struct wult_cpu *wult_cpu(void)
 	return this_cpu_ptr(&wult_cpus);
 }
 
-/*
- * Counters are written only by their own CPU with IRQs off and read by
- * debugfs from anywhere: single-copy-atomic stores, no lock.
- */
-static inline void wult_inc(u64 *counter)
-{
-	WRITE_ONCE(*counter, *counter + 1);
-}
-
 static bool wult_has_mperf;
 static bool wult_has_smi;
 static bool wult_has_lbr;
@@ -172,7 +163,7 @@ static void wult_floor_take(struct wult_cpu *wc)
 		return;
 	WRITE_ONCE(s->floor_cyc, wult_floor_update(s->floor_cyc, s->floor_n,
 						   wc->tsc_bi - wc->arm_tsc));
-	wult_inc(&s->floor_n);
+	wult_stats_inc(&s->floor_n);
 }
 
 /* A datapoint armed or waiting for its second half, or a hold-off. */
@@ -222,11 +213,11 @@ static void wult_arm(struct wult_cpu *wc)
 	}
 	if (wc->src->arm(wult_rule_arm_ldist(ldist, lead), &ltime)) {
 		/* Retried at the next idle exit (wult_rule_rearm_at_exit()). */
-		wult_inc(&wc->stats.arm_failed);
+		wult_stats_inc(&wc->stats.arm_failed);
 		return;
 	}
 	wc->armed = true;
-	wult_inc(&wc->stats.armed);
+	wult_stats_inc(&wc->stats.armed);
 	dp->ldist = ldist;
 	dp->ltime = ltime;
 }
@@ -242,11 +233,11 @@ static void wult_hold_off(struct wult_cpu *wc, u64 ns)
 
 	wult_end(wc);
 	if (wc->src->arm(ns, &ltime)) {
-		wult_inc(&wc->stats.arm_failed);
+		wult_stats_inc(&wc->stats.arm_failed);
 		return;
 	}
 	wc->holdoff = true;
-	wult_inc(&wc->stats.held_off);
+	wult_stats_inc(&wc->stats.held_off);
 }
 
 /*
@@ -269,22 +260,22 @@ static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
 {
 	switch (v) {
 	case WULT_STALE_TAI:
-		wult_inc(&wc->stats.stale_tai);
+		wult_stats_inc(&wc->stats.stale_tai);
 		break;
 	case WULT_OTHER_INTR:
-		wult_inc(&wc->stats.other_intr);
+		wult_stats_inc(&wc->stats.other_intr);
 		break;
 	case WULT_OTHER_WAKE:
-		wult_inc(&wc->stats.other_wake);
+		wult_stats_inc(&wc->stats.other_wake);
 		break;
 	case WULT_TSC_UNSTABLE:
-		wult_inc(&wc->stats.tsc_unstable);
+		wult_stats_inc(&wc->stats.tsc_unstable);
 		break;
 	case WULT_NOT_IDLE:
-		wult_inc(&wc->stats.not_idle);
+		wult_stats_inc(&wc->stats.not_idle);
 		break;
 	default:
-		wult_inc(&wc->stats.invalid);
+		wult_stats_inc(&wc->stats.invalid);
 		break;
 	}
 	wult_arm(wc);
@@ -420,7 +411,7 @@ static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
 		return;
 	if (wc->woken) {
 		wc->woken = false;
-		wult_inc(&wc->stats.early_wake);
+		wult_stats_inc(&wc->stats.early_wake);
 	}
 	wc->entries++;
 	dp->req_cstate = state;
@@ -503,7 +494,7 @@ static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
 					 wc->ltime_ok, resched, pending);
 	if (v == WULT_EARLY_WAKE) {
 		/* Keep the event armed; TBI is retaken at the next entry. */
-		wult_inc(&wc->stats.early_wake);
+		wult_stats_inc(&wc->stats.early_wake);
 		return;
 	}
 	if (v != WULT_KEEP) {
@@ -633,7 +624,7 @@ static void wult_intr_not_idle(struct wult_cpu *wc)
 		wult_drop(wc, WULT_NOT_IDLE);
 		return;
 	}
-	wult_inc(&wc->stats.not_idle);
+	wult_stats_inc(&wc->stats.not_idle);
 	wult_hold_off(wc, wult_rule_holdoff_ns(idle_task));
 }
 
@@ -720,12 +711,12 @@ void wult_engine_stop(void)
 	WRITE_ONCE(wc->active, false);
 	/* Its task has not run yet: the datapoint ends here, unemitted. */
 	if (wult_deliver_cancel())
-		wult_inc(&wc->stats.cancelled);
+		wult_stats_inc(&wc->stats.cancelled);
 	if (wc->armed || wc->holdoff)
 		wc->src->cancel();
 	/* An event fired but still waiting for its idle exit ends here too. */
 	if (wc->armed || wc->fired)
-		wult_inc(&wc->stats.cancelled);
+		wult_stats_inc(&wc->stats.cancelled);
 	wc->armed = false;
 	wc->holdoff = false;
 	wc->paused = false;

@@ -55,6 +55,15 @@ struct wult_stats {
 	u64 floor_n;		/* arm-to-TBI times seen */
 };
 
+/*
+ * Counters are written only by their own CPU with IRQs off and read by
+ * debugfs from anywhere: single-copy-atomic stores, no lock.
+ */
+static inline void wult_stats_inc(u64 *counter)
+{
+	WRITE_ONCE(*counter, *counter + 1);
+}
+
 /**
  * wult_engine_init() - find the CPU's counters and seed the LDist picks
  *
