@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # host-lane: serial
 # DKMS: `make dkms-src` stages the module's sources with dkms.conf, and
-# `dkms add` + `dkms build` build wult.ko and wult_refidle.ko from them against the installed
-# Debian 6.1 and 6.12 headers. A private DKMS tree (--dkmstree) keeps the
-# system's DKMS state untouched; nothing is installed or loaded.
+# `dkms add` + `dkms build` build wult.ko and wult_refidle.ko from them
+# against the installed Debian 6.1 headers. One kernel: the host runs none
+# of ours, so the build shows -k is honoured; make builds all three
+# already, and a second dkms build cost ~20 s of CPU. A private DKMS tree
+# (--dkmstree) keeps the system's DKMS state untouched; nothing is
+# installed or loaded.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -27,7 +30,7 @@ mkdir -p "$tmp/tree"
 opts=(--sourcetree "$tmp/stage/usr/src" --dkmstree "$tmp/tree")
 dkms add -m wult -v "$ver" "${opts[@]}" > "$tmp/add" 2>&1
 t_eq "dkms add: exit 0" 0 $?
-for k in 6.1 6.12; do
+for k in 6.1; do
 	kd=$("$top/scripts/kdir" "$k") || { t_fail "no $k headers"; continue; }
 	kver=${kd#/usr/src/linux-headers-}
 	dkms build -m wult -v "$ver" -k "$kver" "${opts[@]}" > "$tmp/build-$k" 2>&1
@@ -44,6 +47,6 @@ for k in 6.1 6.12; do
 	done
 done
 dkms status -m wult "${opts[@]}" > "$tmp/status" 2>&1
-t_eq "dkms status: built for both" 2 "$(grep -c ': built' "$tmp/status")"
+t_eq "dkms status: built" 1 "$(grep -c ': built' "$tmp/status")"
 cat "$tmp/status"
 t_done

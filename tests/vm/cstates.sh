@@ -1,6 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-cost: 8
+# vm-kernels: 6.12
+# One kernel: user space on the wult event's samples, whose payload is the
+# same on every kernel (engine.sh and record.sh check it on each; the
+# tracepoint's, whose common fields differ on RT, plugin.sh and
+# report.sh); the other two kernels would cost ~30 s of host CPU each.
 # wult record --states, --deepest-state and --idle-governor against a real
 # cpuidle driver (wult_refidle: POLL C1 C2 C3): the measured datapoints'
 # requested states are only the chosen ones; the previous settings (one

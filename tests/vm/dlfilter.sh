@@ -1,6 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-cost: 25
+# vm-kernels: 6.12
+# One kernel: user space on the wult event's samples, whose payload is the
+# same on every kernel (engine.sh and record.sh check it on each; the
+# tracepoint's, whose common fields differ on RT, plugin.sh and
+# report.sh); the other two kernels would cost ~30 s of host CPU each.
 # The perf dlfilter (build/plugins/dlfilter/wult-filter.so) on a real recording: it
 # keeps exactly the datapoints an independent decoder (the python script)
 # selects with the same condition, and rejects bad expressions clearly.

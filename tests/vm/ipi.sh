@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 45
+# vm-cost: 30
 #
 # The ipi method (wult.ko's "ipi" source) against wult_refidle's known exit
 # latencies (exit_us=0,20,80), on the default machine: CPU 1 measured, CPU
@@ -254,7 +254,7 @@ t_check "rmmod wult_refidle" rmmod wult_refidle
 # irqs_off=4: C3 waits with interrupts masked and advertises polling, as
 # mwait does; the launch only writes need_resched. The wait notices it,
 # waits the injected 80 us and returns: the idle exit comes first, the
-# queued call runs after it. The spin costs host CPU (~40 s per guest
+# queued call runs after it. The spin costs host CPU (~15 s per guest
 # second): 30 datapoints, no counters, LDist 200-400 us (wult.ko stays
 # loaded: CPU 1's floor stays known).
 t_check "insmod wult_refidle exit_us=0,20,80 irqs_off=4" \

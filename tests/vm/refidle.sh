@@ -163,7 +163,7 @@ t_eq "no cpuidle driver after rmmod" none "$(cat /sys/devices/system/cpu/cpuidle
 # masked, the driver waits exit_us, the idle exit is stamped (TAI), then the
 # interrupt runs: the injected latency is in both latencies.
 # Cost: the IRQs-off C3 spins on the local APIC for all of its idle time,
-# ~40 s of host CPU per guest second against ~0 for hlt. wult record's
+# ~15 s of host CPU per guest second against ~0 for hlt. wult record's
 # counters (the idle accounting members) take ~0.75 s of idle guest time
 # to open, so every recording of this section is made without them
 # (--no-counters: ~10 ms); no check reads them, and the recordings

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 20
+# vm-cost: 12
 # Wakes by something else just before LTime are not timer wakes
 # (Documentation/kernel.md, rule C and other_wake). CPU 1 sleeps in
 # wult_refidle's C3, left with interrupts off (irqs_off=4, exit 80 us) and
@@ -26,7 +26,7 @@
 # on 6.12 with the arm dated at the exit (both pulled down a few us by
 # ticks that retake TBI). The bound, 134 us, is 5 standard errors of the
 # mean (1.7 us over 300 datapoints) from either.
-# Cost: the IRQs-off C3 spins while it waits (~40 s of host CPU per guest
+# Cost: the IRQs-off C3 spins while it waits (~15 s of host CPU per guest
 # second): C3 is enabled only while measuring, ~0.1 guest s.
 . "$WULT_SRC/tests/lib.sh"
 

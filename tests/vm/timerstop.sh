@@ -110,7 +110,7 @@ t_check "rmmod wult_refidle" rmmod wult_refidle
 # IRQs off: the exit probe runs before the interrupt, which then carries
 # the injected latency: IntrLatency = 80 us +- 1 over the IRQs-on C3's of
 # the same source (B), whose IntrLatency is the broadcast device's path to
-# our callback alone. The spin stands in for the sleep (about 40 s of
+# our callback alone. The spin stands in for the sleep (about 15 s of
 # host CPU per guest second), hence a shorter LDist and fewer datapoints,
 # and no idle accounting counters (their opening spins 0.75 s, see
 # refidle.sh).
