@@ -68,6 +68,7 @@
 #define BATCH		16384				/* values counted at once */
 #define PART_SHIFT	14				/* 16 KiB of counters */
 #define NPART		(EXACT_N >> PART_SHIFT)
+#define SPARSE_LEAF	64				/* leaf total: word scan below */
 #define OUT_MIN		1024				/* first array of values beyond */
 #define LBATCH		4096				/* values beyond counted at once */
 
@@ -80,6 +81,11 @@ struct wult_stats {
 	uint8_t *c8;		/* EXACT_N byte counters (mmap'ed) */
 	uint64_t **wide;	/* NLEAVES: a leaf's u64 counters, once promoted */
 	uint64_t *lsum;		/* NLEAVES: each leaf's total */
+	/* Leaves with a count lie in [llo, lhi] (llo = NLEAVES: none). Loops
+	 * over the leaves stay in it: latencies use a few of 8192, and a
+	 * report summarises dozens of objects.
+	 */
+	uint32_t llo, lhi;
 	/* log part: buckets by |v| for v >= E and v <= -E, and the values'
 	 * exact count, extremes and sums (rare values: the slow path) */
 	uint64_t *pos, *neg;
@@ -127,6 +133,7 @@ int wult_stats_new(struct wult_stats **out)
 		return -ENOMEM;
 	}
 	st->bmin = UINT32_MAX;
+	st->llo = NLEAVES;
 	st->mem = sizeof(*st) + NLEAVES * (sizeof(*st->wide) + sizeof(*st->lsum)) +
 		  2 * BATCH * sizeof(*st->batch) + LBATCH * sizeof(*st->lbatch);
 	*out = st;
@@ -192,6 +199,16 @@ static int promote(struct wult_stats *st, uint32_t l)
 	return 0;
 }
 
+/* Leaf @l gets its first count. */
+static inline void leaf_used(struct wult_stats *st, uint32_t l)
+{
+	st->mem += LEAF_N;
+	if (l < st->llo)
+		st->llo = l;
+	if (l > st->lhi)
+		st->lhi = l;
+}
+
 /* Counts @cnt times the value at index @i of the exact part. */
 static int count_exact(struct wult_stats *st, uint64_t i, uint64_t cnt)
 {
@@ -200,7 +217,7 @@ static int count_exact(struct wult_stats *st, uint64_t i, uint64_t cnt)
 	if (!st->wide[l] && st->c8[i] + cnt > 0xff && promote(st, l))
 		return -ENOMEM;
 	if (!st->lsum[l])
-		st->mem += LEAF_N;
+		leaf_used(st, l);
 	st->lsum[l] += cnt;
 	if (st->wide[l])
 		st->wide[l][i & (LEAF_N - 1)] += cnt;
@@ -338,7 +355,7 @@ static inline void count_one(struct wult_stats *st, uint32_t i)
 		return;
 	} else {
 		if (!st->lsum[l])
-			st->mem += LEAF_N;
+			leaf_used(st, l);
 		st->c8[i]++;
 	}
 	st->lsum[l]++;
@@ -513,7 +530,7 @@ static int walk(const struct wult_stats *st, int (*fn)(int64_t, uint64_t, void *
 	for (i = NLOG; st->spilled && i-- > 0;)
 		if (st->neg[i] && (ret = fn(-(int64_t)log_mid(i), st->neg[i], ctx)))
 			return ret;
-	for (l = 0; l < NLEAVES; l++) {
+	for (l = st->llo; l <= st->lhi && l < NLEAVES; l++) {
 		int64_t base = (int64_t)((uint64_t)l << LEAF_BITS) - WULT_STATS_EXACT;
 
 		if (!st->lsum[l])
@@ -561,6 +578,20 @@ static void leaf_sums(const struct wult_stats *st, uint32_t l, uint64_t *a, uint
 			sa += (uint64_t)i * w[i];
 			sb += (uint64_t)i * i * w[i];
 		}
+	} else if (st->lsum[l] < SPARSE_LEAF) {
+		/* A few values: skip the zero words (reports summarise
+		 * hundreds of such leaves per SilentTime or LDist).
+		 */
+		for (i = 0; i < LEAF_N; i += 8) {
+			uint64_t word;
+			uint32_t j;
+
+			memcpy(&word, c + i, sizeof(word));
+			for (j = i; word && j < i + 8; j++) {
+				sa += j * (uint32_t)c[j];
+				sb += (uint64_t)(j * j) * c[j];
+			}
+		}
 	} else {
 		for (i = 0; i < LEAF_N; i++) {
 			sa += i * (uint32_t)c[i];
@@ -598,7 +629,7 @@ static void moments(const struct wult_stats *st, struct moments *m)
 	m->max = st->lmax;
 	m->s1 = st->ls1;
 	m->s2 = st->ls2;
-	for (l = 0; l < NLEAVES; l++) {
+	for (l = st->llo; l <= st->lhi && l < NLEAVES; l++) {
 		__int128 base = (int64_t)((uint64_t)l << LEAF_BITS) - WULT_STATS_EXACT;
 		uint64_t c = st->lsum[l], a, b;
 
@@ -655,8 +686,10 @@ static int64_t at_rank(const struct wult_stats *st, uint64_t k, int64_t min, int
 	for (i = NLOG; st->spilled && i-- > 0; k -= st->neg[i])
 		if (k < st->neg[i])
 			return -(int64_t)log_mid(i) < min ? min : -(int64_t)log_mid(i);
-	for (l = 0; l < NLEAVES && k >= st->lsum[l]; l++)
+	for (l = st->llo; l <= st->lhi && k >= st->lsum[l]; l++)
 		k -= st->lsum[l];
+	if (l > st->lhi)
+		l = NLEAVES;
 	for (i = 0; l < NLEAVES && i < LEAF_N; i++, k -= n) {
 		n = leaf_count(st, l, i);
 		if (k < n)
@@ -798,7 +831,7 @@ static int merge_leaf(struct wult_stats *dst, const struct wult_stats *src, uint
 		dw[i] += leaf_count(src, l, i);
 done:
 	if (!dst->lsum[l])
-		dst->mem += LEAF_N;
+		leaf_used(dst, l);
 	dst->lsum[l] += src->lsum[l];
 	return 0;
 }
@@ -819,10 +852,13 @@ int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
 	ret = merge_out(dst, src);
 	if (ret)
 		return ret;
-	for (l = 0; l < NLEAVES; l++)
+	for (l = src->llo; l <= src->lhi && l < NLEAVES; l++)
 		if (src->lsum[l] && (ret = merge_leaf(dst, src, l)))
 			return ret;
-	for (i = 0; i < NLOG; i++) {
+	/* Buckets count values beyond only: none without one (and adding
+	 * zeros would fault in 512 KiB of @dst's).
+	 */
+	for (i = 0; src->nlog && i < NLOG; i++) {
 		dst->pos[i] += src->pos[i];
 		dst->neg[i] += src->neg[i];
 	}
