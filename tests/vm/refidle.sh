@@ -59,12 +59,16 @@ decode() {
 }
 
 # record NAME LDIST COUNT [ARGS]: datapoints of CPU C decoded to NAME.txt.
-record() {
+# rec NAME LDIST COUNT [ARGS]: the recording alone; record also decodes it.
+rec() {
 	local name=$1 ldist=$2 count=$3
 	shift 3
 	wult record -q -C $C -c "$count" --ldist "$ldist" "$@" -o "$W/$name.data" \
 		2> "$W/$name.err"
-	decode "$name"
+}
+record() {
+	rec "$@"
+	decode "$1"
 }
 
 only() {
@@ -170,14 +174,19 @@ t_eq "no cpuidle driver after rmmod" none "$(cat /sys/devices/system/cpu/cpuidle
 # compared with each other are all made so. One state is enabled at a
 # time, so LDist chooses nothing but how long the CPU waits, which in C3
 # is that spin: 500-1000 us, half the range above, for all of them.
+# C1 (hlt) while decoding, and expedited RCU grace periods (poll.sh) for
+# wult record's opens and closes of its event, which wait for them while
+# the CPU spins; none is waited for while datapoints are taken.
+{ echo 0 > /sys/kernel/rcu_normal && echo 1 > /sys/kernel/rcu_expedited; } 2> /dev/null
 t_check "insmod wult_refidle irqs_off=4" \
 	insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 irqs_off=4
 insmod "$WULT_KO" lbr=fake
 for s in 1 3; do
 	only $s
-	record off$s 500,1000 100 --no-branches --no-counters
+	rec off$s 500,1000 100 --no-branches --no-counters
+	only 1
+	decode off$s
 done
-only 1
 n3=$(awk '$10 == 3' "$W/off3.txt" | wc -l)
 o3=$(awk '$10 == 3 && $11 == 1' "$W/off3.txt" | wc -l)
 t_check "C3 datapoints: every one IntrOff=1 ($o3 of $n3)" test "$n3" -eq 100 -a "$o3" -eq "$n3"
@@ -201,9 +210,10 @@ t_eq "IntrOff=1: TAI before TIntr" 0 "$bad"
 # must not move. C1 shows the IntrOff=0 path, IRQs-off C3 the IntrOff=1 one.
 for s in 1 3; do
 	only $s
-	record br$s 500,1000 100 --no-counters
+	rec br$s 500,1000 100 --no-counters
+	only 1
+	decode br$s
 done
-only 1
 # The one python decode: it reads the branch contexts, and its datapoints
 # must be the C decoder's to the ns (every column the checks read).
 perf script -i "$W/br1.data" -s "$DEC" 2>/dev/null > "$W/br1.py"
