@@ -74,6 +74,15 @@ t_need_icount() {
 	exit 1
 }
 
+# rcu_expedite: expedited RCU grace periods, which end at once. Opening and
+# closing a wult event waits for grace periods; a CPU that polls or spins
+# meanwhile costs host CPU for every guest ns of the wait. rcu_normal, set
+# by PREEMPT_RT kernels after boot, overrides them, so it is cleared.
+# Non-zero when they cannot be set.
+rcu_expedite() {
+	{ echo 0 > /sys/kernel/rcu_normal && echo 1 > /sys/kernel/rcu_expedited; } 2> /dev/null
+}
+
 # cstate_only DIR N|all: enable only idle state N (or all of them) of a
 # CPU's cpuidle directory DIR.
 cstate_only() {

@@ -121,23 +121,20 @@ case $(uname -r) in
 esac
 # wult record's opens and closes of its event wait for RCU grace periods
 # while CPU 1 polls (~35 ms of guest time each, about a second of host
-# CPU): expedited ones end at once (as poll.sh; rcu_normal, set by RT
-# kernels after boot, overrides them). No grace period is waited for while
+# CPU): expedited ones around these recordings (rcu_expedite, lib.sh),
+# the kernel's own afterwards. No grace period is waited for while
 # datapoints are taken.
-rcu_fast() {
-	{ echo 0 > /sys/kernel/rcu_normal && echo 1 > /sys/kernel/rcu_expedited; } 2> /dev/null
-}
 rcu_normal=$(cat /sys/kernel/rcu_normal 2> /dev/null)
-rcu_slow() {
+rcu_restore() {
 	{ echo 0 > /sys/kernel/rcu_expedited && echo "$rcu_normal" > /sys/kernel/rcu_normal; } 2> /dev/null
 }
 if [ $poll = 1 ]; then
-	rcu_fast
+	rcu_expedite
 	cstate_only $CPUIDLE 0
 	wult record -q -C 1 -c 50 --ldist 20,60 --method ipi --launcher 0 \
 		--no-counters -o "$W/s0.data" 2> "$W/s0.err"
 	cstate_only $CPUIDLE all
-	rcu_slow
+	rcu_restore
 	csv s0
 fi
 cstate_only $CPUIDLE all
@@ -274,13 +271,13 @@ t_check "rmmod wult_refidle" rmmod wult_refidle
 t_check "insmod wult_refidle exit_us=0,20,80 irqs_off=4" \
 	insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 irqs_off=4
 cstate_only $CPU0 1
-rcu_fast
+rcu_expedite
 cstate_only $CPUIDLE 3
 wult record -q -C 1 -c 30 --ldist 200,400 --method ipi --launcher 0 \
 	--no-counters -o "$W/m3.data" 2> "$W/m3.err"
 # Idle in C1 from here: C3 would spin through every idle period.
 cstate_only $CPUIDLE 1
-rcu_slow
+rcu_restore
 csv m3
 flagwake m3 C3 30
 m3w=$(median m3 WakeLatency)

@@ -174,10 +174,10 @@ t_eq "no cpuidle driver after rmmod" none "$(cat /sys/devices/system/cpu/cpuidle
 # compared with each other are all made so. One state is enabled at a
 # time, so LDist chooses nothing but how long the CPU waits, which in C3
 # is that spin: 500-1000 us, half the range above, for all of them.
-# C1 (hlt) while decoding, and expedited RCU grace periods (poll.sh) for
+# C1 (hlt) while decoding, and expedited RCU grace periods (rcu_expedite) for
 # wult record's opens and closes of its event, which wait for them while
 # the CPU spins; none is waited for while datapoints are taken.
-{ echo 0 > /sys/kernel/rcu_normal && echo 1 > /sys/kernel/rcu_expedited; } 2> /dev/null
+rcu_expedite
 t_check "insmod wult_refidle irqs_off=4" \
 	insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 irqs_off=4
 insmod "$WULT_KO" lbr=fake

@@ -111,7 +111,7 @@ t_check "rmmod wult_refidle" rmmod wult_refidle
 # wait (expedited grace periods make the unload itself far shorter). A
 # liveness check: the old unload, which did not wait, passed it too (the
 # guests did not show the race); kernel.md says why the wait is needed.
-{ echo 0 > /sys/kernel/rcu_normal && echo 1 > /sys/kernel/rcu_expedited; } 2> /dev/null
+rcu_expedite
 t_check "insmod wult_refidle exit_us=0,20,20000 irqs_off=4" \
 	insmod "$WULT_REFIDLE_KO" exit_us=0,20,20000 irqs_off=4
 states 0 1

@@ -117,10 +117,9 @@ t_check "rmmod wult_refidle" rmmod wult_refidle
 # refidle.sh).
 ON_MASKED='o == 1 && i - b >= 79 && i - b <= 81'
 # wult record's opens and closes of its event wait for RCU grace periods
-# while CPU 1 spins: expedited ones end at once (poll.sh; rcu_normal, set
-# by RT kernels after boot, overrides them). None is waited for while
-# datapoints are taken.
-{ echo 0 > /sys/kernel/rcu_normal && echo 1 > /sys/kernel/rcu_expedited; } 2> /dev/null
+# while CPU 1 spins: expedited ones (rcu_expedite) end at once. None is
+# waited for while datapoints are taken.
+rcu_expedite
 t_check "insmod wult_refidle timer_stop=1 irqs_off=4" \
 	insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 timer_stop=1 irqs_off=4 ||
 	{ t_done; exit 1; }
