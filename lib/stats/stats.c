@@ -530,7 +530,7 @@ static int walk(const struct wult_stats *st, int (*fn)(int64_t, uint64_t, void *
 	for (i = NLOG; st->spilled && i-- > 0;)
 		if (st->neg[i] && (ret = fn(-(int64_t)log_mid(i), st->neg[i], ctx)))
 			return ret;
-	for (l = st->llo; l <= st->lhi && l < NLEAVES; l++) {
+	for (l = st->llo; l <= st->lhi; l++) {
 		int64_t base = (int64_t)((uint64_t)l << LEAF_BITS) - WULT_STATS_EXACT;
 
 		if (!st->lsum[l])
@@ -629,7 +629,7 @@ static void moments(const struct wult_stats *st, struct moments *m)
 	m->max = st->lmax;
 	m->s1 = st->ls1;
 	m->s2 = st->ls2;
-	for (l = st->llo; l <= st->lhi && l < NLEAVES; l++) {
+	for (l = st->llo; l <= st->lhi; l++) {
 		__int128 base = (int64_t)((uint64_t)l << LEAF_BITS) - WULT_STATS_EXACT;
 		uint64_t c = st->lsum[l], a, b;
 
@@ -852,7 +852,7 @@ int wult_stats_merge(struct wult_stats *dst, const struct wult_stats *src)
 	ret = merge_out(dst, src);
 	if (ret)
 		return ret;
-	for (l = src->llo; l <= src->lhi && l < NLEAVES; l++)
+	for (l = src->llo; l <= src->lhi; l++)
 		if (src->lsum[l] && (ret = merge_leaf(dst, src, l)))
 			return ret;
 	/* Buckets count values beyond only: none without one (and adding
