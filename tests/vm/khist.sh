@@ -63,7 +63,9 @@ t_eq "reset: no bin rows left" 0 "$(grep -c $'^ *[0-9]*\t' $H/wake_latency/CPU1)
 t_check "writing 0 to reset is refused" sh -c "! echo 0 > $H/reset 2>/dev/null"
 
 # ---- against the recorded samples ---------------------------------------------
-perf record -q -R -e wult/datapoints/ -C 1 -o rec.data -- sleep 3 2> rec.err
+# 1 s: ~500 datapoints; every check below is an equality or "within one
+# bin", and wult-decode.py costs ~2.5 ms of host CPU a datapoint under TCG.
+perf record -q -R -e wult/datapoints/ -C 1 -o rec.data -- sleep 1 2> rec.err
 perf script -i rec.data -s "$DEC" 2>/dev/null | awk '$1 == "raw"' > rec.txt
 cat $H/wake_latency/CPU1 > wake2.txt
 cat $H/intr_latency/CPU1 > intr2.txt
@@ -148,7 +150,7 @@ inband=$(awk -v b="$lo" '/^#Total/ {} /^ *[0-9]+\t/ { if ($1 < b) s += $2 } END 
 t_eq "band [0, $lo us) = histogram rows below $lo us" "$inband" "$below"
 # Sampling a band: perf record keeps only its datapoints, which the
 # python decoder and wult report both take as datapoints.
-perf record -q -R -e "wult/wake_band,band_lo=$lo,period=1/" -C 1 -o band.data -- sleep 3 2> bandrec.err
+perf record -q -R -e "wult/wake_band,band_lo=$lo,period=1/" -C 1 -o band.data -- sleep 1 2> bandrec.err
 perf script -i band.data -s "$DEC" 2>/dev/null | awk '$1 == "raw"' > band.txt
 nb=$(wc -l < band.txt)
 t_check "band sampling recorded datapoints ($nb)" test "$nb" -ge 10
