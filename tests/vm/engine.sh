@@ -97,7 +97,7 @@ cnt=$(perf stat -a -A -e wult/datapoints/ -x, -- sleep 0.5 2>&1 >/dev/null |
 t_eq "perf stat -a measures every CPU" "$(grep -c ^processor /proc/cpuinfo)" "$cnt"
 # The same run: the count read with each sample (:S) equals the samples.
 # (PERF_SAMPLE_READ needs --no-inherit.)
-rec --no-inherit -R -e '{wult/datapoints/}:S' -C 1 -o "$W/read.data" -- sleep 0.5
+rec --no-inherit -R -e '{wult/datapoints/}:S' -C 1 -o "$W/read.data" -- sleep 0.3
 decode "$W/read.data" "$W/read.raw"
 awk '!seen[$0]++' "$W/read.raw" > "$W/read.txt"	# perf's repeats, as above
 n=$(wc -l < "$W/read.txt")
@@ -106,7 +106,7 @@ t_check "samples in the :S run ($n)" test "$n" -gt 0
 t_eq "event count == sample count (same run)" "$n" "$last"
 
 # ---- 3. the tracepoint agrees with the raw samples -------------------------
-rec -R -e wult/datapoints/ -e wult:datapoint -C 1 -o "$W/tp.data" -- sleep 0.5
+rec -R -e wult/datapoints/ -e wult:datapoint -C 1 -o "$W/tp.data" -- sleep 0.3
 perf script -i "$W/tp.data" 2>/dev/null > "$W/tp.script"
 # The format's print fmt, or perf-plugin's nicer one when it is loaded.
 t_check "perf script prints named tracepoint fields" \
@@ -136,7 +136,7 @@ done
 # ---- 5. two events, different LDist ranges, on one CPU --------------------
 rec -R -e wult/datapoints,ldist_min=100,ldist_max=1000/ \
 	-e wult/datapoints,ldist_min=2000,ldist_max=3000/ -C 1 \
-	-o "$W/two.data" -- sleep 0.5
+	-o "$W/two.data" -- sleep 0.3
 decode "$W/two.data" "$W/two.txt"
 n1=$(grep -c 'ldist_min=100,' "$W/two.txt") n2=$(grep -c 'ldist_min=2000,' "$W/two.txt")
 bad=$(awk '/ldist_min=100,/ && ($9 < 100000 || $9 > 1000000) { print }
