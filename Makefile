@@ -117,10 +117,10 @@ $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/libwult.a
 	@mkdir -p $(dir $@)
 	$(CC) $(san_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Helpers of the test harness (scripts/vm-run) and of host tests.
-$(BUILD)/rel/tools/%: $(BUILD)/rel/tests/tools/%.o
+# Helpers of the test harness (scripts/vm-run), of host and of VM tests.
+$(BUILD)/rel/tools/%: $(BUILD)/rel/tests/tools/%.o $(BUILD)/rel/libwult.a
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ -lelf
+	$(CC) $(rel_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # test_pdwrite kills its writer before chosen pwrite() calls.
 $(BUILD)/san/tests/test_pdwrite: LDLIBS += -Wl,--wrap=pwrite

@@ -160,27 +160,47 @@ open_fails() {
 		t_fail "$name (rc=$rc: $(grep -m1 -i error "$W/bad.out"))"
 	fi
 }
+# refused NAME|ERRNO|EVENT...: each EVENT, opened on CPU 1 as perf record
+# opens it, fails with ERRNO; one evopen process for all of them (a perf
+# record each cost ~0.5 s of host CPU under TCG, perf's start).
+refused() {
+	local spec name errno i=0 evs=() got=()
+	for spec; do evs+=("${spec##*|}"); done
+	evopen 1 "${evs[@]}" > "$W/evopen.out" 2> "$W/evopen.err"
+	mapfile -t got < "$W/evopen.out"
+	for spec; do
+		name=${spec%%|*} errno=${spec#*|}
+		errno=${errno%%|*}
+		if [ "${got[$i]:-}" != "" ] && [ "${got[$i]##* }" = "$errno" ]; then
+			t_ok "$name"
+		else
+			t_fail "$name (evopen: '${got[$i]:-}' $(head -n 1 "$W/evopen.err"))"
+		fi
+		i=$((i + 1))
+	done
+}
+# Two through perf record itself, for what it tells its user.
 open_fails "ldist_min > ldist_max: EINVAL" 22 wult/ldist_min=200,ldist_max=100/ -C 1
-open_fails "ldist_max = 60000 us: EINVAL" 22 wult/ldist_max=60000/ -C 1
-open_fails "unknown kind: EINVAL" 22 wult/kind=99/ -C 1
-open_fails "a latency sum cannot sample: EINVAL" 22 wult/wake_latency_sum/ -C 1
-open_fails "unknown config bits: EINVAL" 22 wult/config=0x100000000000/ -C 1
-open_fails "config1 set: EINVAL" 22 wult/config1=1/ -C 1
-open_fails "state set on datapoints: EINVAL" 22 wult/datapoints,state=1/ -C 1
+open_fails "exclude_kernel (:u): EOPNOTSUPP" 95 wult/datapoints/u -C 1
 # The kind's terms (kernel/wult_pmu.c's wult_kinds[]): a state or a
-# source-specific term where the kind or the source takes none.
-open_fails "state set on a band kind: EINVAL" 22 wult/wake_band,state=1/ -C 1
-open_fails "launcher term with the hrt source: EINVAL" 22 wult/datapoints,launcher=1/ -C 1
+# source-specific term where the kind or the source takes none. Datapoints
+# happen in the kernel, in idle, on the host.
+refused "ldist_max = 60000 us: EINVAL|22|wult/ldist_max=60000/" \
+	"unknown kind: EINVAL|22|wult/kind=99/" \
+	"a latency sum cannot sample: EINVAL|22|wult/wake_latency_sum/" \
+	"unknown config bits: EINVAL|22|wult/config=0x100000000000/" \
+	"config1 set: EINVAL|22|wult/config1=1/" \
+	"state set on datapoints: EINVAL|22|wult/datapoints,state=1/" \
+	"state set on a band kind: EINVAL|22|wult/wake_band,state=1/" \
+	"launcher term with the hrt source: EINVAL|22|wult/datapoints,launcher=1/" \
+	"exclude_idle (:I): EOPNOTSUPP|95|wult/datapoints/I" \
+	"exclude_host (:G): EOPNOTSUPP|95|wult/datapoints/G"
 # The idle accounting kinds take no LDist, source or source term (perf
 # stat calls every refusal <not supported>).
 perf stat -x, -e wult/idle_time,ldist_max=100/ -e wult/idle_entries,source=1/ \
 	-e wult/idle_irqs,device=1/ -C 1 -- true 2> "$W/bad.out"
 t_eq "idle kinds with LDist, source or device terms: refused" 3 \
 	"$(grep -c '<not supported>' "$W/bad.out")"
-# Datapoints happen in the kernel, in idle, on the host.
-open_fails "exclude_kernel (:u): EOPNOTSUPP" 95 wult/datapoints/u -C 1
-open_fails "exclude_idle (:I): EOPNOTSUPP" 95 wult/datapoints/I -C 1
-open_fails "exclude_host (:G): EOPNOTSUPP" 95 wult/datapoints/G -C 1
 # The LDist floor (kernel/wult_rules.h), known on CPU 1 after the runs
 # above: an LDist max below it is refused, the log naming the minimum, and
 # that minimum is accepted. ldist_max=0 means the default range, so a floor
@@ -190,8 +210,7 @@ fmin=$(((fl + 999) / 1000))
 echo "# CPU 1 LDist floor: $fl ns over $fn arm-to-idle times"
 t_check "LDist floor known ($fn >= 100 times, $fl ns)" test "$fn" -ge 100 -a "$fl" -gt 0
 if [ "$fmin" -ge 2 ]; then
-	open_fails "ldist_max $((fmin - 1)) us, below the floor: EINVAL" 22 \
-		wult/ldist_max=$((fmin - 1))/ -C 1
+	refused "ldist_max $((fmin - 1)) us, below the floor: EINVAL|22|wult/ldist_max=$((fmin - 1))/"
 	t_check "the kernel log names the floor and the minimum ($fmin us)" sh -c \
 		"dmesg | grep -q 'CPU1: LDist max $((fmin - 1)) us is below the CPU.s floor of $fl ns .*minimum LDist max is $fmin us'"
 	# Measuring without perf goes through the same event_init.
