@@ -49,6 +49,7 @@ BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/rel/bench/%,$(BENCH_SRCS))
 TOOLS   := $(patsubst tests/tools/%.c,$(BUILD)/rel/tools/%,$(TOOL_SRCS))
 WULT    := $(BUILD)/rel/wult
 WULT_SAN := $(BUILD)/san/wult
+REPLAYS := $(patsubst tests/fuzz/%.c,$(BUILD)/san/fuzz/%,$(FUZZ_SRCS))
 
 # The three Debian kernels every kernel test runs on.
 KTAGS   := 6.1 6.12 6.12-rt
@@ -117,6 +118,14 @@ $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/libwult.a
 	@mkdir -p $(dir $@)
 	$(CC) $(san_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The fuzz targets without libFuzzer, under ASan/UBSan: make check replays
+# their corpora with these (tests/fuzz/replay.c); make fuzz explores with
+# the libFuzzer builds below.
+$(BUILD)/san/fuzz/%: $(BUILD)/san/tests/fuzz/%.o $(BUILD)/san/tests/fuzz/replay.o \
+		$(BUILD)/san/libwult.a
+	@mkdir -p $(dir $@)
+	$(CC) $(san_LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # Helpers of the test harness (scripts/vm-run), of host and of VM tests.
 $(BUILD)/rel/tools/%: $(BUILD)/rel/tests/tools/%.o $(BUILD)/rel/libwult.a
 	@mkdir -p $(dir $@)
@@ -165,7 +174,7 @@ $(BUILD)/man/man1/%.1: Documentation/%.md scripts/md2man perf-plugin/wult/cmds.h
 	scripts/md2man $(VERSION) $< > $@.tmp && mv $@.tmp $@
 man: $(MANPAGES)
 
-user: $(WULT) $(WULT_SAN) $(TESTS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
+user: $(WULT) $(WULT_SAN) $(TESTS) $(REPLAYS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
 
 -include $(shell find $(BUILD)/rel $(BUILD)/san $(BUILD)/pic $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
@@ -206,7 +215,7 @@ fuzzers: $(FUZZERS)
 # ---- top-level commands -------------------------------------------------
 # KERNELS="6.1" and SUITES="unit vm" narrow a check run.
 check: deps
-	$(MAKE) -j$$(nproc) all fuzzers
+	$(MAKE) -j$$(nproc) all
 	scripts/run-tests --build $(BUILD) $(if $(KERNELS),--kernels "$(KERNELS)") \
 		$(if $(SUITES),--suites "$(SUITES)")
 

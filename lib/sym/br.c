@@ -189,8 +189,12 @@ uint64_t wult_br_tally_get(struct wult_br_tally *t, unsigned int i, const uint64
 	const struct ctx *c;
 
 	if (!t->sorted) {
-		/* Sorting moves contexts: the next add rebuilds the hash table. */
-		qsort(t->ctx, t->nctx, sizeof(*t->ctx), by_count);
+		/*
+		 * Sorting moves contexts: the next add rebuilds the hash table.
+		 * (No contexts: no array, and qsort's base must not be NULL.)
+		 */
+		if (t->nctx)
+			qsort(t->ctx, t->nctx, sizeof(*t->ctx), by_count);
 		free(t->slot);
 		t->slot = NULL;
 		t->nslot = 0;
