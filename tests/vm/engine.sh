@@ -161,8 +161,9 @@ open_fails() {
 	fi
 }
 # refused NAME|ERRNO|EVENT...: each EVENT, opened on CPU 1 as perf record
-# opens it, fails with ERRNO; one evopen process for all of them (a perf
-# record each cost ~0.5 s of host CPU under TCG, perf's start).
+# opens it, fails with ERRNO (0: opens); one evopen process for all of
+# them (a perf record each cost ~0.5 s of host CPU under TCG, perf's
+# start).
 refused() {
 	local spec name errno i=0 evs=() got=()
 	for spec; do evs+=("${spec##*|}"); done
@@ -185,7 +186,8 @@ open_fails "exclude_kernel (:u): EOPNOTSUPP" 95 wult/datapoints/u -C 1
 # The kind's terms (kernel/wult_pmu.c's wult_kinds[]): a state or a
 # source-specific term where the kind or the source takes none. Datapoints
 # happen in the kernel, in idle, on the host.
-refused "ldist_max = 60000 us: EINVAL|22|wult/ldist_max=60000/" \
+refused "evopen's control: a valid event opens|0|wult/datapoints,ldist_min=100,ldist_max=1000/" \
+	"ldist_max = 60000 us: EINVAL|22|wult/ldist_max=60000/" \
 	"unknown kind: EINVAL|22|wult/kind=99/" \
 	"a latency sum cannot sample: EINVAL|22|wult/wake_latency_sum/" \
 	"unknown config bits: EINVAL|22|wult/config=0x100000000000/" \
