@@ -74,6 +74,15 @@ t_need_icount() {
 	exit 1
 }
 
+# perf_nsamples FILE: the wult datapoint samples stock perf script reads
+# from perf.data FILE (- for stdin), from its C output: wult-decode.py costs
+# ~2.5 ms of host CPU a datapoint under TCG (half of it perf's own python
+# glue), for tests that ask nothing of a datapoint but that it is there
+# (record.sh and report.sh test the python decoder).
+perf_nsamples() {
+	perf script -i "$1" -F event 2>/dev/null | grep -c '^ *wult/datapoints'
+}
+
 # rcu_expedite: expedited RCU grace periods, which end at once. Opening and
 # closing a wult event waits for grace periods; a CPU that polls or spins
 # meanwhile costs host CPU for every guest ns of the wait. rcu_normal, set

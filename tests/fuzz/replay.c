@@ -7,7 +7,7 @@
  * libFuzzer builds (clang, make fuzzers) explore for new inputs in make
  * fuzz.
  *
- *   fuzz_<target>-replay FILE|DIR...
+ *   build/san/fuzz/fuzz_<target> FILE|DIR...
  *
  * A finding aborts (the sanitizers' or the target's own abort); a file or
  * directory that cannot be read is an error (exit status 2).

@@ -114,9 +114,10 @@ t_eq "the same base file is kept" "$base0" \
 # of memory, too little for the kernel to unpack itself beside a 60 MB
 # initramfs, so it dies at once, before the kernel prints a line (a death
 # without a word once made vm-run exit 1 at the first retry);
-# rdinit=/nonexistent keeps it from booting should it ever fit. Booted without a saved guest (trying to save one that never
-# reaches /init would cost a fourth boot), on the host's clock (the
-# retries do not depend on the clock). Three deaths: ~1 s of host CPU;
+# rdinit=/nonexistent keeps it from booting should it ever fit. Booted
+# without a saved guest (trying to save one that never reaches /init
+# would cost a fourth boot), on the host's clock (the retries do not
+# depend on the clock). Three deaths: ~1 s of host CPU;
 # three kernels that boot and find no init cost 11-14 s.
 printf '#!/bin/sh\necho never\n' > "$tmp/n.sh"
 WULT_VM_SNAPSHOT=0 "$vr" --clock host --cpus 1 --mem 96 --append rdinit=/nonexistent \

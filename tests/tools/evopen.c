@@ -3,9 +3,10 @@
  * evopen: opens each perf event string on one CPU as perf record would (a
  * sampling event: the string's period, else frequency 4000; disabled) and
  * prints one line per event: "0" if the kernel took it, else its errno's
- * name and number ("EINVAL 22"). For the refusal checks of tests/vm/engine.sh: one process
- * for all of them, where a perf record each cost ~0.5 s of host CPU in a
- * TCG guest (perf's start); two of them stay perf record's, for its words.
+ * name and number ("EINVAL 22"). For the refusal checks of
+ * tests/vm/engine.sh: one process for all of them, where a perf record
+ * each cost ~0.5 s of host CPU in a TCG guest (perf's start); two of them
+ * stay perf record's, for its words.
  *
  *   evopen CPU EVENT...
  *
@@ -46,8 +47,11 @@ static int own_modifiers(char *s, struct perf_event_attr *attr)
 {
 	char *slash = strrchr(s, '/'), *colon = strrchr(s, ':'), *m;
 
-	m = slash && slash[1] ? slash + 1 : colon && !strchr(colon, '/') ? colon + 1 : NULL;
-	if (!m)
+	if (slash && slash[1])
+		m = slash + 1;
+	else if (colon && !strchr(colon, '/'))
+		m = colon + 1;
+	else
 		return 0;
 	if (*m == ':')
 		m++;

@@ -16,13 +16,6 @@
 cd "$OUT" || exit 1
 dec=$WULT_SRC/scripts/perf/wult-decode.py
 
-# ndp FILE: the wult samples stock perf script reads from FILE (its C
-# output: wult-decode.py costs ~2.5 ms of host CPU a datapoint under TCG,
-# for nothing asked of a datapoint here; the pipe check below uses it)
-ndp() {
-	perf script -i "$1" -F event 2>/dev/null | grep -c '^ *wult/datapoints'
-}
-
 # datapoints of FILE according to wult report
 nrep() {
 	wult report "$1" 2>/dev/null | sed -n 's/^all: \([0-9]*\) datapoints.*/\1/p'
@@ -46,7 +39,7 @@ killed_run() {
 	emitted=$(($(wult_cnt 1 emitted) - e0))
 	kill -KILL $pid
 	wait $pid 2>/dev/null
-	n=$(ndp k.data)
+	n=$(perf_nsamples k.data)
 	r=$(nrep k.data)
 	echo "# SIGKILL: emitted=$emitted, perf script reads $n, wult report reads $r"
 }
@@ -79,7 +72,7 @@ for sig in HUP QUIT; do
 	kill -$sig $pid
 	wait $pid
 	t_eq "SIG$sig: exit 0" 0 $?
-	n=$(ndp "$sig.data")
+	n=$(perf_nsamples "$sig.data")
 	t_check "SIG$sig: complete file ($n datapoints)" test "$n" -ge 5
 	t_eq "SIG$sig: wult report reads as many" "$n" "$(nrep "$sig.data")"
 done
@@ -88,7 +81,7 @@ sz=$(stat -c %s HUP.data)
 wult record -q -C 1 -c 5 -o HUP.data 2> old.err
 t_eq "record over an existing file: exit 0" 0 $?
 t_eq "the old file is kept as HUP.data.old" "$sz" "$(stat -c %s HUP.data.old 2>/dev/null)"
-t_eq "the new file has the new datapoints" 5 "$(ndp HUP.data)"
+t_eq "the new file has the new datapoints" 5 "$(perf_nsamples HUP.data)"
 
 # -o -: pipe mode, into wult report and stock perf.
 wult record -q -C 1 -c 50 -o - 2> p.err | wult report - > p.rep 2> p.rep.err

@@ -9,15 +9,6 @@
 cd "$OUT" || exit 1
 on=/sys/devices/system/cpu/cpu1/online
 
-# ndp FILE: the wult samples stock perf script reads from FILE (- for
-# stdin). Its C output rather than wult-decode.py, which costs ~2.5 ms of
-# host CPU a datapoint under TCG (half of it perf's own python glue) for
-# nothing this test asks of a datapoint; record.sh and report.sh test the
-# python decoder.
-ndp() {
-	perf script -i "$1" -F event 2>/dev/null | grep -c '^ *wult/datapoints'
-}
-
 t_check "insmod" insmod "$WULT_KO"
 t_check "CPU 1 can go offline" test -w $on
 
@@ -43,7 +34,7 @@ t_check "the return is said on stderr" grep -q 'CPU 1 is back online.*measuring 
 t_check "and the time offline in the summary" grep -q 'CPU 1 was offline for' h.err
 before=$((e1 - e0))
 after=$(($(wult_cnt 1 emitted) - e1))
-n=$(ndp h.data)
+n=$(perf_nsamples h.data)
 echo "# emitted before offline $before, after the return $after; file $n"
 t_check "datapoints after the return are in the file ($n > $before)" test "$n" -gt "$before"
 t_check "the file holds >= 95% of all emitted ($n of $((before + after)))" \
@@ -62,6 +53,6 @@ echo 1 > $on
 wait $pid
 t_eq "-o -: stops with 1 when the CPU returns" 1 $?
 t_check "-o -: says why" grep -q 'pipe (-o -) cannot announce' p.err
-n=$(ndp - < p.data)
+n=$(perf_nsamples - < p.data)
 t_check "-o -: the stream is complete and reads ($n datapoints)" test "$n" -ge 5
 t_done
