@@ -89,23 +89,54 @@ static int sys_perf_event_open(struct perf_event_attr *attr, int cpu, int group)
 	return syscall(SYS_perf_event_open, attr, -1, cpu, group, 0);
 }
 
-/* Can @member join a group led by @leader on @cpu? 0 or errno. */
-static int probe_member(const struct perf_event_attr *leader,
-			const struct perf_event_attr *member, int cpu)
-{
-	struct perf_event_attr l = *leader, m = *member;
-	int lfd, mfd, err = 0;
+/*
+ * The group as far as it is built, on its first CPU: each member is probed
+ * by opening it into the group, and stays open while the rest are probed.
+ * Each open and close of a wult event that is the first or the last of its
+ * kind registers or unregisters wult.ko's probes (text patching, then RCU
+ * grace periods): probing every member against a leader of its own did
+ * that about twenty times a recording (~1 s of host CPU in a TCG guest).
+ * Kept open, the leader and the members only count references, and each
+ * member is tried beside the ones the group will hold.
+ */
+struct probe_group {
+	struct perf_event_attr attr;	/* the leader's */
+	int cpu;
+	int fd;				/* the leader's; -1 until the first probe */
+	int mfd[REC_MAX_EVENTS];
+	unsigned int nr;
+};
 
-	lfd = sys_perf_event_open(&l, cpu, -1);
-	if (lfd < 0)
-		return errno;
-	mfd = sys_perf_event_open(&m, cpu, lfd);
+/* Can @member join @pg's group? 0 (it stays in the group) or errno. */
+static int probe_member(struct probe_group *pg, const struct perf_event_attr *member)
+{
+	struct perf_event_attr m = *member;
+	int mfd;
+
+	if (pg->fd < 0) {
+		struct perf_event_attr l = pg->attr;
+
+		pg->fd = sys_perf_event_open(&l, pg->cpu, -1);
+		if (pg->fd < 0)
+			return errno;
+	}
+	mfd = sys_perf_event_open(&m, pg->cpu, pg->fd);
 	if (mfd < 0)
-		err = errno;
+		return errno;
+	if (pg->nr < REC_MAX_EVENTS)
+		pg->mfd[pg->nr++] = mfd;
 	else
 		close(mfd);
-	close(lfd);
-	return err;
+	return 0;
+}
+
+static void probe_group_close(struct probe_group *pg)
+{
+	while (pg->nr)
+		close(pg->mfd[--pg->nr]);
+	if (pg->fd >= 0)
+		close(pg->fd);
+	pg->fd = -1;
 }
 
 /* What every event of the group records; @period 0 only counts. */
@@ -121,8 +152,7 @@ static void group_attr(struct perf_event_attr *attr, uint64_t period)
  * The branches member, where wult.ko can read the LBR: its samples are the
  * datapoints' branch contexts. 1 if added to @ev, 0 if not (said why).
  */
-static int add_branches(const struct rec_opts *o, int cpu, const struct rec_ev *leader,
-			struct rec_ev *ev)
+static int add_branches(const struct rec_opts *o, struct probe_group *pg, struct rec_ev *ev)
 {
 	struct perf_event_attr attr;
 	char str[160], err[256];
@@ -138,7 +168,7 @@ static int add_branches(const struct rec_opts *o, int cpu, const struct rec_ev *
 	ret = wult_ev_parse(str, NULL, &attr, err, sizeof(err));
 	if (!ret) {
 		group_attr(&attr, 1);
-		ret = -probe_member(&leader->attr, &attr, cpu);
+		ret = -probe_member(pg, &attr);
 		snprintf(err, sizeof(err), "%s", strerror(-ret));
 	}
 	if (ret) {
@@ -208,7 +238,7 @@ static unsigned int idle_states(struct perf_cpu_map *cpus)
  * any two of them. Left out, said why, where the module lacks the events
  * or they cannot join. Returns the members added to @ev.
  */
-static unsigned int add_idle_members(struct perf_cpu_map *cpus, const struct rec_ev *leader,
+static unsigned int add_idle_members(struct perf_cpu_map *cpus, struct probe_group *pg,
 				     struct rec_ev *ev)
 {
 	static const char *const kinds[] = {
@@ -235,8 +265,7 @@ static unsigned int add_idle_members(struct perf_cpu_map *cpus, const struct rec
 			ret = wult_ev_parse(str, NULL, &attr, err, sizeof(err));
 			if (!ret) {
 				group_attr(&attr, 0);
-				ret = -probe_member(&leader->attr, &attr,
-						    perf_cpu_map__cpu(cpus, 0).cpu);
+				ret = -probe_member(pg, &attr);
 				snprintf(err, sizeof(err), "%s", strerror(-ret));
 			}
 			if (ret) {
@@ -259,7 +288,7 @@ static unsigned int add_idle_members(struct perf_cpu_map *cpus, const struct rec
 int rec_events_build(const struct rec_opts *o, struct perf_cpu_map *cpus, struct rec_ev *ev,
 		     unsigned int *nr)
 {
-	int first_cpu = perf_cpu_map__cpu(cpus, 0).cpu;
+	struct probe_group pg = { .cpu = perf_cpu_map__cpu(cpus, 0).cpu, .fd = -1 };
 	char str[160], err[256], absent[1024] = "", nojoin[1024] = "";
 	struct perf_event_attr attr;
 	unsigned int i, n = 0;
@@ -280,8 +309,9 @@ int rec_events_build(const struct rec_opts *o, struct perf_cpu_map *cpus, struct
 	attr.disabled = 1;
 	ev[n].attr = attr;
 	snprintf(ev[n++].name, sizeof(ev[0].name), "%s", str);
+	pg.attr = attr;
 	if (!o->no_branches)
-		n += add_branches(o, first_cpu, &ev[0], &ev[n]);
+		n += add_branches(o, &pg, &ev[n]);
 
 	for (i = 0; i < REC_NR_DISCOVERED + o->nr_user_ev; i++) {
 		int user = i >= REC_NR_DISCOVERED;
@@ -292,11 +322,12 @@ int rec_events_build(const struct rec_opts *o, struct perf_cpu_map *cpus, struct
 		ret = wult_ev_parse(name, NULL, &attr, err, sizeof(err));
 		if (ret && user) {
 			fprintf(stderr, "wult record: -e %s: %s\n", name, err);
+			probe_group_close(&pg);
 			return 2;
 		}
 		if (!ret) {
 			group_attr(&attr, 0);
-			ret = -probe_member(&ev[0].attr, &attr, first_cpu);
+			ret = -probe_member(&pg, &attr);
 			if (ret)
 				snprintf(err, sizeof(err), "cannot join the group: %s",
 					 strerror(-ret));
@@ -315,7 +346,8 @@ int rec_events_build(const struct rec_opts *o, struct perf_cpu_map *cpus, struct
 		snprintf(ev[n++].name, sizeof(ev[0].name), "%s", name);
 	}
 	if (!o->no_counters)
-		n += add_idle_members(cpus, &ev[0], &ev[n]);
+		n += add_idle_members(cpus, &pg, &ev[n]);
+	probe_group_close(&pg);
 	if (*absent)
 		fprintf(stderr, "wult record: counters left out, not on this machine:%s\n",
 			absent);
