@@ -19,9 +19,10 @@ t_check "unknown kernel fails" test $? -ne 0
 t_eq "unknown clock exits 2" 2 $?
 t_check "and names the problem" grep -q -- "--clock must be icount or host, not 'tsc'" "$tmp/cerr"
 
-# The VM suite's default machine (run-tests' vm_args): its saved guest is
-# restored here instead of booting a machine of this test's own (~20 s of
-# host CPU a boot). Only the runs below that check a boot boot.
+# The VM suite's default machine (run-tests' vm_args), which is also make
+# run's (scripts/wult-run): its saved guest is restored here instead of
+# booting a machine of this test's own (~20 s of host CPU a boot). Only the
+# runs below that check a boot boot.
 m=(--nic rtl8139)
 
 cat > "$tmp/g.sh" <<'G'
@@ -43,6 +44,8 @@ out=$("$vr" "${m[@]}" --timeout 60 --out "$tmp/o" "$tmp/g.sh" "a b" 'c$d' 2>"$tm
 t_eq "guest exit status propagates" 7 $?
 t_check "the booted guest was saved (said), or restored" \
 	grep -Eq 'saved the booted 6.1 guest|restoring the booted 6.1 guest' "$tmp/err"
+t_check "QEMU's warning that the NIC has no peer is dropped" \
+	sh -c "! grep -q 'has no peer' '$tmp/err'"
 t_check "icount is the default clock; two CPUs online" grep -qx 'clock:icount cpus:2 online:0-1' <<<"$out"
 t_check "icount 6.1: booted with maxcpus=1, /init onlined CPU 1" grep -qx 'cmdline:maxcpus=1' <<<"$out"
 t_check "icount: the TSC runs at 1 GHz" grep -qx 'mhz:1000' <<<"$out"
