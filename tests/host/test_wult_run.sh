@@ -7,8 +7,10 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# make run's script, on the build run-tests was given.
+wr=("$top/scripts/wult-run" --build "${WULT_BUILD:-$top/build}")
 
-"$top/scripts/wult-run" --build "${WULT_BUILD:-$top/build}" --datapoints 400 --ldist 50,1000 --out "$tmp/o" > "$tmp/out" 2>&1
+"${wr[@]}" --datapoints 400 --ldist 50,1000 --out "$tmp/o" > "$tmp/out" 2>&1
 t_eq "wult-run exits 0" 0 $?
 t_check "report has 400 datapoints in all" grep -q '^all: 400 datapoints' "$tmp/out"
 t_check "the guest got the reference cpuidle driver, its latencies said" \
@@ -46,7 +48,7 @@ t_check "LDist within 50-1000 us in the CSV" awk -F, '
 	$c < 50 || $c > 1000 { bad++ } END { exit bad > 0 || !c }' "$tmp/o/datapoints.csv"
 t_check "perf.data kept" test -s "$tmp/o/wult.data"
 
-"$top/scripts/wult-run" --build "${WULT_BUILD:-$top/build}" --datapoints 0 --out "$tmp/b" > /dev/null 2>&1
+"${wr[@]}" --datapoints 0 --out "$tmp/b" > /dev/null 2>&1
 t_check "--datapoints 0 fails" test $? -ne 0
 "$top/scripts/wult-run" --bogus > /dev/null 2>&1
 t_eq "unknown option exits 2" 2 $?
