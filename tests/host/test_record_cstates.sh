@@ -5,7 +5,8 @@
 # wult.ko is not loaded here, so every run fails after choosing the states,
 # which must then be put back (the failure path); bad names are usage
 # errors; a restore record left by a killed run is restored by the next
-# run, and one whose writer still runs is left alone. The recording itself
+# run, and one whose writer still runs is left alone; a missing directory
+# of the record is created. The recording itself
 # with states chosen, and a real SIGKILL mid-recording, need wult.ko: guest
 # tests (not here). Runs the ASan/UBSan build.
 . "$(dirname "$0")/../lib.sh"
@@ -72,12 +73,33 @@ t_eq "--states without a cpuidle driver exits 1" 1 $?
 t_check "no cpuidle driver explained" grep -q "has no cpuidle states" "$tmp/err"
 
 # The record is written before any value: an unwritable one changes nothing.
+# (/proc: no file can be created there, even by root.)
 tree "0 0 0 0"
-WULT_CPUIDLE_RECORD=$tmp/nodir/restore rec --states C1
+WULT_CPUIDLE_RECORD=/proc/wult-cpuidle.restore rec --states C1
 t_eq "--states with an unwritable restore record exits 1" 1 $?
-t_check "the restore record's failure is said" grep -q "cannot write the restore record" \
-	"$tmp/err"
+t_check "the restore record's failure is said" grep -q \
+	"cannot write the restore record /proc/wult-cpuidle.restore.tmp" "$tmp/err"
 t_eq "nothing changed without a restore record" "0 0 0 0 " "$(disables)"
+# Its directory is created where it is missing (/run, in a system without
+# one), mode 0755 whatever the umask; one level only.
+(umask 077; WULT_CPUIDLE_RECORD=$tmp/run/wult-cpuidle.restore rec --states C1)
+t_eq "--states with the record's directory missing: exit 1 (no wult.ko), not before" 1 $?
+t_check "the missing directory is created and said" grep -q \
+	"created $tmp/run (mode 0755) for the restore record $tmp/run/wult-cpuidle.restore" \
+	"$tmp/err"
+t_eq "the created directory's mode" 755 "$(stat -c %a "$tmp/run" 2>/dev/null)"
+t_check "the record's place is said (not the default)" grep -q \
+	"their restore record: $tmp/run/wult-cpuidle.restore (WULT_CPUIDLE_RECORD)" "$tmp/err"
+t_check "states chosen and put back through that record" grep -q "idle states restored" \
+	"$tmp/err"
+t_eq "every value as before" "0 0 0 0 " "$(disables)"
+t_check "the record is removed" test ! -e "$tmp/run/wult-cpuidle.restore"
+WULT_CPUIDLE_RECORD=$tmp/a/b/restore rec --states C1
+t_eq "--states with two levels of the record's path missing exits 1" 1 $?
+t_check "the directory it cannot create is named" grep -q \
+	"cannot create $tmp/a/b for the restore record $tmp/a/b/restore: No such file" "$tmp/err"
+t_check "no directory made" test ! -e "$tmp/a"
+t_eq "nothing changed" "0 0 0 0 " "$(disables)"
 
 # --idle-governor: switched, said, put back on the failure path.
 gov() { cat "$tmp/sys/cpuidle/current_governor"; }

@@ -17,7 +17,6 @@ cd "$OUT" || exit 1
 C=1
 D=/sys/devices/system/cpu/cpu$C/cpuidle
 T=/sys/kernel/tracing
-mkdir -p /run	# the restore record of --states (the guest has no /run)
 
 t_check "insmod wult_refidle exit_us=0,0,300" insmod "$WULT_REFIDLE_KO" exit_us=0,0,300 ||
 	{ t_done; exit 1; }

@@ -12,8 +12,9 @@
 # state disabled by hand, the governor) come back after a normal exit,
 # after SIGINT, and after SIGKILL through the restore record that the next
 # wult record uses; names the CPU (or kernel) lacks are refused, listing
-# the ones there are. The host tests (test_record_cstates.sh) cover the
-# rest on a fake sysfs tree.
+# the ones there are; the guest's missing /run is created for the record.
+# The host tests (test_record_cstates.sh) cover the rest on a fake sysfs
+# tree.
 # Cost: idle guest time is free on the instruction-counted clock; each
 # wult record opens no counters (--no-counters: opening them takes ~0.75 s
 # of guest time) and the datapoints are read with wult report --csv.
@@ -23,7 +24,9 @@ C=1
 D=/sys/devices/system/cpu/cpu$C/cpuidle
 G=/sys/devices/system/cpu/cpuidle
 R=/run/wult-cpuidle.restore
-mkdir -p /run
+# The guest has no /run: the first --states run must create it itself.
+had_run=0
+[ -e /run ] && had_run=1
 
 t_check "insmod wult_refidle" insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 || { t_done; exit 1; }
 t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
@@ -55,6 +58,15 @@ t_check "--states POLL,C3: every datapoint POLL or C3, most C3 ($st)" \
 	sh -c "echo '$st' | awk '{ for (i = 1; i < NF; i += 2) { if (\$i != \"POLL\" && \$i != \"C3\") exit 1; n[\$i] = \$(i + 1) } exit n[\"C3\"] < 20 }'"
 t_eq "--states: the values as before (C1 still disabled)" 0100 "$(disables)"
 t_check "--states: no restore record left" test ! -e $R
+if [ $had_run = 0 ]; then
+	t_check "--states: /run created for the record, said" grep -q \
+		"created /run (mode 0755) for the restore record $R" s.err
+	t_eq "--states: /run's mode" 755 "$(stat -c %a /run 2>/dev/null)"
+else
+	t_skip "--states creating a missing /run: this guest has one"
+fi
+t_check "--states: the default record's place is not said" \
+	sh -c '! grep -q "their restore record" s.err'
 
 # --deepest-state C2 with a short LDist: POLL and C2 (C1 stays disabled: it
 # was before), never C3.

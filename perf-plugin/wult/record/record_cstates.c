@@ -9,12 +9,15 @@
  *
  * WULT_CPUIDLE_SYSFS and WULT_CPUIDLE_RECORD move the sysfs tree and the
  * record (tests use a fake tree; a system whose /run is not writable may
- * keep the record elsewhere).
+ * keep the record elsewhere). The record's directory is created when it
+ * is missing: /run is a tmpfs mounted by the init system, absent from
+ * minimal systems (an initramfs, some containers, vm-run's guests).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <wult/cpuidle.h>
 
@@ -36,6 +39,47 @@ static const char *record_path(void)
 	const char *r = getenv("WULT_CPUIDLE_RECORD");
 
 	return r && *r ? r : WULT_CPUIDLE_RECORD;
+}
+
+/*
+ * The directory of the restore record @record, created (mode 0755, whatever
+ * the umask) when it does not exist; only that one level, so that a
+ * mistyped WULT_CPUIDLE_RECORD does not grow a tree. 0, or 1 said why.
+ */
+static int record_dir(const char *record, const char *opt, int quiet)
+{
+	char dir[4096];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", record);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;	/* the working directory */
+	if (slash == dir)
+		slash++;	/* "/NAME": the root */
+	*slash = '\0';
+	if (!stat(dir, &st) || errno != ENOENT)
+		return 0;	/* there, or its own error when written */
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		int e = errno;
+
+		fprintf(stderr, "wult record: %s: cannot create %s for the restore record %s: "
+			"%s%s\n", opt, dir, record, strerror(e),
+			e == EACCES || e == EPERM ? " (run as root)" :
+			" (WULT_CPUIDLE_RECORD moves the record)");
+		return 1;
+	}
+	/* Other programs expect /run readable by all. */
+	if (chmod(dir, 0755)) {
+		fprintf(stderr, "wult record: %s: cannot set %s to mode 0755: %s\n", opt, dir,
+			strerror(errno));
+		return 1;
+	}
+	if (!quiet)
+		fprintf(stderr, "wult record: created %s (mode 0755) for the restore record %s\n",
+			dir, record);
+	return 0;
 }
 
 /* cpuidle's current driver is "none" when the kernel has no driver. */
@@ -104,6 +148,11 @@ int rec_cstates_set(const char *only, const char *deepest, const char *governor,
 		free(c);
 		return ret == -EINVAL ? 2 : 1;
 	}
+	if (record_dir(record_path(), opt, quiet)) {
+		wult_cpuidle_free(c->idle);
+		free(c);
+		return 1;
+	}
 	ret = wult_cpuidle_apply(c->idle, record_path(), err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "wult record: %s: %s%s\n", opt, err, ret == -EACCES ||
@@ -115,6 +164,9 @@ int rec_cstates_set(const char *only, const char *deepest, const char *governor,
 	if (!quiet) {
 		wult_cpuidle_describe(c->idle, desc, sizeof(desc));
 		fprintf(stderr, "wult record: idle states for the recording: %s\n", desc);
+		if (strcmp(record_path(), WULT_CPUIDLE_RECORD))
+			fprintf(stderr, "wult record: their restore record: %s "
+				"(WULT_CPUIDLE_RECORD)\n", record_path());
 		/* Without a driver cpuidle is bypassed: no governor chooses. */
 		if (governor && !only && !deepest && no_driver())
 			fprintf(stderr, "wult record: note: no cpuidle driver, so the "
