@@ -64,11 +64,12 @@ KSRCS   := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile kernel
 all: user modules
 
 # scripts/deps is a quick no-op when everything is installed, so the
-# top-level commands always run it first.
+# top-level commands always run it first, each with its own list (run's
+# packages are what building needs).
 deps:
-	scripts/deps
+	scripts/deps check
 $(DEPS_STAMP): scripts/deps
-	scripts/deps
+	scripts/deps run
 	@mkdir -p $(BUILD) && touch $@
 
 # libperf, libapi and checkpatch.pl come from Debian's linux-source-6.1.
@@ -179,6 +180,8 @@ user: $(WULT) $(WULT_SAN) $(TESTS) $(REPLAYS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS)
 -include $(shell find $(BUILD)/rel $(BUILD)/san $(BUILD)/pic $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
 # ---- kernel module, once per test kernel --------------------------------
+# The test kernels' headers: Debian's packages unpacked into the build tree
+# by scripts/kpkg (fetched on first use), not installed on the host.
 $(BUILD)/kernel/%/wult.ko: $(KSRCS) $(DEPS_STAMP)
 	@kdir=$$(scripts/kdir $*) && mkdir -p $(dir $@) && cp -a kernel/. $(dir $@) && \
 	echo "  MODULE  $@ (KDIR=$$kdir)" && \
@@ -219,11 +222,16 @@ check: deps
 	scripts/run-tests --build $(BUILD) $(if $(KERNELS),--kernels "$(KERNELS)") \
 		$(if $(SUITES),--suites "$(SUITES)")
 
-run: deps
-	$(MAKE) all
+# make run builds what the measurement uses (the wult command, the plugins
+# and the modules of the guest's kernel, which wult-run makes itself), not
+# the tests, and installs no test-only package.
+run:
+	scripts/deps run
+	$(MAKE) -j$$(nproc) $(WULT) $(TEP_PLUGINS) $(DLFILTERS)
 	scripts/wult-run --build $(BUILD) $(RUN_ARGS)
 
-bench: deps
+bench:
+	scripts/deps bench
 	$(MAKE) all
 	scripts/run-bench --build $(BUILD)
 
@@ -238,7 +246,8 @@ soak: deps
 
 # Long fuzzing runs: FUZZ_SECONDS (10 minutes) per target.
 FUZZ_SECONDS ?= 600
-fuzz: deps
+fuzz:
+	scripts/deps fuzz
 	$(MAKE) fuzzers
 	for f in $(FUZZERS); do scripts/fuzz-run $$f $(FUZZ_SECONDS) || exit 1; done
 

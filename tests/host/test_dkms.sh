@@ -3,9 +3,10 @@
 # host-lane: serial
 # DKMS: `make dkms-src` stages the module's sources with dkms.conf, and
 # `dkms add` + `dkms build` build wult.ko and wult_refidle.ko from them
-# against the installed Debian 6.1 headers. One kernel: the host runs none
-# of ours, so the build shows -k is honoured; make builds all three
-# already, and a second dkms build cost ~20 s of CPU. A private DKMS tree
+# against Debian's 6.1 headers (unpacked by scripts/kpkg, not installed).
+# One kernel: the host runs none of ours, so the build shows -k is
+# honoured; make builds all three already, and a second dkms build cost
+# ~20 s of CPU. A private DKMS tree
 # (--dkmstree) keeps the system's DKMS state untouched; nothing is
 # installed or loaded.
 . "$(dirname "$0")/../lib.sh"
@@ -32,8 +33,11 @@ dkms add -m wult -v "$ver" "${opts[@]}" > "$tmp/add" 2>&1
 t_eq "dkms add: exit 0" 0 $?
 for k in 6.1; do
 	kd=$("$top/scripts/kdir" "$k") || { t_fail "no $k headers"; continue; }
-	kver=${kd#/usr/src/linux-headers-}
-	dkms build -m wult -v "$ver" -k "$kver" "${opts[@]}" > "$tmp/build-$k" 2>&1
+	kver=${kd##*/linux-headers-}
+	# The headers scripts/kpkg unpacked into the build tree, not installed
+	# ones: DKMS is told where they are.
+	dkms build -m wult -v "$ver" -k "$kver" --kernelsourcedir "$kd" "${opts[@]}" \
+		> "$tmp/build-$k" 2>&1
 	rc=$?
 	t_eq "dkms build against $kver: exit 0" 0 $rc
 	[ $rc -eq 0 ] || tail -n 20 "$tmp/build-$k" "$tmp/tree/wult/$ver/build/make.log" 2>/dev/null

@@ -149,4 +149,33 @@ t0=$(date +%s)
 t_eq "a hung guest is killed at the timeout" 124 $?
 t_check "timeout is reported" grep -q 'timed out' "$tmp/herr"
 t_check "timeout kill is prompt" test $(($(date +%s) - t0)) -lt 30
+
+# The VM cache under concurrent use (make run beside make check, a test
+# file edited between two runs): a base initramfs another vm-run holds is
+# never deleted, one nobody holds is. A copy of the harness with one line
+# more has a base key of its own; --prepare builds its base in a cache of
+# its own and prunes the others, booting nothing.
+b2=$tmp/b2
+mkdir -p "$tmp/c2" "$b2/vm"
+cp -a "$top/scripts" "$tmp/c2/"
+echo "# another payload: $$" >> "$tmp/c2/scripts/vm-run"
+real=${WULT_BUILD:-$top/build}
+for d in rel kernel linux-src plugins; do ln -s "$real/$d" "$b2/$d"; done
+held=$b2/vm/base-aaaaaaaaaaaaaaaa.cpio idle=$b2/vm/base-bbbbbbbbbbbbbbbb.cpio
+echo held > "$held" && echo idle > "$idle"
+# This shell holds the first as a running vm-run does (not inherited).
+exec {lk}> "${held%.cpio}.lock"
+flock -s "$lk"
+WULT_BUILD=$b2 WULT_KERNELS=${WULT_KERNELS:-$top/build/kernels} \
+	"$tmp/c2/scripts/vm-run" --prepare {lk}>&- > /dev/null 2> "$tmp/perr"
+t_eq "--prepare: exit 0" 0 $?
+t_check "--prepare built a base of its own" grep -q 'building base' "$tmp/perr"
+t_check "a base another run holds is kept" test -s "$held"
+t_check "a base nobody holds is pruned" test ! -e "$idle"
+t_eq "the new base beside the held one" 2 "$(ls "$b2"/vm/base-*.cpio | wc -l)"
+exec {lk}>&-
+WULT_BUILD=$b2 WULT_KERNELS=${WULT_KERNELS:-$top/build/kernels} \
+	"$tmp/c2/scripts/vm-run" --prepare > /dev/null 2> "$tmp/perr2"
+t_check "released, it is pruned at the next run" test ! -e "$held"
+t_check "and the next run reuses its own base" sh -c "! grep -q 'building base' '$tmp/perr2'"
 t_done
