@@ -347,7 +347,7 @@ double rec_loop_run(struct rec_state *st, const struct rec_opts *o, struct perf_
 	int ret;
 
 	/* A log or a CI pipe gets plain lines, not carriage returns. */
-	wult_progress_init(&prog, o->quiet, isatty(STDERR_FILENO));
+	wult_progress_init(&prog, o->quiet, isatty(STDERR_FILENO) && !o->progress_lines);
 
 	perf_evlist__enable(evlist);
 	for (;;) {

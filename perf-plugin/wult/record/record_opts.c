@@ -107,7 +107,12 @@ static void usage(FILE *f)
 "counts and the main reasons; datapoints of an idle state that was disabled\n"
 "(the kernel polled or fell back instead) are warned about too. Exit\n"
 "status: 0 recorded, 1\n"
-"failed or stopped early, 2 usage error.\n",
+"failed or stopped early, 2 usage error.\n"
+"\n"
+"Progress: a line rewritten in place when stderr is a terminal, else a plain\n"
+"line every 10 s. WULT_PROGRESS=lines gives the plain lines on a terminal\n"
+"too (a terminal that is not the user's, e.g. a guest's serial port logged\n"
+"to a file).\n",
 		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US,
 		CAPTURE_DEF_MS);
 }
@@ -238,6 +243,26 @@ static int method_terms(struct rec_opts *o)
 	} else if (o->method != WULT_SOURCE_HRT)
 		snprintf(o->term, sizeof(o->term), ",source=%u", o->method);
 	return 0;
+}
+
+/*
+ * WULT_PROGRESS: "lines" for plain progress lines even on a terminal, for
+ * a terminal that only relays to something else (vm-run's guest writes
+ * to a serial port, a tty, whatever vm-run's own output is); "auto" or
+ * unset: the terminal test alone. 0 or -1 (said why).
+ */
+static int progress_env(struct rec_opts *o)
+{
+	const char *v = getenv("WULT_PROGRESS");
+
+	if (!v || !*v || !strcmp(v, "auto"))
+		return 0;
+	if (!strcmp(v, "lines")) {
+		o->progress_lines = 1;
+		return 0;
+	}
+	fprintf(stderr, "wult record: bad WULT_PROGRESS '%s': lines or auto\n", v);
+	return -1;
 }
 
 /* The options with a value. 0 or -1 (said why). */
@@ -386,7 +411,7 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 		fprintf(stderr, "wult record: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
-	if (method_terms(o))
+	if (method_terms(o) || progress_env(o))
 		return -1;
 	if (o->states && o->deepest) {
 		fprintf(stderr, "wult record: --states and --deepest-state exclude each other\n");

@@ -22,6 +22,7 @@ struct rec_opts {
 	const char *user_ev[REC_MAX_EVENTS];
 	unsigned int nr_user_ev;
 	int no_counters, no_branches, quiet;
+	int progress_lines;			/* WULT_PROGRESS=lines */
 	const char *states, *deepest;		/* --states, --deepest-state */
 	const char *governor;			/* --idle-governor */
 	const char *stop_on;			/* --stop-on EXPR */
