@@ -18,6 +18,7 @@
  * /sys/kernel/debug/wult/events: wult events in existence; the cpu_idle
  * probe is registered exactly while this is not 0.
  * /sys/kernel/debug/wult/measure: measuring without perf (wult_measure.c).
+ * /sys/kernel/debug/wult/refusals: why events were refused (wult_refusal.c).
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -28,6 +29,7 @@
 #include "wult_hist.h"
 #include "wult_lbr.h"
 #include "wult_measure.h"
+#include "wult_refusal.h"
 #include "wult_source.h"
 
 static struct dentry *wult_dir;
@@ -91,6 +93,7 @@ void wult_debugfs_init(void)
 	debugfs_create_file("lbr", 0444, wult_dir, NULL, &lbr_fops);
 	wult_measure_init(wult_dir);
 	wult_hist_debugfs_init(wult_dir);
+	wult_refusal_debugfs_init(wult_dir);
 }
 
 void wult_debugfs_exit(void)

@@ -71,6 +71,7 @@
 #include "uapi/linux/wult.h"
 #include "wult_compat.h"
 #include "wult_engine.h"
+#include "wult_refusal.h"
 #include "wult_rules.h"
 #include "wult_source.h"
 
@@ -300,14 +301,12 @@ static void wult_ipi_exit(void)
  */
 static int wult_ipi_usable(void)
 {
-	if (!wult_rule_tsc_rate_known(tsc_khz)) {
-		pr_info_ratelimited("wult: ipi: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted\n");
-		return -EOPNOTSUPP;
-	}
-	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable())) {
-		pr_info_ratelimited("wult: ipi: the kernel marked the TSC unstable (or unsynchronised between CPUs): LTime on the launcher and TAI on the measured CPU cannot be compared\n");
-		return -EOPNOTSUPP;
-	}
+	if (!wult_rule_tsc_rate_known(tsc_khz))
+		return wult_refuse(-EOPNOTSUPP,
+				   "ipi: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted");
+	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable()))
+		return wult_refuse(-EOPNOTSUPP,
+				   "ipi: the kernel marked the TSC unstable (or unsynchronised between CPUs): LTime on the launcher and TAI on the measured CPU cannot be compared");
 	return 0;
 }
 
@@ -341,28 +340,26 @@ static int wult_ipi_get(int cpu, u64 config2)
 	u64 l = (config2 >> WULT_CFG2_LAUNCHER_SHIFT) & WULT_CFG2_LAUNCHER_MASK;
 	bool shadow = !(config2 & WULT_CFG2_NOSHADOW);
 	bool wake_task = config2 & WULT_CFG2_WAKETASK;
+	u64 unknown = config2 & ~((WULT_CFG2_LAUNCHER_MASK << WULT_CFG2_LAUNCHER_SHIFT) |
+				  WULT_CFG2_NOSHADOW | WULT_CFG2_WAKETASK);
 	struct task_struct *task = NULL;
 	int ret = 0, launcher;
 
-	if (config2 & ~((WULT_CFG2_LAUNCHER_MASK << WULT_CFG2_LAUNCHER_SHIFT) |
-			WULT_CFG2_NOSHADOW | WULT_CFG2_WAKETASK))
-		return -EINVAL;
-	if (wake_task && IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		pr_info_ratelimited("wult: ipi: waketask is not supported on PREEMPT_RT: its remote wakeups send a reschedule IPI beside the launch's call, two interrupts per wake\n");
-		return -EOPNOTSUPP;
-	}
+	if (unknown)
+		return wult_refuse_quiet(-EINVAL, "ipi: unknown config2 bits 0x%llx",
+					 unknown);
+	if (wake_task && IS_ENABLED(CONFIG_PREEMPT_RT))
+		return wult_refuse(-EOPNOTSUPP,
+				   "ipi: waketask is not supported on PREEMPT_RT: its remote wakeups send a reschedule IPI beside the launch's call, two interrupts per wake");
 	/* launcher=0 (or none) while measuring CPU 0: the kernel's pick. */
 	launcher = !l && !cpu ? wult_ipi_pick(cpu) : (int)l;
-	if (launcher < 0 || launcher >= nr_cpu_ids || !cpu_possible(launcher)) {
-		pr_info_ratelimited("wult: ipi: CPU%d: launcher CPU %llu does not exist\n",
-				    cpu, l);
-		return -EINVAL;
-	}
-	if (launcher == cpu) {
-		pr_info_ratelimited("wult: ipi: CPU%d: the launcher must be another CPU than the measured one\n",
-				    cpu);
-		return -EINVAL;
-	}
+	if (launcher < 0 || launcher >= nr_cpu_ids || !cpu_possible(launcher))
+		return wult_refuse(-EINVAL, "ipi: CPU%d: launcher CPU %llu does not exist",
+				   cpu, l);
+	if (launcher == cpu)
+		return wult_refuse(-EINVAL,
+				   "ipi: CPU%d: the launcher must be another CPU than the measured one",
+				   cpu);
 
 	/* Made outside the locks, which kthread creation must not nest in. */
 	if (wake_task) {
@@ -374,17 +371,15 @@ static int wult_ipi_get(int cpu, u64 config2)
 	cpus_read_lock();
 	mutex_lock(&wult_ipi_lock);
 	if (!cpu_online(launcher)) {
-		pr_info_ratelimited("wult: ipi: CPU%d: launcher CPU %d is offline\n",
-				    cpu, launcher);
-		ret = -ENODEV;
+		ret = wult_refuse(-ENODEV, "ipi: CPU%d: launcher CPU %d is offline",
+				  cpu, launcher);
 	} else if (ic->users && (ic->launcher != launcher ||
 				 ic->shadow_on != shadow ||
 				 !!ic->task != wake_task)) {
-		pr_info_ratelimited("wult: ipi: CPU%d is measured with launcher CPU %d%s%s already\n",
-				    cpu, ic->launcher,
-				    ic->shadow_on ? "" : " and noshadow",
-				    ic->task ? " and waketask" : "");
-		ret = -EBUSY;
+		ret = wult_refuse(-EBUSY, "ipi: CPU%d is measured with launcher CPU %d%s%s already",
+				  cpu, ic->launcher,
+				  ic->shadow_on ? "" : " and noshadow",
+				  ic->task ? " and waketask" : "");
 	} else if (!ic->users++) {
 		ic->launcher = launcher;
 		ic->shadow_on = shadow;

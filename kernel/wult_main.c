@@ -16,6 +16,7 @@
 #include "wult_lbr.h"
 #include "wult_mstate.h"
 #include "wult_pmu.h"
+#include "wult_refusal.h"
 #include "wult_source.h"
 #include "wult_tdt.h"
 
@@ -52,6 +53,7 @@ static int __init wult_init(void)
 	ret = wult_pmu_init();
 	if (ret) {
 		wult_sources_exit();
+		wult_refusal_exit();
 		return ret;
 	}
 	/* After the PMU: debugfs "measure" creates events of it. */
@@ -66,6 +68,7 @@ static void __exit wult_exit(void)
 	wult_pmu_exit();
 	wult_sources_exit();
 	wult_hist_exit();
+	wult_refusal_exit();
 }
 
 module_init(wult_init);

@@ -28,6 +28,7 @@
 #include <asm/msr.h>
 
 #include "wult_mstate.h"
+#include "wult_refusal.h"
 
 static notrace void wult_irq_open(bool count)
 {
@@ -172,10 +173,9 @@ static int wult_irq_register(void)
 	unsigned int i;
 	int ret;
 
-	if (!wult_irq_tps[0].tp || !wult_irq_tps[1].tp) {
-		pr_info_ratelimited("wult: no irq_vectors:local_timer_entry/exit tracepoints: no interrupt accounting\n");
-		return -EOPNOTSUPP;
-	}
+	if (!wult_irq_tps[0].tp || !wult_irq_tps[1].tp)
+		return wult_refuse(-EOPNOTSUPP,
+				   "no irq_vectors:local_timer_entry/exit tracepoints: no interrupt accounting");
 	for (i = 0; i < ARRAY_SIZE(wult_irq_tps); i++) {
 		if (!wult_irq_tps[i].tp)
 			continue;

@@ -47,6 +47,7 @@
 #include "wult_lbr.h"
 #include "wult_mstate.h"
 #include "wult_pmu.h"
+#include "wult_refusal.h"
 #include "wult_rules.h"
 #include "wult_source.h"
 
@@ -350,10 +351,10 @@ static int wult_check_floor(int cpu, u64 ldist_max)
 
 	if (!wult_rule_ldist_unreachable(ldist_max, floor, n))
 		return 0;
-	pr_info_ratelimited("wult: CPU%d: LDist max %llu us is below the CPU's floor of %llu ns (its shortest arm-to-idle time, of %llu): the minimum LDist max is %llu us\n",
-			    cpu, div_u64(ldist_max, NSEC_PER_USEC), floor, n,
-			    DIV_ROUND_UP_ULL(floor, NSEC_PER_USEC));
-	return -EINVAL;
+	return wult_refuse(-EINVAL,
+			   "CPU%d: LDist max %llu us is below the CPU's floor of %llu ns (its shortest arm-to-idle time, of %llu): the minimum LDist max is %llu us",
+			   cpu, div_u64(ldist_max, NSEC_PER_USEC), floor, n,
+			   DIV_ROUND_UP_ULL(floor, NSEC_PER_USEC));
 }
 
 /*
@@ -364,27 +365,45 @@ static int wult_check_floor(int cpu, u64 ldist_max)
 static int wult_check_terms(struct perf_event *event, const struct wult_event_kind *kd)
 {
 	u64 cfg = event->attr.config, cfg1 = event->attr.config1;
+	u64 lo = wult_cfg_ldist_min(cfg), hi = wult_cfg_ldist_max(cfg);
 	unsigned int state = wult_cfg_state(cfg);
-	int ret;
 
-	if ((state && !(kd->flags & WULT_KF_STATE)) || state >= WULT_IDLE_STATES)
-		return -EINVAL;
-	if ((cfg1 && !(kd->flags & WULT_KF_BAND)) ||
-	    wult_cfg1_band_lo(cfg1) >= wult_cfg1_band_hi(cfg1))
-		return -EINVAL;
+	if (state && !(kd->flags & WULT_KF_STATE))
+		return wult_refuse_quiet(-EINVAL, "%s takes no state term",
+					 kd->name);
+	if (state >= WULT_IDLE_STATES)
+		return wult_refuse_quiet(-EINVAL, "state %u: the states are 0-%d",
+					 state, WULT_IDLE_STATES - 1);
+	if (cfg1 && !(kd->flags & WULT_KF_BAND))
+		return wult_refuse_quiet(-EINVAL, "%s takes no band (config1)",
+					 kd->name);
+	if (wult_cfg1_band_lo(cfg1) >= wult_cfg1_band_hi(cfg1))
+		return wult_refuse_quiet(-EINVAL, "band_lo %llu us is not below band_hi %llu us",
+					 div_u64(wult_cfg1_band_lo(cfg1), NSEC_PER_USEC),
+					 div_u64(wult_cfg1_band_hi(cfg1), NSEC_PER_USEC));
 	if (kd->flags & WULT_KF_IDLE) {
 		if ((cfg & WULT_CFG_DP_TERMS) || event->attr.config2)
-			return -EINVAL;
+			return wult_refuse_quiet(-EINVAL,
+						 "%s takes no LDist, source or config2 term",
+						 kd->name);
 	} else {
-		if (wult_cfg_ldist_min(cfg) > wult_cfg_ldist_max(cfg) ||
-		    wult_cfg_ldist_max(cfg) > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
+		if (lo > hi)
+			return wult_refuse_quiet(-EINVAL,
+						 "ldist_min %llu us is above ldist_max %llu us",
+						 div_u64(lo, NSEC_PER_USEC),
+						 div_u64(hi, NSEC_PER_USEC));
+		if (hi > WULT_LDIST_LIMIT_US * NSEC_PER_USEC)
+			return wult_refuse_quiet(-EINVAL,
+						 "ldist_max %llu us is above the limit, %d us",
+						 div_u64(hi, NSEC_PER_USEC),
+						 WULT_LDIST_LIMIT_US);
+		if (wult_check_floor(event->cpu, hi))
 			return -EINVAL;
-		ret = wult_check_floor(event->cpu, wult_cfg_ldist_max(cfg));
-		if (ret)
-			return ret;
 	}
 	if ((kd->flags & WULT_KF_COUNTING) && is_sampling_event(event))
-		return -EINVAL;
+		return wult_refuse_quiet(-EINVAL,
+					 "%s counts only: it cannot sample (perf stat, not perf record)",
+					 kd->name);
 	return 0;
 }
 
@@ -397,15 +416,18 @@ static int wult_check_support(struct perf_event *event,
 	if (kd->avail) {
 		ret = kd->avail();
 		if (ret)
-			return ret;
+			return wult_refuse_quiet(ret, "%s is not available on this system",
+						 kd->name);
 	}
-	if (wult_excludes_what_it_counts(&event->attr) ||
-	    has_branch_stack(event))
-		return -EOPNOTSUPP;
-	if (!(kd->flags & WULT_KF_IDLE) && !wult_timers_precise()) {
-		pr_info_ratelimited("wult: no high resolution timers (highres=off or no oneshot clock event device): refusing to measure\n");
-		return -EOPNOTSUPP;
-	}
+	if (wult_excludes_what_it_counts(&event->attr))
+		return wult_refuse_quiet(-EOPNOTSUPP,
+					 "datapoints are taken in the kernel, in idle, on the host: an event cannot exclude any of these");
+	if (has_branch_stack(event))
+		return wult_refuse_quiet(-EOPNOTSUPP,
+					 "no branch stack: the branch context is the branches event's (kind 3)");
+	if (!(kd->flags & WULT_KF_IDLE) && !wult_timers_precise())
+		return wult_refuse(-EOPNOTSUPP,
+				   "no high resolution timers (highres=off or no oneshot clock event device): refusing to measure");
 	return 0;
 }
 
@@ -416,10 +438,13 @@ static int wult_dp_event_init(struct perf_event *event,
 	int ret;
 
 	if (!wult_source_present(src))
-		return -ENODEV;
+		return wult_refuse_quiet(-ENODEV,
+					 "%s: not available (its init failed when wult.ko loaded: see the kernel log)",
+					 src->name);
 	/* Only a source that takes a device term gets one (its get()). */
 	if (event->attr.config2 && !src->get)
-		return -EINVAL;
+		return wult_refuse_quiet(-EINVAL, "%s takes no config2 term (launcher, device...)",
+					 src->name);
 	if (src->usable) {
 		ret = src->usable();
 		if (ret)
@@ -455,11 +480,11 @@ err_release:
 
 /*
  * Everything is checked here, in this order, each step with its errno:
- * the PMU, the CPU and the known terms; the kind's terms (wult_kinds[]);
- * what the system supports; then what the event takes (the source, the
+ * the CPU and the known terms; the kind's terms (wult_kinds[]); what the
+ * system supports; then what the event takes (the source, the
  * accounting). add/del/start/stop/read check nothing.
  */
-static int wult_event_init(struct perf_event *event)
+static int wult_event_check(struct perf_event *event)
 {
 	u64 cfg = event->attr.config;
 	unsigned int kind = wult_cfg_kind(cfg);
@@ -467,13 +492,18 @@ static int wult_event_init(struct perf_event *event)
 	const struct wult_event_kind *kd;
 	int ret;
 
-	if (event->attr.type != event->pmu->type)
-		return -ENOENT;
 	/* The engine measures a CPU, not a task. */
 	if (event->cpu < 0)
-		return -EINVAL;
-	if ((cfg & ~WULT_CFG_KNOWN) || kind >= WULT_KIND_MAX || !src)
-		return -EINVAL;
+		return wult_refuse_quiet(-EINVAL,
+					 "wult events are per CPU (perf -C or -a), not per task");
+	if (cfg & ~WULT_CFG_KNOWN)
+		return wult_refuse_quiet(-EINVAL, "unknown config bits 0x%llx",
+					 cfg & ~WULT_CFG_KNOWN);
+	if (kind >= WULT_KIND_MAX)
+		return wult_refuse_quiet(-EINVAL, "unknown kind %u", kind);
+	if (!src)
+		return wult_refuse_quiet(-EINVAL, "unknown source %u",
+					 wult_cfg_source(cfg));
 	kind = array_index_nospec(kind, WULT_KIND_MAX);
 	kd = &wult_kinds[kind];
 	ret = wult_check_terms(event, kd);
@@ -490,6 +520,25 @@ static int wult_event_init(struct perf_event *event)
 		return ret;
 	event->hw.config = kind;
 	return 0;
+}
+
+/*
+ * perf tries every PMU on an event of a type none registered (ENOENT: not
+ * ours, nothing to say); an event of ours that is refused is its opener's
+ * news, through wult_refusal.c, once per open.
+ */
+static int wult_event_init(struct perf_event *event)
+{
+	u64 since;
+	int ret;
+
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	since = wult_refusal_begin();
+	ret = wult_event_check(event);
+	if (ret)
+		wult_refusal_done(event->cpu, ret, since);
+	return ret;
 }
 
 static bool wult_ev_started(const struct perf_event *event)

@@ -15,6 +15,7 @@
 #include <linux/printk.h>
 
 #include "uapi/linux/wult.h"
+#include "wult_refusal.h"
 #include "wult_source.h"
 
 static const struct wult_source *const wult_sources[WULT_SOURCE_MAX] = {
@@ -55,16 +56,19 @@ static DEFINE_PER_CPU(unsigned int [WULT_SOURCE_MAX], wult_claims);
 int wult_source_claim(int cpu, const struct wult_source *src)
 {
 	unsigned int *users = per_cpu(wult_claims, cpu);
-	int i, ret = 0;
+	int i, other = -1;
 
 	mutex_lock(&wult_claim_lock);
 	for (i = 0; i < WULT_SOURCE_MAX; i++)
 		if (i != src->id && users[i])
-			ret = -EBUSY;
-	if (!ret)
+			other = i;
+	if (other < 0)
 		users[src->id]++;
 	mutex_unlock(&wult_claim_lock);
-	return ret;
+	if (other < 0)
+		return 0;
+	return wult_refuse_quiet(-EBUSY, "CPU%d is measured with %s already: one source per CPU",
+				 cpu, wult_sources[other]->name);
 }
 
 void wult_source_release(int cpu, const struct wult_source *src)

@@ -40,6 +40,7 @@
 
 #include "uapi/linux/wult.h"
 #include "wult_compat.h"
+#include "wult_refusal.h"
 #include "wult_rules.h"
 #include "wult_source.h"
 #include "wult_tdt.h"
@@ -131,31 +132,25 @@ static void wult_tdt_exit(void)
 
 static int wult_tdt_usable(void)
 {
-	if (wult_tdt_mode == WULT_TDT_OFF) {
-		pr_info_ratelimited("wult: tdt: off (module parameter tdt=off)\n");
-		return -EOPNOTSUPP;
-	}
+	if (wult_tdt_mode == WULT_TDT_OFF)
+		return wult_refuse(-EOPNOTSUPP, "tdt: off (module parameter tdt=off)");
 	/*
 	 * Every tdt time is converted with tsc_khz, and tdt=emulated skips
 	 * the feature test that a kernel without a TSC rate clears.
 	 */
-	if (!wult_rule_tsc_rate_known(tsc_khz)) {
-		pr_info_ratelimited("wult: tdt: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted\n");
-		return -EOPNOTSUPP;
-	}
-	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable())) {
-		pr_info_ratelimited("wult: tdt: the kernel marked the TSC unstable: TSC times cannot be trusted\n");
-		return -EOPNOTSUPP;
-	}
+	if (!wult_rule_tsc_rate_known(tsc_khz))
+		return wult_refuse(-EOPNOTSUPP,
+				   "tdt: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted");
+	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable()))
+		return wult_refuse(-EOPNOTSUPP,
+				   "tdt: the kernel marked the TSC unstable: TSC times cannot be trusted");
 	if (wult_tdt_mode == WULT_TDT_AUTO &&
-	    !boot_cpu_has(X86_FEATURE_TSC_DEADLINE_TIMER)) {
-		pr_info_ratelimited("wult: tdt: the local APIC timer is not in TSC-deadline mode on this system\n");
-		return -EOPNOTSUPP;
-	}
-	if (!wult_tdt_tp || !wult_tdt_exit_tp) {
-		pr_info_ratelimited("wult: tdt: no irq_vectors:local_timer_entry/exit tracepoints in this kernel\n");
-		return -EOPNOTSUPP;
-	}
+	    !boot_cpu_has(X86_FEATURE_TSC_DEADLINE_TIMER))
+		return wult_refuse(-EOPNOTSUPP,
+				   "tdt: the local APIC timer is not in TSC-deadline mode on this system");
+	if (!wult_tdt_tp || !wult_tdt_exit_tp)
+		return wult_refuse(-EOPNOTSUPP,
+				   "tdt: no irq_vectors:local_timer_entry/exit tracepoints in this kernel");
 	return 0;
 }
 
@@ -165,7 +160,8 @@ static int wult_tdt_get(int cpu, u64 dev)
 	int ret = 0;
 
 	if (dev)
-		return -EINVAL;	/* no device term */
+		return wult_refuse_quiet(-EINVAL,
+					 "tdt takes no config2 term (launcher, device...)");
 	mutex_lock(&wult_tdt_lock);
 	if (!wult_tdt_users) {
 		ret = tracepoint_probe_register(wult_tdt_exit_tp,
