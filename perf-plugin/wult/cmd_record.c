@@ -22,6 +22,7 @@
 #include <perf/threadmap.h>
 
 #include <wult/pdwrite.h>
+#include <wult/refusal.h>
 
 #include "cmds.h"
 #include "record/record_capture.h"
@@ -188,7 +189,9 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	struct rec_state st = { .ev = ev, .limit = o->count };
 	struct rec_cstates *cst = NULL;
 	struct rec_capture *cap = NULL;
+	struct rec_held *held = NULL;
 	unsigned int i;
+	uint64_t mark;
 	int ret;
 
 	rec_capture_cleanup();
@@ -199,7 +202,7 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	if (ret)
 		goto out;
 	note_machine();
-	ret = rec_events_build(o, cpus, ev, &st.nr_ev);
+	ret = rec_events_build(o, cpus, ev, &st.nr_ev, &held);
 	if (ret)
 		goto out;
 	ret = check_ldist(o, cpus, &st);
@@ -229,9 +232,13 @@ static int record(const struct rec_opts *o, int argc, char **argv)
 	}
 	perf_evlist__set_leader(evlist);
 	perf_evlist__set_maps(evlist, cpus, threads);
+	mark = wult_refusal_mark();
 	ret = perf_evlist__open(evlist);
+	/* The recording's events hold wult.ko's probes now, if open. */
+	rec_events_release(held);
+	held = NULL;
 	if (ret) {
-		rec_events_explain(-ret, ev[0].name);
+		rec_events_explain(-ret, ev[0].name, -1, mark);
 		ret = 1;
 		goto out_delete;
 	}
@@ -260,6 +267,7 @@ out_delete:
 	perf_evlist__delete(evlist);	/* deletes the evsels too */
 	evlist = NULL;
 out:
+	rec_events_release(held);
 	if (evlist)
 		perf_evlist__delete(evlist);
 	rec_capture_end(cap);

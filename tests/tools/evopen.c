@@ -8,11 +8,15 @@
  * each cost ~0.5 s of host CPU in a TCG guest (perf's start); two of them
  * stay perf record's, for its words.
  *
- *   evopen CPU EVENT...
+ *   evopen [-w] CPU EVENT...
  *
  * EVENT as perf writes it: pmu/terms/ and aliases (libwult's parser) and
  * the modifiers u, k, I (exclude_idle) and G (exclude_host), after the
- * closing '/' or a ':' (taken off here).
+ * closing '/' or a ':' (taken off here), and A (aux_output: perf refuses
+ * it itself, once the PMU's event_init took the event, with EOPNOTSUPP).
+ * -w: a refusal's line goes on with a tab and "wult.ko: REASON" where
+ * wult.ko kept a reason for that open (libwult's wult_refusal_read(), as
+ * wult record reads it), with "?: WHERE" where the reasons cannot be read.
  * Exit status: 0 if every line was printed, 2 for a usage or parse error.
  */
 #include <errno.h>
@@ -23,6 +27,7 @@
 #include <unistd.h>
 
 #include <wult/evparse.h>
+#include <wult/refusal.h>
 
 static const char *errname(int e)
 {
@@ -64,6 +69,8 @@ static int own_modifiers(char *s, struct perf_event_attr *attr)
 			attr->exclude_idle = 1;
 		else if (*m == 'G')
 			attr->exclude_host = 1;
+		else if (*m == 'A')
+			attr->aux_output = 1;
 		else
 			return -1;
 	}
@@ -74,18 +81,35 @@ static int own_modifiers(char *s, struct perf_event_attr *attr)
 	return 0;
 }
 
+/* -w: what wult.ko kept of the refusal of the open begun at @mark. */
+static void print_reason(uint64_t mark, int cpu, int e)
+{
+	char why[320], where[320];
+	int r = wult_refusal_read(mark, cpu, e, why, sizeof(why), where, sizeof(where));
+
+	if (r > 0)
+		printf("\twult.ko: %s", why);
+	else if (r < 0)
+		printf("\t?: %s", where);
+}
+
 int main(int argc, char **argv)
 {
 	struct perf_event_attr attr, mods;
 	char err[256], s[512];
-	int cpu, i, fd;
+	int cpu, i, fd, e, first = 1, reasons = 0;
+	uint64_t mark;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: evopen CPU EVENT...\n");
+	if (argc > 1 && !strcmp(argv[1], "-w")) {
+		reasons = 1;
+		first = 2;
+	}
+	if (argc < first + 2) {
+		fprintf(stderr, "usage: evopen [-w] CPU EVENT...\n");
 		return 2;
 	}
-	cpu = atoi(argv[1]);
-	for (i = 2; i < argc; i++) {
+	cpu = atoi(argv[first]);
+	for (i = first + 1; i < argc; i++) {
 		if (strlen(argv[i]) >= sizeof(s)) {
 			fprintf(stderr, "evopen: event too long: %s\n", argv[i]);
 			return 2;
@@ -105,18 +129,24 @@ int main(int argc, char **argv)
 		attr.exclude_hv = mods.exclude_hv;
 		attr.exclude_idle = mods.exclude_idle;
 		attr.exclude_host = mods.exclude_host;
+		attr.aux_output = mods.aux_output;
 		attr.disabled = 1;
 		if (!attr.sample_period) {
 			attr.freq = 1;
 			attr.sample_freq = 4000;
 		}
+		mark = wult_refusal_mark();
 		fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
 		if (fd >= 0) {
 			close(fd);
 			printf("0\n");
-		} else {
-			printf("%s %d\n", errname(errno), errno);
+			continue;
 		}
+		e = errno;
+		printf("%s %d", errname(e), e);
+		if (reasons)
+			print_reason(mark, cpu, e);
+		printf("\n");
 	}
 	return 0;
 }

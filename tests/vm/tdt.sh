@@ -25,17 +25,52 @@ fails_with() {
 	if [ $? -ne 0 ] && grep -q "$2" "$W/bad.out"; then t_ok "$1"; else t_fail "$1: $(tail -n 2 "$W/bad.out")"; fi
 }
 
-# ---- no TSC-deadline mode: refused ---------------------------------------
+# ---- no TSC-deadline mode: refused, saying why ------------------------------
 t_check "no tsc_deadline_timer in this guest" sh -c '! grep -qw tsc_deadline_timer /proc/cpuinfo'
 t_check "insmod wult.ko (tdt=auto)" insmod "$WULT_KO" || { t_done; exit 1; }
 t_eq "format term source" "config:40-43" "$(cat /sys/bus/event_source/devices/wult/format/source)"
+# wult.ko's reason reaches the opener (/sys/kernel/debug/wult/refusals,
+# kernel.md "Refusals"). First, while no refusal of it was logged (the log
+# is ratelimited per check): wult record with its counters, which opened
+# the refused leader once per member it probed (five log lines).
+WHY="tdt: the local APIC timer is not in TSC-deadline mode on this system"
+nwhy() { dmesg | grep -c "wult: $WHY"; }
+n0=$(nwhy)
+timeout 60 wult record -q -C 1 -c 10 --method tdt -o "$W/no.data" > "$W/no.out" 2>&1
+rc=$? n1=$(nwhy)
+t_check "wult record --method tdt fails at once without TSC-deadline mode (rc=$rc)" \
+	test $rc -ne 0 -a $rc -ne 124
+t_check "... saying wult.ko's reason after the errno, in one line" grep -qx \
+	"wult record: cannot open wult/.*,source=1/: Operation not supported: wult.ko: $WHY" "$W/no.out"
+t_eq "... which the kernel logged once" 1 $((n1 - n0))
+# Another refusal, another reason: the ipi launcher is the measured CPU.
+wult record -q -C 1 -c 1 --method ipi --launcher 1 -o "$W/no.data" > "$W/ipi.out" 2>&1
+t_check "wult record --method ipi --launcher 1 -C 1: refused, saying why" grep -qx \
+	"wult record: cannot open wult/.*,source=2,launcher=1/: Invalid argument: wult.ko: ipi: CPU1: the launcher must be another CPU than the measured one" \
+	"$W/ipi.out"
+# One thread opening three events on CPU 1: the tdt refusal; the same
+# event with aux_output, which wult's event_init takes and perf itself
+# then refuses with the same errno (the tdt line, stamped before this
+# open began, is not its reason); a config mistake (kept, not logged).
+n0=$(nwhy)
+evopen -w 1 wult/datapoints,source=1/ wult/datapoints/A wult/kind=99/ > "$W/why.out" 2>&1
+n1=$(nwhy)
+mapfile -t why < "$W/why.out"
+TAB=$'\t'
+t_eq "evopen -w: the tdt refusal's reason" "EOPNOTSUPP 95${TAB}wult.ko: $WHY" "${why[0]:-}"
+t_eq "perf's own refusal just after, same errno and CPU: no reason" "EOPNOTSUPP 95" "${why[1]:-}"
+t_eq "an unknown kind: its reason" "EINVAL 22${TAB}wult.ko: unknown kind 99" "${why[2]:-}"
+t_eq "... one log line for the three opens" 1 $((n1 - n0))
+# Without debugfs (a mount namespace without it): the errno, and where
+# wult.ko keeps the reason.
+unshare -m sh -c "umount /sys/kernel/debug && exec wult record -q -C 1 -c 10 --method tdt -o $W/no.data" \
+	> "$W/nodbg.out" 2>&1
+t_check "debugfs not mounted: the errno, and where the reason is" sh -c \
+	"grep -qx 'wult record: cannot open wult/.*: Operation not supported' $W/nodbg.out &&
+	 grep -q 'mount -t debugfs none /sys/kernel/debug and read /sys/kernel/debug/wult/refusals' $W/nodbg.out"
 fails_with "tdt without TSC-deadline mode: EOPNOTSUPP" "doesn't support sampling" wult/datapoints,source=1/
 t_check "dmesg says why" sh -c 'dmesg | grep -q "wult: tdt: the local APIC timer is not in TSC-deadline mode"'
 fails_with "unknown source: EINVAL" "returned with 22 " wult/datapoints,source=4/
-timeout 60 wult record -q -C 1 -c 10 --method tdt -o "$W/no.data" > "$W/no.out" 2>&1
-rc=$?
-t_check "wult record --method tdt fails at once without TSC-deadline mode (rc=$rc)" \
-	test $rc -ne 0 -a $rc -ne 124
 t_check "wult record --method bogus is a usage error" \
 	sh -c "! wult record --method bogus -o $W/x.data 2>/dev/null"
 t_check "rmmod" rmmod wult

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -15,6 +16,7 @@
 #include <perf/cpumap.h>
 
 #include <wult/evparse.h>
+#include <wult/refusal.h>
 
 #include "record_events.h"
 #include "record_opts.h"
@@ -58,26 +60,39 @@ static int kernel_has_format_lost(void)
 	return !uname(&u) && sscanf(u.release, "%d", &major) == 1 && major >= 6;
 }
 
-/* Explains an errno from opening perf events, with the fix. */
-void rec_events_explain(int err, const char *what)
+/*
+ * Explains an errno from opening perf events: wult.ko's reason where it
+ * gave one (then that is all), else the likely causes and their fixes.
+ */
+void rec_events_explain(int err, const char *what, int cpu, uint64_t mark)
 {
-	char buf[16] = "?";
+	char buf[16] = "?", why[320], where[320];
+	int r = wult_refusal_read(mark, cpu, err, why, sizeof(why), where, sizeof(where));
 
+	if (r > 0) {
+		fprintf(stderr, "wult record: cannot open %s: %s: wult.ko: %s\n", what,
+			strerror(err), why);
+		return;
+	}
 	fprintf(stderr, "wult record: cannot open %s: %s\n", what, strerror(err));
+	if (r < 0)
+		fprintf(stderr, "  wult.ko's reason, if it gave one: %s\n", where);
 	if (err == EACCES || err == EPERM) {
 		rec_file_read("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf));
 		buf[strcspn(buf, "\n")] = '\0';
 		fprintf(stderr, "  not permitted: run as root, or grant CAP_PERFMON, or "
 			"lower /proc/sys/kernel/perf_event_paranoid (now %s)\n", buf);
+	} else if (err == ENODEV || err == ENOENT || err == ENXIO) {
+		fprintf(stderr, "  a selected CPU (or the ipi launcher) is offline, or "
+			"wult.ko was unloaded\n");
+	} else if (!r) {
+		/* wult.ko says why it refuses: perf itself refused this one. */
 	} else if (err == EINVAL) {
 		fprintf(stderr, "  the wult PMU rejected the configuration: LDist must "
 			"satisfy 0 <= min <= max <= %u us, and max must not be below the "
 			"CPU's LDist floor (the kernel log names it); with --method ipi, "
 			"the launcher must exist and not be a measured CPU\n",
 			WULT_LDIST_LIMIT_US);
-	} else if (err == ENODEV || err == ENOENT || err == ENXIO) {
-		fprintf(stderr, "  a selected CPU (or the ipi launcher) is offline, or "
-			"wult.ko was unloaded\n");
 	} else if (err == EBUSY) {
 		fprintf(stderr, "  a CPU is measured already with another method (or, "
 			"ipi, another launcher)\n");
@@ -90,36 +105,31 @@ static int sys_perf_event_open(struct perf_event_attr *attr, int cpu, int group)
 }
 
 /*
- * The group as far as it is built, on its first CPU: each member is probed
- * by opening it into the group, and stays open while the rest are probed.
- * Each open and close of a wult event that is the first or the last of its
- * kind registers or unregisters wult.ko's probes (text patching, then RCU
- * grace periods): probing every member against a leader of its own did
- * that about twenty times a recording (~1 s of host CPU in a TCG guest).
- * Kept open, the leader and the members only count references, and each
- * member is tried beside the ones the group will hold.
+ * The group as far as it is built, on its first CPU: the leader first (a
+ * refusal ends the recording there: one open, one refusal, said once),
+ * then each member, probed by opening it into the group, staying open
+ * while the rest are probed. Each open and close of a wult event that is
+ * the first or the last of its kind registers or unregisters wult.ko's
+ * probes (text patching, then RCU grace periods): probing every member
+ * against a leader of its own did that about twenty times a recording
+ * (~1 s of host CPU in a TCG guest). Kept open, the leader and the
+ * members only count references, and each member is tried beside the
+ * ones the group will hold; kept open until the recording's events are
+ * (rec_events_release()), the probes are registered once.
  */
-struct probe_group {
-	struct perf_event_attr attr;	/* the leader's */
+struct rec_held {
 	int cpu;
-	int fd;				/* the leader's; -1 until the first probe */
+	int fd;				/* the leader's, disabled */
 	int mfd[REC_MAX_EVENTS];
 	unsigned int nr;
 };
 
 /* Can @member join @pg's group? 0 (it stays in the group) or errno. */
-static int probe_member(struct probe_group *pg, const struct perf_event_attr *member)
+static int probe_member(struct rec_held *pg, const struct perf_event_attr *member)
 {
 	struct perf_event_attr m = *member;
 	int mfd;
 
-	if (pg->fd < 0) {
-		struct perf_event_attr l = pg->attr;
-
-		pg->fd = sys_perf_event_open(&l, pg->cpu, -1);
-		if (pg->fd < 0)
-			return errno;
-	}
 	mfd = sys_perf_event_open(&m, pg->cpu, pg->fd);
 	if (mfd < 0)
 		return errno;
@@ -130,13 +140,39 @@ static int probe_member(struct probe_group *pg, const struct perf_event_attr *me
 	return 0;
 }
 
-static void probe_group_close(struct probe_group *pg)
+void rec_events_release(struct rec_held *pg)
 {
+	if (!pg)
+		return;
 	while (pg->nr)
 		close(pg->mfd[--pg->nr]);
-	if (pg->fd >= 0)
-		close(pg->fd);
-	pg->fd = -1;
+	close(pg->fd);
+	free(pg);
+}
+
+/*
+ * The leader, open and disabled on @cpu, to probe the members with; NULL
+ * if it cannot be opened (said).
+ */
+static struct rec_held *open_leader(const struct perf_event_attr *attr, const char *name,
+				    int cpu)
+{
+	struct perf_event_attr l = *attr;
+	struct rec_held *pg = calloc(1, sizeof(*pg));
+	uint64_t mark = wult_refusal_mark();
+
+	if (!pg) {
+		fprintf(stderr, "wult record: out of memory\n");
+		return NULL;
+	}
+	pg->cpu = cpu;
+	pg->fd = sys_perf_event_open(&l, cpu, -1);
+	if (pg->fd < 0) {
+		rec_events_explain(errno, name, cpu, mark);
+		free(pg);
+		return NULL;
+	}
+	return pg;
 }
 
 /* What every event of the group records; @period 0 only counts. */
@@ -152,7 +188,7 @@ static void group_attr(struct perf_event_attr *attr, uint64_t period)
  * The branches member, where wult.ko can read the LBR: its samples are the
  * datapoints' branch contexts. 1 if added to @ev, 0 if not (said why).
  */
-static int add_branches(const struct rec_opts *o, struct probe_group *pg, struct rec_ev *ev)
+static int add_branches(const struct rec_opts *o, struct rec_held *pg, struct rec_ev *ev)
 {
 	struct perf_event_attr attr;
 	char str[160], err[256];
@@ -238,7 +274,7 @@ static unsigned int idle_states(struct perf_cpu_map *cpus)
  * any two of them. Left out, said why, where the module lacks the events
  * or they cannot join. Returns the members added to @ev.
  */
-static unsigned int add_idle_members(struct perf_cpu_map *cpus, struct probe_group *pg,
+static unsigned int add_idle_members(struct perf_cpu_map *cpus, struct rec_held *pg,
 				     struct rec_ev *ev)
 {
 	static const char *const kinds[] = {
@@ -282,18 +318,19 @@ static unsigned int add_idle_members(struct perf_cpu_map *cpus, struct probe_gro
 
 /*
  * Builds the group: the wult leader, discovered counters, the idle
- * accounting, -e events. Returns 0, 1 when the wult PMU is missing, 2 for
- * a bad -e event.
+ * accounting, -e events. Returns 0, 1 when the wult PMU is missing or
+ * refuses the leader, 2 for a bad -e event.
  */
 int rec_events_build(const struct rec_opts *o, struct perf_cpu_map *cpus, struct rec_ev *ev,
-		     unsigned int *nr)
+		     unsigned int *nr, struct rec_held **held)
 {
-	struct probe_group pg = { .cpu = perf_cpu_map__cpu(cpus, 0).cpu, .fd = -1 };
 	char str[160], err[256], absent[1024] = "", nojoin[1024] = "";
 	struct perf_event_attr attr;
+	struct rec_held *pg;
 	unsigned int i, n = 0;
 	int ret;
 
+	*held = NULL;
 	read_format_lost = kernel_has_format_lost() ? PERF_FORMAT_LOST : 0;
 	snprintf(str, sizeof(str), "wult/datapoints,ldist_min=%u,ldist_max=%u%s/",
 		 o->ldist_min, o->ldist_max, o->term);
@@ -309,9 +346,11 @@ int rec_events_build(const struct rec_opts *o, struct perf_cpu_map *cpus, struct
 	attr.disabled = 1;
 	ev[n].attr = attr;
 	snprintf(ev[n++].name, sizeof(ev[0].name), "%s", str);
-	pg.attr = attr;
+	pg = open_leader(&attr, str, perf_cpu_map__cpu(cpus, 0).cpu);
+	if (!pg)
+		return 1;
 	if (!o->no_branches)
-		n += add_branches(o, &pg, &ev[n]);
+		n += add_branches(o, pg, &ev[n]);
 
 	for (i = 0; i < REC_NR_DISCOVERED + o->nr_user_ev; i++) {
 		int user = i >= REC_NR_DISCOVERED;
@@ -322,12 +361,12 @@ int rec_events_build(const struct rec_opts *o, struct perf_cpu_map *cpus, struct
 		ret = wult_ev_parse(name, NULL, &attr, err, sizeof(err));
 		if (ret && user) {
 			fprintf(stderr, "wult record: -e %s: %s\n", name, err);
-			probe_group_close(&pg);
+			rec_events_release(pg);
 			return 2;
 		}
 		if (!ret) {
 			group_attr(&attr, 0);
-			ret = -probe_member(&pg, &attr);
+			ret = -probe_member(pg, &attr);
 			if (ret)
 				snprintf(err, sizeof(err), "cannot join the group: %s",
 					 strerror(-ret));
@@ -346,13 +385,13 @@ int rec_events_build(const struct rec_opts *o, struct perf_cpu_map *cpus, struct
 		snprintf(ev[n++].name, sizeof(ev[0].name), "%s", name);
 	}
 	if (!o->no_counters)
-		n += add_idle_members(cpus, &pg, &ev[n]);
-	probe_group_close(&pg);
+		n += add_idle_members(cpus, pg, &ev[n]);
 	if (*absent)
 		fprintf(stderr, "wult record: counters left out, not on this machine:%s\n",
 			absent);
 	if (*nojoin)
 		fprintf(stderr, "wult record: counters left out:%s\n", nojoin);
 	*nr = n;
+	*held = pg;
 	return 0;
 }

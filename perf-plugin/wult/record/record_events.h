@@ -7,11 +7,13 @@
 #ifndef WULT_RECORD_EVENTS_H
 #define WULT_RECORD_EVENTS_H
 
+#include <stdint.h>
 #include <linux/perf_event.h>
 #include <linux/wult.h>
 
 struct perf_cpu_map;
 struct perf_evsel;
+struct rec_held;
 struct rec_opts;
 
 #define REC_MAX_EVENTS	96
@@ -35,13 +37,24 @@ struct rec_ev {
 /*
  * Builds the group in @ev (REC_MAX_EVENTS) for @o on @cpus: the wult
  * leader, discovered counters, the idle accounting, -e events. Returns 0,
- * 1 when the wult PMU is missing, 2 for a bad -e event (said).
+ * 1 when the wult PMU is missing or refuses the leader, 2 for a bad -e
+ * event (said). On 0, *@held is the group it was probed with, left open
+ * so that wult.ko keeps its probes registered until the recording's
+ * events are open: rec_events_release() it then.
  */
 int rec_events_build(const struct rec_opts *o, struct perf_cpu_map *cpus, struct rec_ev *ev,
-		     unsigned int *nr);
+		     unsigned int *nr, struct rec_held **held);
 
-/* Explains an errno from opening perf events (@what), with the fix. */
-void rec_events_explain(int err, const char *what);
+/* Closes what rec_events_build() held open; NULL is fine. */
+void rec_events_release(struct rec_held *held);
+
+/*
+ * Explains an errno from opening perf events (@what, on @cpu, -1 if not
+ * known): wult.ko's reason for that open (one that began at @mark,
+ * wult_refusal_mark(): wult/refusal.h) in the same line, else the likely
+ * causes and their fixes.
+ */
+void rec_events_explain(int err, const char *what, int cpu, uint64_t mark);
 
 /*
  * Keeps perf's LBR recording on @cpu, so that wult.ko can read it: the
