@@ -2,15 +2,16 @@
 /*
  * wult_pdw_*: a file written here reads back through libwult's reader with
  * the same attrs, ids, names, features and samples, and stock perf reads it
- * (checked when perf is installed). A writer killed at random instants,
- * and one killed before (or halfway through) each of its writes in turn,
- * leaves a file that reads, features included, with every record of its
- * last sync: in libwult and in stock perf.
+ * (checked when perf is installed). A writer killed at random points of
+ * its progress, and one killed before (or halfway through) each of its
+ * writes in turn, leaves a file that reads, features included, with every
+ * record of its last sync: in libwult and in stock perf.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -250,73 +251,184 @@ static struct wult_pdw *kill_test_writer(const char *path, const char *host)
 	return w;
 }
 
-/* Writes samples for ever, syncing every 97; *@synced: samples synced. */
-static void endless_writer(const char *path, volatile long *synced)
+/* endless_writer()'s sync period, in samples. */
+#define SYNC_EVERY	97
+/* How long a writer may take to reach a target before the test gives up. */
+#define PROGRESS_MAX_S	60
+
+/* What endless_writer() shares with the test, in a shared page. */
+struct progress {
+	long stop_at;	/* in: samples after which to wait for the kill, -1 never */
+	long written;	/* out: samples handed over, -1 until the file is open */
+	long synced;	/* out: samples of the last sync */
+	long paused;	/* out: 1 once waiting at stop_at */
+};
+
+/*
+ * Writes samples for ever, syncing every SYNC_EVERY, or until stop_at and
+ * then waits to be killed. Each count is published once its step is done.
+ */
+static void endless_writer(const char *path, struct progress *p)
 {
 	struct wult_pdw *w = kill_test_writer(path, "killed");
 	long i;
 
+	__atomic_store_n(&p->written, 0, __ATOMIC_RELEASE);
 	for (i = 0;; i++) {
+		/* i samples handed over, and the syncs they called for done. */
+		if (i == p->stop_at) {
+			__atomic_store_n(&p->paused, 1, __ATOMIC_RELEASE);
+			for (;;)
+				pause();
+		}
 		if (write_sample(w, i))
 			_exit(1);
-		if (i % 97 == 96) {
+		__atomic_store_n(&p->written, i + 1, __ATOMIC_RELEASE);
+		if (i % SYNC_EVERY == SYNC_EVERY - 1) {
 			if (wult_pdw_sync(w))
 				_exit(1);
-			*synced = i + 1;
+			__atomic_store_n(&p->synced, i + 1, __ATOMIC_RELEASE);
 		}
 	}
 }
 
-/* SIGKILL a writer at random instants: every file reads. */
+/*
+ * Waits until *@count, one of @p's counts, reaches @target. 1 when it did;
+ * 0 when the writer @pid ended first (reaped) or did not get there in
+ * PROGRESS_MAX_S (killed and reaped), said with @what.
+ */
+static int wait_progress(pid_t pid, struct progress *p, long *count, long target,
+			 const char *what)
+{
+	struct timespec t0, t;
+	int st;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (__atomic_load_n(count, __ATOMIC_ACQUIRE) < target) {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			printf("  %s: the writer ended (%s %d) after %ld samples\n", what,
+			       WIFSIGNALED(st) ? "signal" : "exit status",
+			       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), p->written);
+			return 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > PROGRESS_MAX_S) {
+			printf("  %s: not there after %d s (%ld samples written)\n", what,
+			       PROGRESS_MAX_S, __atomic_load_n(&p->written, __ATOMIC_ACQUIRE));
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return 0;
+		}
+		usleep(100);
+	}
+	return 1;
+}
+
+/* The kinds of kill of killed_writer(), in turn. */
+enum kill_kind {
+	KILL_AT_ONCE,		/* running from its start: before or after the file is ready */
+	KILL_OPEN,		/* waiting with its file open, before the first write */
+	KILL_MID_BUFFER,	/* waiting with 1 to SYNC_EVERY - 1 samples, none synced */
+	KILL_PAUSED,		/* waiting after 1 to 20 syncs */
+	KILL_RUNNING,		/* running, once past a target after 1 to 20 syncs */
+	KILL_KINDS,
+};
+
+/*
+ * SIGKILL a writer at a point of its progress picked at random for each
+ * kill. One that waits for the kill there leaves exactly the samples of its
+ * syncs so far; one still running is killed anywhere past its target (in a
+ * sync too) and leaves no fewer samples than its last sync and than the
+ * target implies, and no more than it was handed. Every file it opened
+ * reads, and has its event names once it has samples.
+ */
 static void killed_writer(const char *path)
 {
-	volatile long *synced = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
-				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	int k, bad = 0, named = 0, some = 0, nm;
+	static const char *const kinds[KILL_KINDS] = {
+		"at once", "open, before the first write", "mid-buffer",
+		"waiting after syncs", "running after syncs",
+	};
+	struct progress *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint64_t seed = (uint64_t)getpid() << 16 | 1;
+	int k, bad = 0, unready = 0, nm, ok;
+	long n, t, want, w, sy;
+	enum kill_kind kind;
+	char what[96];
 	pid_t pid;
 
-	WT_CHECK(synced != MAP_FAILED, "mmap");
-	if (synced == MAP_FAILED)
+	WT_CHECK(p != MAP_FAILED, "mmap");
+	if (p == MAP_FAILED)
 		return;
-	srand(getpid());
-	for (k = 0; k < 40; k++) {
-		long n;
-
-		*synced = 0;
+	printf("  killed writers: seed %" PRIu64 "\n", seed);
+	for (k = 0; k < 8 * KILL_KINDS; k++) {
+		kind = k % KILL_KINDS;
+		if (kind == KILL_AT_ONCE || kind == KILL_OPEN)
+			t = 0;
+		else if (kind == KILL_MID_BUFFER)
+			t = 1 + (long)(wt_xorshift(&seed) % (SYNC_EVERY - 1));
+		else
+			t = SYNC_EVERY + (long)(wt_xorshift(&seed) % (19 * SYNC_EVERY + 1));
+		snprintf(what, sizeof(what), "kill %d (%s, %ld samples)", k, kinds[kind], t);
+		p->stop_at = kind == KILL_AT_ONCE || kind == KILL_RUNNING ? -1 : t;
+		p->written = -1;
+		p->synced = p->paused = 0;
+		unlink(path);
 		pid = fork();
 		if (!pid)
-			endless_writer(path, synced);
-		usleep(2000 + rand() % 30000);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		n = count_samples(path, &nm);
-		/* Killed between creating the file and its first write. */
-		if (n < 0 && !*synced && access(path, F_OK) == 0 && !file_size(path)) {
-			printf("  kill %d: before the first write (empty file)\n", k);
+			endless_writer(path, p);
+		if (kind == KILL_AT_ONCE)
+			ok = 1;
+		else if (kind == KILL_RUNNING)
+			ok = wait_progress(pid, p, &p->written, t, what);
+		else
+			ok = wait_progress(pid, p, &p->paused, 1, what);
+		if (!ok) {
+			bad++;
 			continue;
 		}
-		if (n < *synced || (*synced && !nm)) {
-			printf("  kill %d: %ld samples read, %ld synced, names %s\n", k, n,
-			       *synced, nm ? "read" : "lost");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		w = p->written;
+		sy = p->synced;
+		/* Killed before its file was ready: none, or empty. */
+		if (w < 0 && ((access(path, F_OK) && errno == ENOENT) || !file_size(path))) {
+			unready++;
+			continue;
+		}
+		nm = 0;
+		n = count_samples(path, &nm);
+		if (p->stop_at >= 0) {
+			/* Waiting: exactly the samples its syncs wrote. */
+			want = t / SYNC_EVERY * SYNC_EVERY;
+			ok = n == want && sy == want && (!want || nm);
+		} else {
+			/* Past t: the sync after sample t - 1 may be under way. */
+			want = t < 1 ? 0 : (t - 1) / SYNC_EVERY * SYNC_EVERY;
+			ok = n >= 0 && n >= sy && n >= want && n <= (w > 0 ? w : 0) && (!sy || nm);
+		}
+		if (!ok) {
+			printf("  %s: %ld samples read (%ld wanted), %ld synced, %ld written, "
+			       "names %s\n", what, n, want, sy, w, nm ? "read" : "lost");
 			bad++;
 		}
-		named += nm;
-		some += *synced > 0;
 	}
-	/* Last, one killed once it synced: the file stock perf is given. */
-	*synced = 0;
+	WT_EQ(bad, 0);
+	printf("  %d kills, %d of each kind (%d at once before the file was ready): every file "
+	       "read with its syncs\n", 8 * KILL_KINDS, 8, unready);
+
+	/* Last, one killed once it synced 500: the file stock perf is given. */
+	p->stop_at = p->written = -1;
+	p->synced = p->paused = 0;
 	pid = fork();
 	if (!pid)
-		endless_writer(path, synced);
-	for (k = 0; k < 5000 && *synced < 500; k++)
-		usleep(1000);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+		endless_writer(path, p);
+	if (wait_progress(pid, p, &p->synced, 500, "the writer for stock perf")) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
 	WT_CHECK(count_samples(path, &nm) >= 500, "killed after 500 synced");
-	WT_EQ(bad, 0);
-	WT_CHECK(some >= 20, "only %d of 40 writers synced before the kill", some);
-	printf("  40 kills: every file read; %d with its features\n", named);
-	munmap((void *)synced, sizeof(long));
+	munmap(p, sizeof(*p));
 }
 
 /*
