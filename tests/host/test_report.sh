@@ -435,7 +435,9 @@ fi
 # tests/data/wult_resid.data: wult record of CPUs 0 and 1 with wult_refidle
 # (4 states). The reference is stock perf's decoding of the same group
 # reads (perf script -D): per CPU, the members' growth between consecutive
-# datapoints and the group's running time between them.
+# datapoints and the group's running time between them. perf's dump is
+# read by its words (the value after "running", "nr", "value"), not by
+# column: its lines grow fields (", lost N" since 6.0).
 RES=$top/tests/data/wult_resid.data
 "$W" report "$RES" > "$tmp/res.rep" 2> "$tmp/res.err"
 t_eq "residency fixture reports, exit 0" 0 $?
@@ -447,11 +449,20 @@ if command -v perf > /dev/null; then
 				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 			return v
 		}
+		function after(w,  i, x) {
+			for (i = 1; i < NF; i++)
+				if ($i == w) {
+					x = $(i + 1)
+					sub(/,$/, "", x)
+					return x
+				}
+			return ""
+		}
 		/PERF_RECORD_SAMPLE/ { cpu = $1; p = -1; next }
-		/time running/ { tr = hex($4); next }
-		/group nr/ { n = $4; next }
+		/time running/ { tr = hex(after("running")); next }
+		/group nr/ { n = after("nr"); next }
 		/^\.\.\.\.\. id / {
-			v[++p] = hex(substr($5, 1, length($5) - 1))
+			v[++p] = hex(after("value"))
 			if (p < n - 1) next
 			if (seen[cpu]) {
 				span[cpu] += tr - last[cpu]
