@@ -31,12 +31,22 @@
  * The governor cannot see the device's timer: a shadow hrtimer, pinned
  * and hard, is armed at LTime + a margin (LDist / 8 + 5 us), so that the
  * next timer event the governor reads is about LTime and LDist chooses
- * the state as for hrt. The device's interrupt comes first and its
- * handler cancels the shadow; the margin covers the wake latency of the
- * deep states, so that in a state left with IRQs masked the shadow has
- * not expired yet when the interrupts are taken. At idle entry LTime is
- * trusted only if the shadow is the first timer (no earlier one will
- * wake the CPU).
+ * the state as for hrt. At idle entry, the state chosen, LTime is trusted
+ * only if no timer is due before it (wult_rule_timer_after(): neither the
+ * shadow nor a tick after LTime can wake the CPU first), and the shadow
+ * moves out to a guard WULT_NIC_GUARD_NS later. Left at the margin it
+ * expired inside the exit of any state left with IRQs masked whose
+ * latency exceeds it (intel_idle's deep states: 130-290 us), and its
+ * vector, pending beside the device's, dropped every such datapoint. The
+ * guard only bounds the idle period of a device event that never comes,
+ * whose datapoint the next wake then ends. An idle exit that was not the
+ * wake puts the shadow back at the margin for the governor's next choice;
+ * the device's handler cancels it.
+ *
+ * A device interrupt handled before its event's time is the previous
+ * event's (wult_rule_dev_intr_ours()): the engine dropped that datapoint
+ * at its idle exit and armed the next while the interrupt was pending.
+ * Acknowledging it turned the timer off: the armed event is armed again.
  */
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -73,6 +83,13 @@
 #define WULT_NIC_MIN_NS		2000
 /* Cross-timestamp reads: retried while wider than twice the narrowest. */
 #define WULT_NIC_XTS_TRIES	3
+/*
+ * The shadow's guard beyond its margin, from idle entry on: twice the
+ * longest exit latency a cpuidle driver declares (intel_idle's Atom C7S
+ * and C10 states: 10 ms), so that no device interrupt that came is still
+ * pending when it expires.
+ */
+#define WULT_NIC_GUARD_NS	(20 * NSEC_PER_MSEC)
 
 static const struct wult_dev_type *const wult_dev_types[] = {
 	&wult_rtl8139_type,
@@ -98,11 +115,16 @@ struct wult_nic {
 	u64 span;		/* TSC cycles the rate was measured over, 0: nominal */
 	u64 span_err;		/* the dating errors at its two ends */
 	struct wult_xts ref;	/* the rate's reference */
-	u64 ltime_err;		/* TSC cycles, of the armed event */
+	u64 at;			/* the armed event's extended device time */
+	u64 ltime;		/* ... its LTime, TSC cycles */
+	u64 ltime_err;		/* ... and LTime's error bound, TSC cycles */
+	u64 ltime_ns;		/* ... LTime at its latest, CLOCK_MONOTONIC */
+	u64 shadow_ns;		/* the shadow's expiry the governor reads */
 	u64 min_ticks;		/* the shortest arm ahead: WULT_NIC_MIN_NS */
 	u64 late;		/* arms that came too late, moved on */
 	u64 fired;		/* timer interrupts handled */
 	u64 stray;		/* ... of which not for an armed event here */
+	u64 stale;		/* ... of those, an earlier event's */
 };
 
 static struct wult_nic wult_nic;
@@ -153,6 +175,28 @@ static void wult_nic_track(struct wult_nic *n, const struct wult_xts *x)
 		n->ref = *x;
 }
 
+/* The armed event's interrupt, stamped @tsc: to the engine. */
+static void wult_nic_fired(struct wult_nic *n, u64 tsc)
+{
+	hrtimer_try_to_cancel(this_cpu_ptr(&wult_nic_shadow));
+	n->armed = false;
+	wult_engine_intr(tsc, tsc);
+}
+
+/*
+ * An earlier event's interrupt was acknowledged, which turned the timer
+ * off: the armed event again. If its time passed meanwhile its interrupt
+ * may never come: it fired now, in this handler, the CPU out of idle.
+ */
+static void wult_nic_rearm(struct wult_nic *n)
+{
+	n->type->arm(n->regs, n->at);
+	n->last = wult_xts_extend(n->last, n->type->read_clock(n->regs),
+				  n->type->clock_bits);
+	if (n->last >= n->at)
+		wult_nic_fired(n, rdtsc_ordered());
+}
+
 static notrace irqreturn_t wult_nic_irq(int irq, void *data)
 {
 	u64 tsc = rdtsc_ordered();
@@ -161,17 +205,22 @@ static notrace irqreturn_t wult_nic_irq(int irq, void *data)
 	if (!n->type->ack(n->regs))
 		return IRQ_NONE;
 	n->fired++;
-	hrtimer_try_to_cancel(this_cpu_ptr(&wult_nic_shadow));
 	if (!n->armed || n->cpu != smp_processor_id()) {
+		hrtimer_try_to_cancel(this_cpu_ptr(&wult_nic_shadow));
 		n->stray++;
 		return IRQ_HANDLED;
 	}
-	n->armed = false;
-	wult_engine_intr(tsc, tsc);
+	if (!wult_rule_dev_intr_ours(tsc, n->ltime, n->ltime_err)) {
+		n->stray++;
+		n->stale++;
+		wult_nic_rearm(n);
+		return IRQ_HANDLED;
+	}
+	wult_nic_fired(n, tsc);
 	return IRQ_HANDLED;
 }
 
-/* The shadow only shows the governor the expiry: nothing to do. */
+/* The shadow shows the governor the expiry, then ends a lost event's sleep. */
 static enum hrtimer_restart wult_nic_shadow_fn(struct hrtimer *t)
 {
 	return HRTIMER_NORESTART;
@@ -388,8 +437,8 @@ static void wult_nic_release(struct wult_nic *n)
 	n->type->disarm(n->regs);
 	free_irq(n->irq, n);
 	n->irq_on = false;
-	pr_info("wult: nic: %s: %llu timer interrupts since load, %llu not measured (2 per claim settle the route), %llu late arms\n",
-		pci_name(n->pdev), n->fired, n->stray, n->late);
+	pr_info("wult: nic: %s: %llu timer interrupts since load, %llu not measured (2 per claim settle the route; %llu of an earlier event, after its drop), %llu late arms\n",
+		pci_name(n->pdev), n->fired, n->stray, n->stale, n->late);
 	wult_nic_give_back(n);
 }
 
@@ -448,7 +497,7 @@ static int wult_nic_usable(void)
 static int wult_nic_arm(u64 ldist, u64 *ltime)
 {
 	struct wult_nic *n = &wult_nic;
-	u64 now = ktime_get_ns(), ticks, at, cyc;
+	u64 tsc = rdtsc_ordered(), now = ktime_get_ns(), ticks, at, cyc;
 	struct wult_xts x;
 
 	if (!n->regs || n->cpu != smp_processor_id())
@@ -469,11 +518,17 @@ static int wult_nic_arm(u64 ldist, u64 *ltime)
 		at = n->type->arm(n->regs, x.dev + ticks + 1);
 	}
 	*ltime = wult_xts_to_tsc(&x, at, n->rate);
+	n->at = at;
+	n->ltime = *ltime;
 	n->ltime_err = wult_xts_err(&x, at, n->rate, n->span_err, n->span,
 				    WULT_NIC_NOMINAL_PPM);
+	/* Dated from a TSC read before @now: never earlier than LTime. */
+	cyc = *ltime + n->ltime_err - tsc;
+	n->ltime_ns = now + mul_u64_u32_div(cyc, USEC_PER_SEC, tsc_khz);
+	n->shadow_ns = now + ldist + ldist / 8 + 5 * NSEC_PER_USEC;
 	hrtimer_start_range_ns(this_cpu_ptr(&wult_nic_shadow),
-			       ns_to_ktime(now + ldist + ldist / 8 + 5 * NSEC_PER_USEC),
-			       0, WULT_NIC_SHADOW_MODE);
+			       ns_to_ktime(n->shadow_ns), 0,
+			       WULT_NIC_SHADOW_MODE);
 	return 0;
 }
 
@@ -487,10 +542,36 @@ static void wult_nic_cancel(void)
 	hrtimer_try_to_cancel(this_cpu_ptr(&wult_nic_shadow));
 }
 
-/* LTime is the device's; only whether an earlier timer comes first. */
+/*
+ * LTime is the device's; only whether a timer comes before it: the shadow
+ * itself or one between LTime and the shadow (the tick, say) cannot. The
+ * state is chosen: the shadow out to its guard, beyond the state's exit.
+ * A shadow that expired with the event still armed saw it lost: LTime is
+ * not trusted, and the next wake ends the datapoint (other_wake).
+ */
 static bool wult_nic_at_idle(u64 *ltime)
 {
-	return wult_hrtimer_first(this_cpu_ptr(&wult_nic_shadow));
+	struct hrtimer *t = this_cpu_ptr(&wult_nic_shadow);
+	bool first = wult_rule_timer_after(wult_hrtimer_next(t),
+					   wult_nic.ltime_ns);
+
+	if (!hrtimer_is_queued(t))
+		return false;
+	hrtimer_start_range_ns(t, ns_to_ktime(wult_nic.shadow_ns +
+					      WULT_NIC_GUARD_NS),
+			       0, WULT_NIC_SHADOW_MODE);
+	return first;
+}
+
+/* Not the wake: the margin again, while ahead, for the governor. */
+static void wult_nic_early_exit(void)
+{
+	struct hrtimer *t = this_cpu_ptr(&wult_nic_shadow);
+	u64 at = wult_nic.shadow_ns;
+
+	if (hrtimer_is_queued(t) && ktime_get_ns() < at)
+		hrtimer_start_range_ns(t, ns_to_ktime(at), 0,
+				       WULT_NIC_SHADOW_MODE);
 }
 
 /* LTime was converted at the arm: its error bound, in ns. */
@@ -539,5 +620,6 @@ const struct wult_source wult_nic_source = {
 	.arm		= wult_nic_arm,
 	.cancel		= wult_nic_cancel,
 	.at_idle	= wult_nic_at_idle,
+	.early_exit	= wult_nic_early_exit,
 	.timebase	= wult_nic_timebase,
 };

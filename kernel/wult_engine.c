@@ -495,6 +495,8 @@ static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
 	if (v == WULT_EARLY_WAKE) {
 		/* Keep the event armed; TBI is retaken at the next entry. */
 		wult_stats_inc(&wc->stats.early_wake);
+		if (wc->src->early_exit)
+			wc->src->early_exit();
 		return;
 	}
 	if (v != WULT_KEEP) {

@@ -137,6 +137,33 @@ static inline enum wult_verdict wult_rule_intr_after_exit(u32 irqs, u32 nmis)
 }
 
 /*
+ * At idle entry, for a source whose event is not a CPU timer (nic: a
+ * device's): LTime holds if no timer is programmed to expire before it.
+ * @next: the CPU's first timer expiry; @ltime: the event's latest time,
+ * in the same clock. A timer due later cannot wake the CPU before the
+ * event; if it expires before the idle exit, its vector is pending
+ * beside the event's and rule C drops the datapoint.
+ */
+static inline bool wult_rule_timer_after(u64 next, u64 ltime)
+{
+	return next >= ltime;
+}
+
+/*
+ * A device source's interrupt (nic) is the armed event's only if it came
+ * at the event's time or later: @tintr >= @ltime less @err, the bound of
+ * LTime's conversion from the device's clock (all TSC cycles). One
+ * handled earlier was raised for the previous event: the engine dropped
+ * that datapoint at its idle exit, IRQs off (rule C), and armed the next
+ * before the pending interrupt could run. Taken for the new event's, it
+ * would end it not_idle and leave nothing armed on the device.
+ */
+static inline bool wult_rule_dev_intr_ours(u64 tintr, u64 ltime, u64 err)
+{
+	return tintr + err >= ltime;
+}
+
+/*
  * The LDist floor of a CPU: the shortest time from arming an event to the
  * CPU's next idle entry (TBI) seen so far, over @n such intervals. The arm
  * is where a datapoint ends (or measuring starts): the rest of the

@@ -73,6 +73,12 @@ struct wult_source {
 	 */
 	bool (*at_idle)(u64 *ltime);
 	/*
+	 * Optional: an idle exit that was not the event's wake (early_wake:
+	 * it stays armed and the CPU chooses a state again), IRQs off. Undo
+	 * what at_idle() changed that the governor reads.
+	 */
+	void (*early_exit)(void);
+	/*
 	 * The time base, at the datapoint's emission (IRQs off, on the
 	 * measured CPU), before any check of its times: TBI and TAI were
 	 * read in @clock; LTime and TIntr are brought to it here by a source
@@ -119,6 +125,15 @@ extern const struct wult_source wult_nic_source;
 static inline bool wult_hrtimer_first(const struct hrtimer *t)
 {
 	return READ_ONCE(t->base->cpu_base->expires_next) == hrtimer_get_expires(t);
+}
+
+/*
+ * The expiry (CLOCK_MONOTONIC) the timer hardware of @t's CPU is
+ * programmed for, read through @t's base. IRQs off, on @t's CPU.
+ */
+static inline ktime_t wult_hrtimer_next(const struct hrtimer *t)
+{
+	return READ_ONCE(t->base->cpu_base->expires_next);
 }
 
 /**

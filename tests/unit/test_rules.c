@@ -114,6 +114,33 @@ static void test_flag_wake(void)
 	WT_EQ(wult_rule_run_after_flag(0, 1), WULT_OTHER_INTR);
 }
 
+/* nic at idle entry: no timer due before LTime, whichever timer is first. */
+static void test_timer_after(void)
+{
+	WT_CHECK(wult_rule_timer_after(5040, 5000), "the shadow, past LTime");
+	/* The tick between LTime and the shadow cannot wake it first. */
+	WT_CHECK(wult_rule_timer_after(5010, 5000), "a timer after LTime");
+	WT_CHECK(wult_rule_timer_after(5000, 5000), "a timer at LTime");
+	WT_CHECK(!wult_rule_timer_after(4999, 5000), "a timer before LTime");
+	/* Nothing programmed (KTIME_MAX). */
+	WT_CHECK(wult_rule_timer_after(INT64_MAX, 5000), "no timer");
+}
+
+/*
+ * nic: a device interrupt handled before its event's time was the previous
+ * event's, pending while the next was armed at a rule C drop.
+ */
+static void test_dev_intr_ours(void)
+{
+	WT_CHECK(wult_rule_dev_intr_ours(5000, 5000, 0), "at LTime: ours");
+	WT_CHECK(wult_rule_dev_intr_ours(9000, 5000, 30), "after LTime: ours");
+	/* Inside LTime's conversion error: cannot be the previous one's. */
+	WT_CHECK(wult_rule_dev_intr_ours(4980, 5000, 30), "within ltime_err");
+	WT_CHECK(!wult_rule_dev_intr_ours(4960, 5000, 30), "before LTime - err");
+	/* The next event is LDist ahead: the stale interrupt is far before it. */
+	WT_CHECK(!wult_rule_dev_intr_ours(1000, 300000, 30), "the previous event's");
+}
+
 /* (i) u32 counters that wrap between the two snapshots. */
 static void test_wrap(void)
 {
@@ -262,6 +289,8 @@ int main(void)
 	test_exit_first_other_wake();
 	test_intr_after_exit();
 	test_flag_wake();
+	test_timer_after();
+	test_dev_intr_ours();
 	test_wrap();
 	test_floor();
 	test_ldist_unreachable();
