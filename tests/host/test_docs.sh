@@ -21,7 +21,7 @@ rm -f /tmp/wult-help.$$
 for d in kernel lib perf-plugin scripts tests Documentation; do
 	t_check "$d/ has a README" test -s "$top/$d/README.md"
 done
-for f in stats source events lbr hist/reset hist_bins hist_bin_us; do
+for f in stats source events lbr refusals hist/reset hist_bins hist_bin_us; do
 	t_check "debugfs file $f documented" grep -q "$f" "$top/Documentation/kernel.md"
 done
 t_check "wult-report.md explains the idle residency columns" \
