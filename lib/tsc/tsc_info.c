@@ -51,6 +51,12 @@ static int read_flags(struct wult_tsc_info *info, char *msg, size_t len)
 		info->constant_tsc = has_flag(line, "constant_tsc");
 		info->nonstop_tsc = has_flag(line, "nonstop_tsc");
 		info->tsc_known_freq = has_flag(line, "tsc_known_freq");
+		/*
+		 * TSC_AUX holds the CPU's number only where Linux programs it,
+		 * which it says with the rdtscp flag: a hypervisor may run the
+		 * instruction without it (PVM: TSC_AUX the host's CPU).
+		 */
+		info->rdtscp = info->rdtscp && has_flag(line, "rdtscp");
 		found = 1;
 		break;
 	}

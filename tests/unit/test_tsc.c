@@ -443,11 +443,12 @@ static void test_read(void)
 
 /*
  * What the evaluation tests may expect of this machine. The evaluation
- * takes TSC_AUX for the CPU a probe ran on wherever cpuid offers rdtscp:
- * where Linux did not program it, every window would look migrated, so
- * nothing is run (a counted skip with @what). Returns 0 then, else 1, and
- * *@sound: Linux keeps the TSC as its clocksource, i.e. found it
- * synchronised across CPUs, so a verdict of fit can be expected.
+ * takes TSC_AUX for the CPU a probe ran on where libwult says rdtscp is
+ * usable, which must then be where Linux programmed it (else every window
+ * would look migrated: a failure). Returns 0 when nothing can run (a
+ * counted skip with @what), else 1, and *@sound: Linux keeps the TSC as
+ * its clocksource, i.e. found it synchronised across CPUs, so a verdict
+ * of fit can be expected.
  */
 static int eval_runs_here(const char *what, int *sound)
 {
@@ -460,12 +461,8 @@ static int eval_runs_here(const char *what, int *sound)
 		WT_SKIP(why);
 		return 0;
 	}
-	if (info.rdtscp && !tsc_aux_is_cpu(info.rdtscp, msg, sizeof(msg))) {
-		snprintf(why, sizeof(why), "%s: libwult's evaluation would read TSC_AUX as the CPU (%s)",
-			 what, msg);
-		WT_SKIP(why);
-		return 0;
-	}
+	WT_CHECK(!info.rdtscp || cpuinfo_flag("rdtscp") == 1,
+		 "%s: libwult takes rdtscp as usable without /proc/cpuinfo's rdtscp flag", what);
 	*sound = !strcmp(info.clocksource, "tsc");
 	return 1;
 }

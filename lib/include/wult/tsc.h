@@ -94,7 +94,7 @@ static inline uint64_t wult_tsc_read_fenced(unsigned int *cpu)
 /* ---- what the CPU and the kernel say ------------------------------------ */
 
 struct wult_tsc_info {
-	int rdtscp;			/* cpuid: rdtscp available */
+	int rdtscp;			/* rdtscp with Linux's TSC_AUX: cpuid and cpuinfo */
 	int constant_tsc;		/* rate does not follow P-states */
 	int nonstop_tsc;		/* keeps counting in deep C-states */
 	int tsc_known_freq;		/* kernel took the rate from cpuid/hypervisor */
