@@ -66,6 +66,7 @@
 #include "uapi/linux/wult.h"
 #include "wult_compat.h"
 #include "wult_dev.h"
+#include "wult_refusal.h"
 #include "wult_rules.h"
 #include "wult_source.h"
 #include "wult_xts.h"
@@ -364,24 +365,24 @@ static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
 	int ret;
 
 	pdev = pci_get_domain_bus_and_slot(domain, bus, devfn);
-	if (!pdev) {
-		pr_info("wult: nic: no PCI device %04x:%02x:%02x.%d\n",
-			domain, bus, PCI_SLOT(devfn), PCI_FUNC(devfn));
-		return -ENODEV;
-	}
+	if (!pdev)
+		return wult_refuse(-ENODEV, "nic: no PCI device %04x:%02x:%02x.%d",
+				   domain, bus, PCI_SLOT(devfn), PCI_FUNC(devfn));
 	n->type = wult_nic_type(pdev);
 	if (!n->type) {
-		pr_info("wult: nic: %s (%04x:%04x) is not a device wult knows (rtl8139, i210)\n",
-			pci_name(pdev), pdev->vendor, pdev->device);
+		ret = wult_refuse(-ENODEV,
+				  "nic: %s (%04x:%04x) is not a device wult knows (rtl8139, i210)",
+				  pci_name(pdev), pdev->vendor, pdev->device);
 		pci_dev_put(pdev);
-		return -ENODEV;
+		return ret;
 	}
 	busy = wult_nic_busy(pdev);
 	if (busy) {
-		pr_info("wult: nic: %s is in use: its interface %s is up (bring it down first)\n",
-			pci_name(pdev), busy);
+		ret = wult_refuse(-EBUSY,
+				  "nic: %s is in use: its interface %s is up (bring it down first)",
+				  pci_name(pdev), busy);
 		pci_dev_put(pdev);
-		return -EBUSY;
+		return ret;
 	}
 	ret = wult_pci_set_override(pdev, WULT_NIC_DRV);
 	if (ret) {
@@ -395,10 +396,10 @@ static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
 			pdev->dev.driver->name);
 	device_release_driver(&pdev->dev);
 	if (device_attach(&pdev->dev) <= 0 || !n->regs) {
-		pr_info("wult: nic: %s: could not bind it to " WULT_NIC_DRV "\n",
-			pci_name(pdev));
+		ret = wult_refuse(-EBUSY, "nic: %s: could not bind it to " WULT_NIC_DRV,
+				  pci_name(pdev));
 		wult_nic_give_back(n);
-		return -EBUSY;
+		return ret;
 	}
 
 	n->armed = false;
@@ -411,16 +412,17 @@ static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
 	n->late = 0;
 	ret = request_irq(n->irq, wult_nic_irq, IRQF_NO_THREAD, WULT_NIC_DRV, n);
 	if (ret) {
-		pr_info("wult: nic: %s: its interrupt %d is shared or taken (%d): refusing\n",
-			pci_name(pdev), n->irq, ret);
+		ret = wult_refuse(-EBUSY,
+				  "nic: %s: its interrupt %d is shared or taken (%d): refusing",
+				  pci_name(pdev), n->irq, ret);
 		wult_nic_give_back(n);
-		return -EBUSY;
+		return ret;
 	}
 	n->irq_on = true;
 	ret = irq_set_affinity(n->irq, cpumask_of(cpu));
 	if (ret) {
-		pr_info("wult: nic: %s: its interrupt cannot be sent to CPU%d (%d)\n",
-			pci_name(pdev), cpu, ret);
+		ret = wult_refuse(ret, "nic: %s: its interrupt cannot be sent to CPU%d (%d)",
+				  pci_name(pdev), cpu, ret);
 		free_irq(n->irq, n);
 		n->irq_on = false;
 		wult_nic_give_back(n);
@@ -447,17 +449,17 @@ static int wult_nic_get(int cpu, u64 dev)
 	struct wult_nic *n = &wult_nic;
 	int ret = 0;
 
-	if (!dev) {
-		pr_info_ratelimited("wult: nic: the event names no device (the device term, config2)\n");
-		return -EINVAL;
-	}
+	if (!dev)
+		return wult_refuse(-EINVAL,
+				   "nic: the event names no device (the device term, config2)");
 	if (dev & ~WULT_CFG2_DEVICE_MASK)
-		return -EINVAL;
+		return wult_refuse_quiet(-EINVAL, "nic: unknown config2 bits 0x%llx",
+					 dev & ~WULT_CFG2_DEVICE_MASK);
 	mutex_lock(&wult_nic_lock);
 	if (n->users && (n->devterm != dev || n->cpu != cpu)) {
-		pr_info_ratelimited("wult: nic: already measuring CPU%d with %s: one device, one CPU at a time\n",
-				    n->cpu, pci_name(n->pdev));
-		ret = -EBUSY;
+		ret = wult_refuse(-EBUSY,
+				  "nic: already measuring CPU%d with %s: one device, one CPU at a time",
+				  n->cpu, pci_name(n->pdev));
 	} else if (!n->users) {
 		ret = wult_nic_claim(n, dev, cpu);
 	}
@@ -479,14 +481,12 @@ static void wult_nic_put(int cpu)
 
 static int wult_nic_usable(void)
 {
-	if (!wult_rule_tsc_rate_known(tsc_khz)) {
-		pr_info_ratelimited("wult: nic: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted\n");
-		return -EOPNOTSUPP;
-	}
-	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable())) {
-		pr_info_ratelimited("wult: nic: the kernel marked the TSC unstable: TSC times cannot be trusted\n");
-		return -EOPNOTSUPP;
-	}
+	if (!wult_rule_tsc_rate_known(tsc_khz))
+		return wult_refuse(-EOPNOTSUPP,
+				   "nic: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted");
+	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable()))
+		return wult_refuse(-EOPNOTSUPP,
+				   "nic: the kernel marked the TSC unstable: TSC times cannot be trusted");
 	return 0;
 }
 

@@ -41,9 +41,9 @@ struct wult_source {
 	/* Undo a successful init(); no event is armed anywhere by then. */
 	void (*exit)(void);
 	/*
-	 * Can the source measure on this system? 0, or -EOPNOTSUPP after
-	 * one line in the kernel log saying why. Process context, at each
-	 * event's creation; optional.
+	 * Can the source measure on this system? 0, or -EOPNOTSUPP from
+	 * wult_refuse() saying why (wult_refusal.h). Process context, at
+	 * each event's creation; optional.
 	 */
 	int (*usable)(void);
 	/*
