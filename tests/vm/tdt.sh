@@ -48,19 +48,23 @@ wult record -q -C 1 -c 1 --method ipi --launcher 1 -o "$W/no.data" > "$W/ipi.out
 t_check "wult record --method ipi --launcher 1 -C 1: refused, saying why" grep -qx \
 	"wult record: cannot open wult/.*,source=2,launcher=1/: Invalid argument: wult.ko: ipi: CPU1: the launcher must be another CPU than the measured one" \
 	"$W/ipi.out"
-# One thread opening three events on CPU 1: the tdt refusal; the same
+# One thread opening four events on CPU 1: the tdt refusal; the same
 # event with aux_output, which wult's event_init takes and perf itself
 # then refuses with the same errno (the tdt line, stamped before this
-# open began, is not its reason); a config mistake (kept, not logged).
+# open began, is not its reason); a config mistake (kept, not logged); a
+# nic event naming a PCI device that does not exist.
 n0=$(nwhy)
-evopen -w 1 wult/datapoints,source=1/ wult/datapoints/A wult/kind=99/ > "$W/why.out" 2>&1
+evopen -w 1 wult/datapoints,source=1/ wult/datapoints/A wult/kind=99/ \
+	wult/datapoints,source=3,device=0xff/ > "$W/why.out" 2>&1
 n1=$(nwhy)
 mapfile -t why < "$W/why.out"
 TAB=$'\t'
 t_eq "evopen -w: the tdt refusal's reason" "EOPNOTSUPP 95${TAB}wult.ko: $WHY" "${why[0]:-}"
 t_eq "perf's own refusal just after, same errno and CPU: no reason" "EOPNOTSUPP 95" "${why[1]:-}"
 t_eq "an unknown kind: its reason" "EINVAL 22${TAB}wult.ko: unknown kind 99" "${why[2]:-}"
-t_eq "... one log line for the three opens" 1 $((n1 - n0))
+t_eq "nic, no such device: its reason" \
+	"ENODEV 19${TAB}wult.ko: nic: no PCI device 0000:00:1f.7" "${why[3]:-}"
+t_eq "... one tdt log line for the four opens" 1 $((n1 - n0))
 # Without debugfs (a mount namespace without it): the errno, and where
 # wult.ko keeps the reason.
 unshare -m sh -c "umount /sys/kernel/debug && exec wult record -q -C 1 -c 10 --method tdt -o $W/no.data" \
