@@ -584,16 +584,19 @@ static notrace void wult_idle_probe(void *data, unsigned int state,
 
 /*
  * Our interrupt inside the idle period: a polling state ends on
- * need_resched, which we set unless someone else already did.
+ * need_resched, which we set unless someone else already did. Whether
+ * the idle task advertises polling is read here, not from the state's
+ * flags: an IRQs-on mwait state does, without CPUIDLE_FLAG_POLLING.
  */
 static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 {
 	bool polls = wc->polls;
-	bool resched = polls && need_resched();
+	bool polling = test_thread_flag(TIF_POLLING_NRFLAG);
+	bool resched = need_resched();
 	u32 irqs = wult_irqs(), nmis = wult_nmis();
 	enum wult_verdict v;
 
-	v = wult_rule_intr_in_idle(polls, resched,
+	v = wult_rule_intr_in_idle(polls, polling, resched,
 				   wult_delta32(irqs, wc->irqs_bi),
 				   wult_delta32(nmis, wc->nmis_bi), wc->ltime_ok);
 	if (v != WULT_KEEP) {

@@ -40,19 +40,27 @@ static inline u32 wult_delta32(u32 now, u32 then)
  * A halting state ends at its first interrupt, so ours must be the only one
  * since TBI, and the timer must have been programmed for our event at TBI
  * (@programmed): else the interrupt was raised for an earlier timer (the
- * tick, same vector) and ran ours too because it had expired by then. A
- * polling state handles other interrupts and keeps polling until
- * need_resched: it is ours unless need_resched was already set.
+ * tick, same vector) and ran ours too because it had expired by then. One
+ * whose thread advertises polling (@polling: TIF_POLLING_NRFLAG, read in
+ * our handler; an mwait state entered with IRQs on, such as intel_idle's
+ * C1 on SKX and ICX) also ends on a remote wakeup, which then only sets
+ * need_resched and sends no interrupt: need_resched already set
+ * (@resched_set) means that wakeup ended it, or was ending it, when ours
+ * came. A polling state (@polls: POLL) handles other interrupts and keeps
+ * polling until need_resched: it is ours unless need_resched was already
+ * set.
  */
 static inline enum wult_verdict
-wult_rule_intr_in_idle(bool polls, bool resched_set, u32 irqs, u32 nmis,
-		       bool programmed)
+wult_rule_intr_in_idle(bool polls, bool polling, bool resched_set, u32 irqs,
+		       u32 nmis, bool programmed)
 {
 	if (polls)
 		return resched_set ? WULT_STALE_TAI : WULT_KEEP;
 	if (irqs != 1 || nmis)
 		return WULT_STALE_TAI;
-	return programmed ? WULT_KEEP : WULT_OTHER_WAKE;
+	if (!programmed || (polling && resched_set))
+		return WULT_OTHER_WAKE;
+	return WULT_KEEP;
 }
 
 /*

@@ -17,18 +17,39 @@ typedef uint64_t u64;
 static void test_intr_in_idle(void)
 {
 	/* Halting state: ours is the only interrupt since TBI. */
-	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 0, true), WULT_KEEP);
+	WT_EQ(wult_rule_intr_in_idle(false, false, false, 1, 0, true), WULT_KEEP);
 	/* A posted interrupt or a Hyper-V stimer woke it first. */
-	WT_EQ(wult_rule_intr_in_idle(false, false, 2, 0, true), WULT_STALE_TAI);
+	WT_EQ(wult_rule_intr_in_idle(false, false, false, 2, 0, true), WULT_STALE_TAI);
 	/* An NMI in the idle period. */
-	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 1, true), WULT_STALE_TAI);
+	WT_EQ(wult_rule_intr_in_idle(false, false, false, 1, 1, true), WULT_STALE_TAI);
 	/* Polling: other interrupts do not end it, need_resched does. */
-	WT_EQ(wult_rule_intr_in_idle(true, false, 5, 0, true), WULT_KEEP);
-	WT_EQ(wult_rule_intr_in_idle(true, true, 1, 0, true), WULT_STALE_TAI);
+	WT_EQ(wult_rule_intr_in_idle(true, true, false, 5, 0, true), WULT_KEEP);
+	WT_EQ(wult_rule_intr_in_idle(true, true, true, 1, 0, true), WULT_STALE_TAI);
 	/* The tick was programmed first; its interrupt ran ours too. */
-	WT_EQ(wult_rule_intr_in_idle(false, false, 1, 0, false), WULT_OTHER_WAKE);
+	WT_EQ(wult_rule_intr_in_idle(false, false, false, 1, 0, false), WULT_OTHER_WAKE);
 	/* A poll does not end at the tick: ours still ends it. */
-	WT_EQ(wult_rule_intr_in_idle(true, false, 2, 0, false), WULT_KEEP);
+	WT_EQ(wult_rule_intr_in_idle(true, true, false, 2, 0, false), WULT_KEEP);
+}
+
+/*
+ * M2: an mwait state entered with IRQs on (intel_idle's C1 on SKX/ICX)
+ * halts, and advertises polling without CPUIDLE_FLAG_POLLING: a remote
+ * wakeup's need_resched write ends it with no interrupt. Set when ours
+ * runs inside it: that wakeup ended the wait, not ours.
+ */
+static void test_intr_in_idle_polling_halt(void)
+{
+	WT_EQ(wult_rule_intr_in_idle(false, true, true, 1, 0, true), WULT_OTHER_WAKE);
+	/* Advertising polling, no wakeup: ours woke it. */
+	WT_EQ(wult_rule_intr_in_idle(false, true, false, 1, 0, true), WULT_KEEP);
+	/*
+	 * hlt does not advertise polling: a remote wakeup sends its IPI,
+	 * counted if it came first; need_resched alone, ours came first.
+	 */
+	WT_EQ(wult_rule_intr_in_idle(false, false, true, 1, 0, true), WULT_KEEP);
+	/* The other checks come first, whatever need_resched says. */
+	WT_EQ(wult_rule_intr_in_idle(false, true, true, 2, 0, true), WULT_STALE_TAI);
+	WT_EQ(wult_rule_intr_in_idle(false, true, true, 1, 0, false), WULT_OTHER_WAKE);
 }
 
 /* (b), (c) The second half after our handler (IntrOff = 0). */
@@ -146,7 +167,8 @@ static void test_wrap(void)
 {
 	WT_EQ(wult_delta32(0, 0xffffffffU), 1);
 	WT_EQ(wult_delta32(5, 0xfffffffeU), 7);
-	WT_EQ(wult_rule_intr_in_idle(false, false, wult_delta32(0, 0xffffffffU),
+	WT_EQ(wult_rule_intr_in_idle(false, false, false,
+				     wult_delta32(0, 0xffffffffU),
 				     wult_delta32(3, 3), true), WULT_KEEP);
 	WT_EQ(wult_rule_intr_after_exit(wult_delta32(1, 0xffffffffU), 0),
 	      WULT_OTHER_INTR);
@@ -284,6 +306,7 @@ static void test_lbr_restore(void)
 int main(void)
 {
 	test_intr_in_idle();
+	test_intr_in_idle_polling_halt();
 	test_exit_after_intr();
 	test_exit_first();
 	test_exit_first_other_wake();
