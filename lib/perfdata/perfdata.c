@@ -409,6 +409,11 @@ const char *wult_pd_error(const struct wult_pd *pd)
 	return pd->err;
 }
 
+const char *wult_pd_input(const struct wult_pd *pd)
+{
+	return pd->pipe ? "a stream: read() into a 1 MiB buffer" : pd->input;
+}
+
 int wult_pd_is_pipe(const struct wult_pd *pd)
 {
 	return pd->pipe;

@@ -670,7 +670,7 @@ int pd_read_file_header(struct wult_pd *pd, const struct file_header *h)
 		return ret;
 	pd->data_end = h->data.offset + h->data.size;
 	pd->in_off = h->data.offset;
-	pd->map_ok = 1;
+	pd_input_choose(pd, h->data.offset);
 	if (lseek(pd->fd, h->data.offset, SEEK_SET) < 0)
 		return pd_fail(pd, -errno, "seek to the data: %s", strerror(errno));
 	return pd->flags & WULT_PD_PREFETCH ? pd_mapper_start(pd) : 0;

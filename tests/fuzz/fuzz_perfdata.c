@@ -42,6 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (write(fd, data, size) == (ssize_t)size) {
 		lseek(fd, 0, SEEK_SET);
+		/* the data read (the helper's buffers, or read()) or mapped */
+		setenv("WULT_PD_INPUT", size & 8 ? "read" : "map", 1);
 		run(fd, (size & 1 ? WULT_PD_ORDERED : 0) | (size & 4 ? WULT_PD_PREFETCH : 0) |
 		    WULT_PD_SMALL_META);
 	} else {

@@ -44,6 +44,9 @@
 #define INBUF_SIZE		(1U << 20)
 /* File mode maps the data a window at a time (see map_window()). */
 #define MAP_WINDOW		(4U << 20)
+/* ... or, where copying is cheaper than mapping (pd_input_choose()), read
+ * into the helper's buffers a window at a time */
+#define READ_WINDOW		(1U << 20)
 
 
 struct file_section {
@@ -104,6 +107,8 @@ struct wult_pd {
 	void *map;
 	size_t map_len;
 	struct pd_mapper *mapper;	/* WULT_PD_PREFETCH's helper (perfdata_map.c) */
+	int map_bufs;		/* the windows are the helper's read buffers */
+	char input[160];	/* how the data is read, and why (wult_pd_input()) */
 	uint64_t in_off;	/* file offset of in[in_pos] */
 	uint64_t data_end;	/* file mode: end of the data section */
 	int eof;
@@ -172,7 +177,13 @@ int pd_in_skip(struct wult_pd *pd, uint64_t n, const char *what);
  */
 #define PD_MAP_READ	2
 int pd_map_window(struct wult_pd *pd, size_t n);
-/* WULT_PD_PREFETCH: the helper thread that maps ahead. */
+/*
+ * File mode: map the data or read it, whichever costs less CPU here,
+ * measured on the data's first windows (WULT_PD_INPUT=map|read forces
+ * one). Sets map_ok and pd->input.
+ */
+void pd_input_choose(struct wult_pd *pd, uint64_t data_off);
+/* WULT_PD_PREFETCH: the helper thread that maps (or reads) ahead. */
 int pd_mapper_start(struct wult_pd *pd);
 /* Every window unmapped, the helper stopped. */
 void pd_map_close(struct wult_pd *pd);

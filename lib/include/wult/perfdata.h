@@ -120,6 +120,9 @@ int wult_pd_sample_parse(const struct wult_pd_attr *attr, const void *rec, size_
 			 char *err, size_t errlen);
 
 int wult_pd_is_pipe(const struct wult_pd *pd);
+/* How the data is read (a pipe, the file mapped or read) and, for a file,
+ * what that choice was measured to cost on this host: one line. */
+const char *wult_pd_input(const struct wult_pd *pd);
 unsigned int wult_pd_nr_attrs(const struct wult_pd *pd);
 const struct wult_pd_attr *wult_pd_attr(const struct wult_pd *pd, unsigned int idx);
 /* Feature values, NULL/0 when absent. */
