@@ -47,7 +47,8 @@ static void report_usage(FILE *f)
 		"      --csv OUT         write the kept datapoints in intel wult's CSV\n"
 		"                        columns; OUT a directory (existing, or ending in\n"
 		"                        '/'): OUT/datapoints.csv and OUT/info.yml, an intel\n"
-		"                        wult raw result. One FILE only\n"
+		"                        wult raw result. One FILE only. Refused when it\n"
+		"                        would keep no datapoint (exit 4)\n"
 		"      --html OUT        also write OUT, one self-contained HTML page: the\n"
 		"                        tables, scatters against SilentTime, histograms and\n"
 		"                        cumulative histograms per state and FILE\n"
@@ -86,7 +87,12 @@ static void report_usage(FILE *f)
 		"                        instead of the text, or into OUT\n"
 		"      --fail-if COND    exit 3 when COND holds, e.g. 'C3.p99.9 WakeLatency\n"
 		"                        > 150us' (STATE.STAT METRIC OP VALUE[UNIT]; OP\n"
-		"                        < <= > >= == !=); repeatable, any one fails\n"
+		"                        < <= > >= == !=); repeatable, any one fails; a\n"
+		"                        statistic without a value (no datapoint) exits 4\n"
+		"      --force           overwrite existing --csv, --html, --json outputs\n"
+		"                        (default: refused; an input never is)\n"
+		"      --allow-empty     exit 0 when a filter kept nothing, an input lacks a\n"
+		"                        requested metric or a --fail-if cannot be judged\n"
 		"  -h, --help            this text\n\n"
 		"Filter expressions compare metrics (WakeLatency, IntrLatency, SilentTime,\n"
 		"LDist, ReqCState, IntrOff, CC0%%, CPUFreq, SMICnt, CPU, ...) with numbers,\n"
@@ -95,7 +101,10 @@ static void report_usage(FILE *f)
 		"parentheses:\n"
 		"  ReqCState == \"C6\" && WakeLatency > 50\n\n"
 		"Exit status: 0 done, 1 a data error (unreadable or invalid input), 2 a\n"
-		"usage error, 3 a --fail-if condition held.\n", DEF_HIST_BUCKETS, DEF_BRANCHES,
+		"usage error (an existing output among them), 3 a --fail-if condition\n"
+		"held, 4 nothing to report or judge: the filters kept no datapoint, an\n"
+		"input lacks a requested metric, a --fail-if statistic has no value, or\n"
+		"a --csv export would be empty (the report says which).\n", DEF_HIST_BUCKETS, DEF_BRANCHES,
 		DEF_BR_DEPTH, WULT_BR_MAX, RPT_JSON_SCHEMA);
 }
 
@@ -138,6 +147,7 @@ static int parse_metrics(struct rpt_opts *o, const char *list)
 			return -EINVAL;
 		}
 		add_time(o, m);
+		o->time_req |= WULT_METRIC_BIT(m);
 		p = *end ? end + 1 : end;
 	}
 	if (!o->ntime) {
@@ -264,18 +274,20 @@ static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 		return -EINVAL;
 	}
 	o->hist_metric = m;
+	o->time_req |= WULT_METRIC_BIT(m);
 	return 0;
 }
 
 enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
        O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE, O_HTML, O_PLOTS,
-       O_PLOT_X, O_INCLUDE, O_PER_CPU, O_JSON, O_FAIL_IF };
+       O_PLOT_X, O_INCLUDE, O_PER_CPU, O_JSON, O_FAIL_IF, O_FORCE, O_ALLOW_EMPTY };
 
 /* The inputs named on the command line, and --raw until it is applied. */
 struct report_args {
 	const char *inputs[RPT_MAX_FILES];
 	unsigned int ninputs;
 	int raw;
+	int metrics;		/* -m given: its list is what is asked for */
 };
 
 /* --unit U. 0 or -EINVAL (said why). */
@@ -319,6 +331,12 @@ static int report_flag(int c, char *arg, struct rpt_opts *o, struct report_args 
 	switch (c) {
 	case O_PER_CPU:
 		o->per_cpu = 1;
+		return 0;
+	case O_FORCE:
+		o->force = 1;
+		return 0;
+	case O_ALLOW_EMPTY:
+		o->allow_empty = 1;
 		return 0;
 	case O_CSV:
 		o->csv_out = arg;
@@ -372,6 +390,7 @@ static int report_opt(int c, char *arg, struct rpt_opts *o, struct report_args *
 	case O_HIST_BUCKETS:
 		return parse_count("hist-buckets", arg, 1000, &o->hist_buckets);
 	case 'm':
+		a->metrics = 1;
 		return parse_metrics(o, arg);
 	case 'u':
 		return parse_unit(o, arg);
@@ -433,21 +452,79 @@ static void add_gate_metrics(struct rpt_opts *o)
 	unsigned int i;
 
 	for (i = 0; i < o->ngates; i++)
-		if (rpt_is_time(o->gate[i].metric))
+		if (rpt_is_time(o->gate[i].metric)) {
 			add_time(o, o->gate[i].metric);
+			o->time_req |= WULT_METRIC_BIT(o->gate[i].metric);
+		}
+}
+
+/* The outputs named on the command line: never an input, never an existing
+ * file unless --force. 0, or an exit status (said why). */
+static int outputs_check(const struct rpt_opts *o, const struct report_args *a,
+			 unsigned int nfiles)
+{
+	int ret = 0;
+
+	if (o->csv_out)
+		ret = rpt_out_check(o, "--csv", o->csv_out, a->inputs, nfiles);
+	if (!ret && o->html_out)
+		ret = rpt_out_check(o, "--html", o->html_out, a->inputs, nfiles);
+	if (!ret && o->json_out && strcmp(o->json_out, "-"))
+		ret = rpt_out_check(o, "--json", o->json_out, a->inputs, nfiles);
+	return ret;
+}
+
+/*
+ * A report on nothing must not pass for a good one: an input whose filters
+ * kept no datapoint, or none of whose kept datapoints has a requested time
+ * metric. Said for each; RPT_EXIT_EMPTY unless --allow-empty, else 0.
+ */
+static int nothing_check(const struct rpt_opts *o, struct rpt_file *const *files, int nfiles)
+{
+	unsigned int i;
+	int j, empty = 0;
+
+	for (j = 0; j < nfiles; j++) {
+		const struct rpt_file *f = files[j];
+
+		if (!f->all.kept) {
+			fprintf(stderr, "wult report: %s: no datapoint kept (%llu read, %llu "
+				"excluded by filters): the report is empty\n", f->path,
+				(unsigned long long)f->read, (unsigned long long)f->excluded);
+			empty = 1;
+			continue;
+		}
+		for (i = 0; i < o->ntime; i++)
+			if (!f->all.sum[i].count && (o->time_req & WULT_METRIC_BIT(o->time[i]))) {
+				fprintf(stderr, "wult report: %s: none of its %llu kept datapoints "
+					"has %s: not in the report\n", f->path,
+					(unsigned long long)f->all.kept,
+					wult_metric_desc(o->time[i])->name);
+				empty = 1;
+			}
+	}
+	if (!empty)
+		return 0;
+	if (o->allow_empty)
+		return 0;
+	fprintf(stderr, "wult report: nothing to report: exit status %d (--allow-empty: 0)%s\n",
+		RPT_EXIT_EMPTY, o->html_out || (o->json_out && strcmp(o->json_out, "-")) ?
+		"; --html and --json not written" : "");
+	return RPT_EXIT_EMPTY;
 }
 
 /* --json OUT (not "-"): the JSON document into a file. 0, or an exit
  * status with the cause said. */
 static int json_file(const struct rpt_opts *o, struct rpt_file *const *files, int nfiles)
 {
-	FILE *f = fopen(o->json_out, "w");
+	/* "x": an existing file is not ours to replace unless --force said so. */
+	FILE *f = fopen(o->json_out, o->force ? "w" : "wx");
 	int ret;
 
 	if (!f) {
-		fprintf(stderr, "wult report: --json: cannot write %s: %s\n", o->json_out,
-			strerror(errno));
-		return RPT_EXIT_DATA;
+		fprintf(stderr, "wult report: --json: cannot write %s: %s%s\n", o->json_out,
+			strerror(errno), errno == EEXIST ? " (--force to overwrite it)" : "");
+		return errno == EEXIST ? RPT_EXIT_USAGE : RPT_EXIT_DATA;
 	}
 	ret = rpt_json_write(f, o, files, nfiles);
 	if (fclose(f) || ret) {
@@ -455,6 +532,7 @@ static int json_file(const struct rpt_opts *o, struct rpt_file *const *files, in
 		unlink(o->json_out);	/* a partial document would pass for a report */
 		return RPT_EXIT_DATA;
 	}
+	fprintf(stderr, "wult report: wrote %s\n", o->json_out);
 	return 0;
 }
 
@@ -519,8 +597,15 @@ static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
 			fprintf(stderr, "wult report: write error on stdout\n");
 			status = RPT_EXIT_DATA;
 		}
-		if (!status && o->html_out && rpt_html_write(o, files, d))
-			status = RPT_EXIT_DATA;
+		if (!status)
+			status = nothing_check(o, files, nfiles);
+		if (!status && o->html_out) {
+			int ret = rpt_html_write(o, files, d);
+
+			status = ret == -EEXIST ? RPT_EXIT_USAGE : ret ? RPT_EXIT_DATA : 0;
+			if (!ret)
+				fprintf(stderr, "wult report: wrote %s\n", o->html_out);
+		}
 		if (!status && o->json_out && strcmp(o->json_out, "-"))
 			status = json_file(o, files, nfiles);
 		if (!status)
@@ -559,6 +644,8 @@ int wult_cmd_report(int argc, char **argv)
 		{ "plot-x", required_argument, NULL, O_PLOT_X },
 		{ "json", optional_argument, NULL, O_JSON },
 		{ "fail-if", required_argument, NULL, O_FAIL_IF },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "allow-empty", no_argument, NULL, O_ALLOW_EMPTY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -593,9 +680,18 @@ int wult_cmd_report(int argc, char **argv)
 		free_opts(&o);
 		return -nfiles;
 	}
+	/* Without -m, WakeLatency is what is asked for: what wult measures. */
+	if (!a.metrics)
+		o.time_req |= WULT_METRIC_BIT(WULT_M_WAKE_LATENCY);
+	status = outputs_check(&o, &a, nfiles);
+	if (status) {
+		free_opts(&o);
+		return status;
+	}
 	if (a.raw) {
 		add_time(&o, WULT_M_WAKE_LATENCY_RAW);
 		add_time(&o, WULT_M_INTR_LATENCY_RAW);
+		o.time_req |= WULT_METRIC_BIT(WULT_M_WAKE_LATENCY_RAW);
 	}
 	if (o.hist)
 		add_time(&o, o.hist_metric);

@@ -59,6 +59,8 @@ int hist_html_new(const char *out, const char *dir, int metric, struct hist_html
 		return -ENOMEM;
 	h->o.html_out = out;
 	h->o.title = "wult hist";
+	/* Its own temporary file, renamed over OUT each round (cmd_hist.c). */
+	h->o.force = 1;
 	h->o.unit = "us";
 	h->o.unit_ns = 1e3;
 	for (i = lo; i < hi; i++) {

@@ -245,8 +245,10 @@ n=$(awk -F, -v c=$cw -v cs=$cs 'NR > 1 && $cs != "POLL" && $c + 0 >= 3 && $c + 0
 "$W" report -x 'WakeLatency > 15us' --include 'ReqCState != "POLL"' --include 'WakeLatency >= 3' \
 	"$tmp/a.data" > "$tmp/f3"
 t_eq "repeated --include and --exclude combine" "$n" "$(count "$tmp/f3" all)"
-"$W" report --include 'WakeLatency > 1s' "$tmp/a.data" > "$tmp/f4"
-t_eq "everything excluded is not an error" 0 $?
+"$W" report --include 'WakeLatency > 1s' "$tmp/a.data" > "$tmp/f4" 2> /dev/null
+t_eq "everything excluded: exit 4 (nothing to report)" 4 $?
+"$W" report --allow-empty --include 'WakeLatency > 1s' "$tmp/a.data" > "$tmp/f4"
+t_eq "everything excluded, --allow-empty: exit 0" 0 $?
 t_eq "everything excluded: 0 kept" 0 "$(count "$tmp/f4" all)"
 
 # ---- histograms ----
@@ -420,7 +422,8 @@ PY
 	"$W" report --csv "$tmp/cnt.csv" "$tmp/cnt.data" > /dev/null
 	t_check "group reads: CSV without CPUFreq when a row lacks it" \
 		bash -c "! head -1 '$tmp/cnt.csv' | grep -q CPUFreq"
-	"$W" report --include 'CPUFreq > 0' --csv "$tmp/cnt.csv" "$tmp/cnt.data" > /dev/null
+	"$W" report --include 'CPUFreq > 0' --force --csv "$tmp/cnt.csv" "$tmp/cnt.data" \
+		> /dev/null
 	t_eq "group reads: CSV CPUFreq after the first datapoint" 2999 "$(awk -F, '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "CPUFreq") c = i; next }
 		c && $c == "3000.0"' "$tmp/cnt.csv" | wc -l)"

@@ -370,8 +370,11 @@ gate 3 "a --per-cpu group (a state name with a space)" --per-cpu \
 	--fail-if 'CPU0 C1.max WakeLatency > 1us' "$DATA/wult_resid.data"
 t_check "--fail-if names the --per-cpu group" grep -q "HOLDS: CPU0 C1 max WakeLatency" \
 	"$tmp/gerr"
-gate 0 "no value: does not hold" --fail-if 'all.stddev WakeLatency > 0' "$tmp/one.data"
-t_check "--fail-if without a value says so" grep -q "no value in" "$tmp/gerr"
+gate 4 "no value: cannot be judged" --fail-if 'all.stddev WakeLatency > 0' "$tmp/one.data"
+t_check "--fail-if without a value says so" grep -q "CANNOT BE JUDGED: all has no stddev" \
+	"$tmp/gerr"
+gate 0 "no value, --allow-empty: does not hold" --allow-empty \
+	--fail-if 'all.stddev WakeLatency > 0' "$tmp/one.data"
 # Usage errors: status 2, the bad part named, no report.
 gate 2 "unknown state" --fail-if 'C9.p99 WakeLatency > 1us' $A
 t_check "unknown state named, states listed" grep -q \

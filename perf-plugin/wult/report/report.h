@@ -42,6 +42,10 @@
 #define RPT_EXIT_DATA	1
 #define RPT_EXIT_USAGE	2
 #define RPT_EXIT_GATE	3
+/* Nothing to report or judge: the filters kept no datapoint, an input lacks
+ * a requested metric, a --fail-if statistic has no value, or a --csv export
+ * would be empty. A report on nothing must not pass for a good one. */
+#define RPT_EXIT_EMPTY	4
 
 #define RPT_JSON_SCHEMA	1		/* --json's schema_version */
 #define RPT_MAX_GATES	32		/* --fail-if */
@@ -79,6 +83,9 @@ struct rpt_opts {
 	const char *gate_expr[RPT_MAX_GATES];
 	unsigned int ngates;
 	int threads;				/* a pass may use a second thread */
+	int force;				/* --force: overwrite existing outputs */
+	int allow_empty;			/* --allow-empty: nothing is exit 0 */
+	uint64_t time_req;			/* metrics asked for (WULT_METRIC_BIT) */
 };
 
 /* Counter metrics reported as means (wult_point indexes), report_fmt.c's. */
@@ -152,17 +159,31 @@ struct rpt_csv {
 	struct wult_csv_writer *w;
 	char *dir;		/* set when OUT is a directory */
 	char *path;
-	uint64_t nrows;
+	int made_dir;		/* dir was created for the export */
+	int force;		/* existing files may be replaced */
+	uint64_t written;	/* rows written */
+	uint64_t nrows;		/* ... of them with an LTime */
 	double ltime_min, ltime_max;	/* ns, of the rows written */
 	unsigned int sources;		/* methods of the rows, a bit each */
 };
-/* Opens @out for @input's rows. 0, or -errno (said). */
-int rpt_csv_open(const char *out, const char *input, struct rpt_csv *c);
+/* Opens @out for @input's rows; an existing file is refused unless @force.
+ * 0, or -errno (said). */
+int rpt_csv_open(const char *out, const char *input, int force, struct rpt_csv *c);
 /* One kept datapoint's row. 0, or -EIO (said). */
 int rpt_csv_add(struct rpt_csv *c, const struct wult_point *pt);
 /* Finishes the export (info.yml from @src, @ok: the pass worked), or
- * removes it when the pass failed. 0, or -errno (said). */
+ * removes it when the pass failed or kept no datapoint (-ENODATA). 0, or
+ * -errno (said). */
 int rpt_csv_close(struct rpt_csv *c, const struct rpt_src *src, const char *input, int ok);
+
+/* Would writing @out clobber input @in (the file, or a result directory's
+ * datapoints.csv or info.yml)? */
+int rpt_out_is_input(const char *out, const char *in);
+/* --csv/--html/--json target @out (@opt names the option) for @inputs:
+ * never an input; an existing one only with --force. 0, or RPT_EXIT_USAGE
+ * (said). */
+int rpt_out_check(const struct rpt_opts *o, const char *opt, const char *out,
+		  const char *const *inputs, unsigned int ninputs);
 
 /* ---- report_input.c: a stream of datapoints from one input ---- */
 struct rpt_src;
@@ -315,7 +336,8 @@ int rpt_gate_add(struct rpt_opts *o, const char *expr);
 int rpt_gate_check(const struct rpt_opts *o, struct rpt_file *const *files,
 		   unsigned int nfiles);
 /* Evaluates the conditions on every input, saying each one's result on
- * stderr: RPT_EXIT_GATE when one held, else 0. */
+ * stderr: RPT_EXIT_GATE when one held, else RPT_EXIT_EMPTY when one had no
+ * value (unless --allow-empty), else 0. */
 int rpt_gate_eval(const struct rpt_opts *o, struct rpt_file *const *files,
 		  unsigned int nfiles);
 

@@ -39,6 +39,7 @@ int rpt_csv_add(struct rpt_csv *c, const struct wult_point *pt)
 		fprintf(stderr, "wult report: --csv: write error on %s\n", c->path);
 		return -EIO;
 	}
+	c->written++;
 	if (!isnan(t)) {
 		if (!c->nrows || t < c->ltime_min)
 			c->ltime_min = t;
@@ -49,54 +50,123 @@ int rpt_csv_add(struct rpt_csv *c, const struct wult_point *pt)
 	return 0;
 }
 
-/* Would writing @out clobber the input @in (a file, or a result directory)? */
-static int same_file(const char *out, const char *in)
+/* Is @path the file @st? */
+static int same_inode(const char *path, const struct stat *st)
 {
-	struct stat so, si;
-	char *csv = NULL;
-	int ret;
+	struct stat si;
+
+	return !stat(path, &si) && st->st_dev == si.st_dev && st->st_ino == si.st_ino;
+}
+
+int rpt_out_is_input(const char *out, const char *in)
+{
+	static const char *const parts[] = { "datapoints.csv", "info.yml" };
+	struct stat so;
+	char *p = NULL;
+	unsigned int i;
+	int ret = 0;
 
 	if (stat(out, &so))
 		return 0;
-	if (!stat(in, &si) && so.st_dev == si.st_dev && so.st_ino == si.st_ino)
+	if (same_inode(in, &so))
 		return 1;
-	if (asprintf(&csv, "%s/datapoints.csv", in) < 0)
-		return 0;
-	ret = !stat(csv, &si) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
-	free(csv);
+	for (i = 0; i < 2 && !ret; i++) {
+		if (asprintf(&p, "%s/%s", in, parts[i]) < 0)
+			return 0;
+		ret = same_inode(p, &so);
+		free(p);
+	}
 	return ret;
 }
 
-int rpt_csv_open(const char *out, const char *input, struct rpt_csv *c)
+/* @path exists and is not ours to replace without --force. */
+static int out_exists(const char *opt, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return 0;
+	fprintf(stderr, "wult report: %s: %s exists: remove it, give another name, or add "
+		"--force to overwrite it\n", opt, path);
+	return 1;
+}
+
+int rpt_out_check(const struct rpt_opts *o, const char *opt, const char *out,
+		  const char *const *inputs, unsigned int ninputs)
+{
+	static const char *const parts[] = { "datapoints.csv", "info.yml" };
+	char *paths[2] = { NULL, NULL };
+	struct stat st;
+	size_t len = strlen(out);
+	unsigned int i, j, n = 0;
+	int ret = 0;
+
+	/* --csv's directory form: its two files are the targets. */
+	if (!strcmp(opt, "--csv") &&
+	    ((len && out[len - 1] == '/') || (!stat(out, &st) && S_ISDIR(st.st_mode)))) {
+		for (; n < 2; n++)
+			if (asprintf(&paths[n], "%s/%s", out, parts[n]) < 0) {
+				paths[n] = NULL;
+				ret = RPT_EXIT_DATA;
+				break;
+			}
+	} else if (!(paths[0] = strdup(out))) {
+		ret = RPT_EXIT_DATA;
+	} else {
+		n = 1;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		for (j = 0; j < ninputs && !ret; j++)
+			if (rpt_out_is_input(paths[i], inputs[j])) {
+				fprintf(stderr, "wult report: %s: %s is the input %s: give another "
+					"name\n", opt, paths[i], inputs[j]);
+				ret = RPT_EXIT_USAGE;
+			}
+		if (!ret && !o->force && out_exists(opt, paths[i]))
+			ret = RPT_EXIT_USAGE;
+	}
+	for (i = 0; i < 2; i++)
+		free(paths[i]);
+	if (ret == RPT_EXIT_DATA)
+		fprintf(stderr, "wult report: out of memory\n");
+	return ret;
+}
+
+int rpt_csv_open(const char *out, const char *input, int force, struct rpt_csv *c)
 {
 	struct stat st;
 	size_t len = strlen(out);
 
 	memset(c, 0, sizeof(*c));
+	c->force = force;
 	if ((len && out[len - 1] == '/') || (!stat(out, &st) && S_ISDIR(st.st_mode))) {
-		if (mkdir(out, 0777) && errno != EEXIST) {
+		if (!mkdir(out, 0777)) {
+			c->made_dir = 1;
+		} else if (errno != EEXIST) {
 			fprintf(stderr, "wult report: --csv: cannot create directory %s: %s\n",
 				out, strerror(errno));
 			return -errno;
 		}
 		c->dir = strdup(out);
-		if (!c->dir || asprintf(&c->path, "%s/datapoints.csv", out) < 0)
+		if (!c->dir || asprintf(&c->path, "%s%sdatapoints.csv", out,
+					out[len - 1] == '/' ? "" : "/") < 0)
 			return -ENOMEM;
 	} else {
 		c->path = strdup(out);
 		if (!c->path)
 			return -ENOMEM;
 	}
-	if (same_file(c->path, input)) {
+	if (rpt_out_is_input(c->path, input)) {
 		fprintf(stderr, "wult report: --csv: %s is the input: give another OUT\n",
 			c->path);
 		return -EEXIST;
 	}
-	/* "w+": the writer may have to re-read it (see wult/csv.h). */
-	c->f = fopen(c->path, "w+");
+	/* "w+": the writer may have to re-read it (see wult/csv.h); "x": an
+	 * existing file is not ours to replace unless --force said so. */
+	c->f = fopen(c->path, force ? "w+" : "w+x");
 	if (!c->f) {
-		fprintf(stderr, "wult report: --csv: cannot write %s: %s\n", c->path,
-			strerror(errno));
+		fprintf(stderr, "wult report: --csv: cannot write %s: %s%s\n", c->path,
+			strerror(errno), errno == EEXIST ? " (--force to overwrite it)" : "");
 		return -errno;
 	}
 	return wult_csv_writer_new(c->f, csv_cols, sizeof(csv_cols) / sizeof(csv_cols[0]),
@@ -153,7 +223,7 @@ static int write_info(const char *path, const char *input, const struct rpt_src 
 		in.date = date;
 	if (c->nrows > 1)
 		in.duration = (c->ltime_max - c->ltime_min) / 1e9;
-	f = fopen(path, "w");
+	f = fopen(path, c->force ? "w" : "wx");
 	if (!f || wult_csv_write_info(f, &in)) {
 		fprintf(stderr, "wult report: --csv: cannot write %s: %s\n", path,
 			strerror(errno));
@@ -177,6 +247,12 @@ int rpt_csv_close(struct rpt_csv *c, const struct rpt_src *src, const char *inpu
 		ret = -EIO;
 	if (ret)
 		fprintf(stderr, "wult report: --csv: write error on %s\n", c->path);
+	/* A header-only result would read back as "no wult datapoints". */
+	if (c->f && !ret && ok && !c->written) {
+		fprintf(stderr, "wult report: --csv: no datapoint kept: nothing exported, %s "
+			"not written\n", c->dir ? c->dir : c->path);
+		ret = -ENODATA;
+	}
 	/* A partial export would pass for a whole one. */
 	if (c->f && (ret || !ok))
 		unlink(c->path);
@@ -185,8 +261,18 @@ int rpt_csv_close(struct rpt_csv *c, const struct rpt_src *src, const char *inpu
 			ret = -ENOMEM;
 		else
 			ret = write_info(ipath, input, src, c);
+		if (ret && ipath)
+			unlink(ipath);
+		if (ret)
+			unlink(c->path);
 		free(ipath);
 	}
+	if (c->f && !ret && ok)
+		fprintf(stderr, "wult report: wrote %s (%llu datapoints)%s%s\n", c->path,
+			(unsigned long long)c->written, c->dir ? " and " : "",
+			c->dir ? "info.yml" : "");
+	if ((ret || !ok) && c->made_dir)
+		rmdir(c->dir);
 	free(c->dir);
 	free(c->path);
 	return ret;

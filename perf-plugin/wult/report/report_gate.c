@@ -108,7 +108,8 @@ static double gate_value(const struct rpt_opts *o, const struct wult_gate *gt,
 	return v;
 }
 
-/* Condition @i on one input: 1 when it held. Said on stderr either way. */
+/* Condition @i on one input: 1 when it held, 0 when not, -1 when it cannot
+ * be judged (no value: no datapoint has the metric). Said on stderr. */
 static int eval_one(const struct rpt_opts *o, unsigned int i, const struct rpt_file *f,
 		    const char *tag)
 {
@@ -124,10 +125,13 @@ static int eval_one(const struct rpt_opts *o, unsigned int i, const struct rpt_f
 	}
 	v = gate_value(o, gt, g, val, sizeof(val));
 	if (isnan(v)) {
-		fprintf(stderr, "wult report: --fail-if '%s': no value in %s%s (%s has %llu "
-			"datapoints): does not hold\n", o->gate_expr[i], tag, f->path, g->name,
-			(unsigned long long)g->kept);
-		return 0;
+		/* A gate that passes on nothing would let any run through. */
+		fprintf(stderr, "wult report: --fail-if '%s' CANNOT BE JUDGED: %s has no %s "
+			"of %s in %s%s (%llu datapoints kept)%s\n", o->gate_expr[i], g->name,
+			rpt_stat_names[gt->stat], wult_metric_desc(gt->metric)->name, tag,
+			f->path, (unsigned long long)g->kept,
+			o->allow_empty ? ": taken as not holding (--allow-empty)" : "");
+		return o->allow_empty ? 0 : -1;
 	}
 	if (!wult_gate_holds(gt, v)) {
 		fprintf(stderr, "wult report: --fail-if '%s' does not hold: %s %s %s is %s in "
@@ -146,14 +150,18 @@ int rpt_gate_eval(const struct rpt_opts *o, struct rpt_file *const *files,
 {
 	unsigned int i, j;
 	char tag[16] = "";
-	int held = 0;
+	int held = 0, unjudged = 0, r;
 
 	for (i = 0; i < o->ngates; i++) {
 		for (j = 0; j < nfiles; j++) {
 			if (nfiles > 1)
 				snprintf(tag, sizeof(tag), "[%u] ", j + 1);
-			held |= eval_one(o, i, files[j], tag);
+			r = eval_one(o, i, files[j], tag);
+			held |= r > 0;
+			unjudged |= r < 0;
 		}
 	}
-	return held ? RPT_EXIT_GATE : 0;
+	/* A condition that held is the verdict; one that could not be
+	 * judged is a failure of its own kind. */
+	return held ? RPT_EXIT_GATE : unjudged ? RPT_EXIT_EMPTY : 0;
 }

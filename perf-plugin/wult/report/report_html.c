@@ -485,13 +485,15 @@ static int write_page(FILE *f, const struct rpt_opts *o, struct rpt_file *const 
 int rpt_html_write(const struct rpt_opts *o, struct rpt_file *const *files,
 		   const struct rpt_diff *d)
 {
-	FILE *f = fopen(o->html_out, "w");
+	/* "x": an existing file is not ours to replace unless --force said so. */
+	FILE *f = fopen(o->html_out, o->force ? "w" : "wx");
 	int ret = 0;
 
 	if (!f) {
 		ret = -errno;
-		fprintf(stderr, "%s: --html: cannot write %s: %s\n",
-			o->title ? o->title : "wult report", o->html_out, strerror(errno));
+		fprintf(stderr, "%s: --html: cannot write %s: %s%s\n",
+			o->title ? o->title : "wult report", o->html_out, strerror(errno),
+			errno == EEXIST ? " (--force to overwrite it)" : "");
 		return ret;
 	}
 	if (write_page(f, o, files, d) || ferror(f))

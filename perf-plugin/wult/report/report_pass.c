@@ -663,7 +663,7 @@ int rpt_file_run(const struct rpt_opts *o, const char *path, struct rpt_file **o
 		data_err(path, err);
 		goto out;
 	}
-	if (o->csv_out && rpt_csv_open(o->csv_out, path, &csv))
+	if (o->csv_out && rpt_csv_open(o->csv_out, path, o->force, &csv))
 		goto out;
 	ret = pass_run(o, f, src, &csv);
 	if (ret > 0)
@@ -698,8 +698,12 @@ int rpt_file_run(const struct rpt_opts *o, const char *path, struct rpt_file **o
 	}
 	status = 0;
 out:
-	if (o->csv_out && rpt_csv_close(&csv, src, path, !status) && !status)
-		status = RPT_EXIT_DATA;
+	if (o->csv_out && !status) {
+		ret = rpt_csv_close(&csv, src, path, 1);
+		status = ret == -ENODATA ? RPT_EXIT_EMPTY : ret ? RPT_EXIT_DATA : 0;
+	} else if (o->csv_out) {
+		rpt_csv_close(&csv, src, path, 0);
+	}
 	rpt_src_close(src);
 	if (status)
 		rpt_file_free(f);
