@@ -325,6 +325,44 @@ static int add_arg(const char **list, unsigned int *n, unsigned int max, const c
 	return 0;
 }
 
+/*
+ * --cstates NAMES names indexes 0, 1, ... in order: an empty name would shift
+ * every later one to the wrong index, and a name given twice would merge two
+ * states into one group. 0, or -EINVAL (said why).
+ */
+static int check_cstates(const char *list)
+{
+	const char *p = list, *end, *q, *qe;
+	unsigned int i = 0, j;
+
+	for (;; i++) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		if (end == p) {
+			fprintf(stderr, "wult report: --cstates '%s': index %u has an empty name "
+				"(every index from 0 up needs one)\n", list, i);
+			return -EINVAL;
+		}
+		if (i == 64) {
+			fprintf(stderr, "wult report: --cstates '%s': more than 64 names\n", list);
+			return -EINVAL;
+		}
+		for (q = list, j = 0; q < p; q = qe + 1, j++) {
+			qe = strchr(q, ',');
+			if (qe - q == end - p && !strncmp(q, p, end - p)) {
+				fprintf(stderr, "wult report: --cstates '%s': '%.*s' names both "
+					"index %u and index %u (they would be one group)\n", list,
+					(int)(end - p), p, j, i);
+				return -EINVAL;
+			}
+		}
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
 /* The options that set a path or a flag. 0, or -ENOENT when @c is not one. */
 static int report_flag(int c, char *arg, struct rpt_opts *o, struct report_args *a)
 {
@@ -352,7 +390,7 @@ static int report_flag(int c, char *arg, struct rpt_opts *o, struct report_args 
 		return 0;
 	case O_CSTATES:
 		o->cstate_names = arg;
-		return 0;
+		return check_cstates(arg);
 	case O_KALLSYMS:
 		o->kallsyms = arg;
 		return 0;

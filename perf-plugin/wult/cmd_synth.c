@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <wult/synth.h>
 
@@ -18,7 +19,9 @@ static void synth_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: wult synth [options]\n\n"
-		"  -o, --output FILE     perf.data to write (default synth.data)\n"
+		"  -o, --output FILE     perf.data to write (default wult.data, as wult\n"
+		"                        record, so that `wult report` reads it; an\n"
+		"                        existing non-empty FILE is kept as FILE.old)\n"
 		"  -c, --count N         datapoints (default 1000)\n"
 		"  -s, --seed N          random seed (default 1): same seed, same file\n"
 		"      --cpus N          CPUs the datapoints cycle over (default 1)\n"
@@ -131,6 +134,31 @@ static int synth_opt(int c, const char *arg, struct wult_synth_opts *o)
 	}
 }
 
+/* As wult record (and perf record): an existing non-empty output is kept
+ * as OUTPUT.old, said, rather than replaced. 0 or -1 (said why). */
+static int keep_old(const char *path)
+{
+	struct stat sb;
+	char *old;
+	int ret = 0;
+
+	if (!strcmp(path, "-") || stat(path, &sb) || !S_ISREG(sb.st_mode) || !sb.st_size)
+		return 0;
+	if (asprintf(&old, "%s.old", path) < 0) {
+		fprintf(stderr, "wult synth: out of memory\n");
+		return -1;
+	}
+	if (rename(path, old)) {
+		fprintf(stderr, "wult synth: cannot rename %s to %s: %s\n", path, old,
+			strerror(errno));
+		ret = -1;
+	} else {
+		fprintf(stderr, "wult synth: kept the existing %s as %s\n", path, old);
+	}
+	free(old);
+	return ret;
+}
+
 int wult_cmd_synth(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -148,7 +176,8 @@ int wult_cmd_synth(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct wult_synth_opts o;
-	const char *out = "synth.data";
+	/* wult record's default: `wult synth && wult report` works. */
+	const char *out = "wult.data";
 	char err[512];
 	int c, ret, li;
 
@@ -180,10 +209,13 @@ int wult_cmd_synth(int argc, char **argv)
 		synth_usage(stderr);
 		return 2;
 	}
+	if (keep_old(out))
+		return 1;
 	ret = wult_synth_write(&o, out, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "wult synth: %s\n", err);
 		return 1;
 	}
+	fprintf(stderr, "wult synth: wrote %s\n", out);
 	return 0;
 }

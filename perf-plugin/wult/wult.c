@@ -35,7 +35,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: wult <command> [options]\n\ncommands:\n");
 	for (i = 0; i < NCMDS; i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\n`wult <command> --help` describes a command's options.\n");
+	fprintf(f, "\n`wult <command> --help` describes a command's options;\n"
+		"`wult --version` prints the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -51,6 +52,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	/* As perf: `wult --version` is `wult version`. */
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v"))
+		return wult_cmd_version(argc - 1, argv + 1);
 	for (i = 0; i < NCMDS; i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
