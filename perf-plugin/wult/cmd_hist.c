@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/wult.h>
@@ -25,6 +26,7 @@
 #include "hist_html.h"
 
 #define HIST_DIR	"/sys/kernel/debug/wult/hist"
+#define HIST_EXIT_EMPTY	4	/* no samples: as wult report's nothing to report */
 #define HIST_MAX_CPUS	8192	/* NR_CPUS of the largest kernel configs */
 #define HIST_MAX_FILE	(64 << 20)
 #define BAR_WIDTH	40
@@ -499,7 +501,7 @@ static int hist_show_one(const struct hist_opts *o, int cpu, size_t m, bool list
 	return 0;
 }
 
-/* Every wanted CPU and metric once: 0 or -errno. */
+/* Every wanted CPU and metric once: 0, 1 when none had samples, or -errno. */
 static int hist_show_all(const struct hist_opts *o, const bool *want)
 {
 	size_t m, lo = o->metric < 0 ? 0 : (size_t)o->metric;
@@ -517,10 +519,18 @@ static int hist_show_all(const struct hist_opts *o, const bool *want)
 			shown += !ret;
 		}
 	}
-	if (!shown)
-		printf("no samples in %s (no CPU measured since the module was loaded or reset)\n",
-		       o->dir);
-	return 0;
+	if (shown)
+		return 0;
+	/* A round of --watch may be empty; a one-shot answer of nothing is no
+	 * answer (exit 4), said on stderr, its --csv and --html not written. */
+	if (o->watch)
+		printf("no samples in %s (no CPU measured since the module was loaded or "
+		       "reset)\n", o->dir);
+	else
+		fprintf(stderr, "wult hist: no samples in %s (no CPU measured since the module "
+			"was loaded or reset): nothing to show, exit status %d%s\n", o->dir,
+			HIST_EXIT_EMPTY, o->csv || o->html ? "; --csv and --html not written" : "");
+	return 1;
 }
 
 /*
@@ -614,6 +624,7 @@ int wult_cmd_hist(int argc, char **argv)
 {
 	bool *want = calloc(HIST_MAX_CPUS, sizeof(*want));
 	struct hist_opts o;
+	struct stat st;
 	unsigned int round;
 	int ret;
 
@@ -628,6 +639,15 @@ int wult_cmd_hist(int argc, char **argv)
 		free(want);
 		return 1;
 	}
+	/* A missing directory is no module, not "no samples". */
+	ret = stat(o.dir, &st) ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (ret) {
+		fprintf(stderr, "wult hist: %s: %s%s\n", o.dir, strerror(-ret),
+			strcmp(o.dir, HIST_DIR) ? "" : " (is wult.ko loaded and debugfs mounted "
+			"on /sys/kernel/debug?)");
+		free(want);
+		return 1;
+	}
 	ret = 0;
 	if (!o.reset || o.watch) {
 		for (round = 1; ; round++) {
@@ -637,10 +657,10 @@ int wult_cmd_hist(int argc, char **argv)
 				printf("--- round %u, every %u s\n", round, o.watch);
 			ret = hist_show(&o, want);
 			fflush(stdout);
-			if (ret || !o.watch || round == o.count)
+			if (ret < 0 || !o.watch || round == o.count)
 				break;
 		}
 	}
 	free(want);
-	return ret ? 1 : 0;
+	return ret < 0 ? 1 : ret > 0 ? HIST_EXIT_EMPTY : 0;
 }

@@ -3,7 +3,8 @@
 # The wult command's front door (issue 40): `wult --version` as perf's,
 # `wult synth && wult report` without the module (synth writes ./wult.data,
 # keeping an existing one as wult.data.old, as wult record does), and
-# --cstates names that would put datapoints under the wrong state.
+# --cstates names that would put datapoints under the wrong state, and wult
+# hist without the module or samples.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
@@ -40,4 +41,15 @@ t_eq "--cstates POLL,,C6: the empty index named" 0 $?
 t_eq "--cstates POLL,C1,C1: the repeated name named" 0 $?
 "$W" report --cstates POLL,C1,C6 wult.data > out
 t_check "--cstates POLL,C1,C6 names index 2 C6" grep -q "^C6: " out
+
+# wult hist: no module, or a wrong --dir, is not "no samples"; no samples
+# is no answer (exit 4), its --csv and --html not written.
+"$W" hist --dir "$tmp/nonexistent" > out 2> err
+t_eq "wult hist --dir /nonexistent: exit 1" 1 $?
+t_check "wult hist --dir /nonexistent: named" grep -q "nonexistent: No such file" err
+mkdir kh
+"$W" hist --dir kh --csv kh.csv --html kh.html > out 2> err
+t_eq "wult hist, no samples: exit 4" 4 $?
+t_check "wult hist, no samples: said" grep -q "no samples in kh" err
+t_check "wult hist, no samples: no --csv, no --html" test ! -e kh.csv -a ! -e kh.html
 t_done
