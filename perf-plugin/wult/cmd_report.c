@@ -84,7 +84,8 @@ static void report_usage(FILE *f)
 		"                        at ADDR (default: /sys/module/NAME/sections/.text);\n"
 		"                        repeatable\n"
 		"      --json[=OUT]      the report as JSON (schema_version %d): on stdout\n"
-		"                        instead of the text, or into OUT\n"
+		"                        instead of the text, or into OUT (--json OUT\n"
+		"                        too when OUT ends in .json)\n"
 		"      --fail-if COND    exit 3 when COND holds, e.g. 'C3.p99.9 WakeLatency\n"
 		"                        > 150us' (STATE.STAT METRIC OP VALUE[UNIT]; OP\n"
 		"                        < <= > >= == !=); repeatable, any one fails; a\n"
@@ -280,7 +281,8 @@ static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 
 enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
        O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE, O_HTML, O_PLOTS,
-       O_PLOT_X, O_INCLUDE, O_PER_CPU, O_JSON, O_FAIL_IF, O_FORCE, O_ALLOW_EMPTY };
+       O_PLOT_X, O_INCLUDE, O_PER_CPU, O_JSON, O_FAIL_IF, O_FORCE, O_ALLOW_EMPTY,
+       O_JSON_NEXT };
 
 /* The inputs named on the command line, and --raw until it is applied. */
 struct report_args {
@@ -403,6 +405,9 @@ static int report_flag(int c, char *arg, struct rpt_opts *o, struct report_args 
 	case O_JSON:
 		o->json_out = arg ? arg : "-";
 		return 0;
+	case O_JSON_NEXT:	/* "--json OUT.json": see report_opt() */
+		o->json_out = arg;
+		return 0;
 	default:
 		return -ENOENT;
 	}
@@ -412,8 +417,19 @@ static int report_flag(int c, char *arg, struct rpt_opts *o, struct report_args 
 static int report_opt(int c, char *arg, struct rpt_opts *o, struct report_args *a, int argc,
 		      char **argv)
 {
-	int ret = report_flag(c, arg, o, a);
+	int ret;
 
+	/* --json takes its OUT as --json=OUT; "--json OUT" too when OUT ends in
+	 * ".json", which no input does (--hist does the same with a metric). */
+	if (c == O_JSON && !arg && optind < argc) {
+		size_t n = strlen(argv[optind]);
+
+		if (n > 5 && !strcmp(argv[optind] + n - 5, ".json")) {
+			c = O_JSON_NEXT;
+			arg = argv[optind++];
+		}
+	}
+	ret = report_flag(c, arg, o, a);
 	if (ret != -ENOENT)
 		return ret;
 	switch (c) {

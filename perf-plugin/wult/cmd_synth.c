@@ -216,6 +216,6 @@ int wult_cmd_synth(int argc, char **argv)
 		fprintf(stderr, "wult synth: %s\n", err);
 		return 1;
 	}
-	fprintf(stderr, "wult synth: wrote %s\n", out);
+	fprintf(stderr, "wult synth: wrote %s\n", strcmp(out, "-") ? out : "standard output");
 	return 0;
 }

@@ -53,6 +53,10 @@ for opt in html json; do
 	"$W" report --force --$opt="$tmp/s.data" "$tmp/s.data" > /dev/null 2> "$tmp/err"
 	t_eq "--$opt onto the input, even with --force: exit 2" 2 $?
 done
+"$W" report --json "$tmp/sep.json" "$tmp/s.data" > /dev/null 2> "$tmp/err"
+t_eq "--json OUT.json as a separate word: exit 0" 0 $?
+t_check "--json OUT.json as a separate word: OUT written" \
+	python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$tmp/sep.json"
 t_check "the input survived every attempt" "$W" report "$tmp/s.data" > /dev/null 2>&1
 
 # ---- item 2: nothing to report is not a pass ----
