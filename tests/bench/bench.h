@@ -25,6 +25,14 @@
 #define BENCH_REPS		5	/* runs of each command, the best kept */
 
 static int bench_missed;
+static int bench_skipped;	/* baselines or figures not measured, each said */
+/* the machine, as bench_machine() found it: figures are compared only
+ * between runs on the same one */
+static char bench_host[512] = "?";
+
+/* A figure that could not be measured: said, and counted at the end. */
+#define bench_skip(...) do { printf("  SKIP "); printf(__VA_ARGS__); printf("\n"); \
+			     bench_skipped++; } while (0)
 
 /*
  * A warm page cache that stays warm: @path's pages locked in memory until
@@ -171,8 +179,20 @@ struct bench_cmd {
 	char cmd[4096];
 	double (*fn)(const char *arg);
 	const char *arg;
+	int reps;		/* rounds it runs in (0: all) */
 	double best, cpu, rss;
+	/* every run's wall time; their median and range (bench_rounds()) */
+	double t[BENCH_REPS];
+	int n;
+	double med, min, max;
 };
+
+static inline int bench_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
 
 /*
  * Each command once per round, BENCH_REPS rounds, each keeping its best
@@ -187,10 +207,11 @@ static inline void bench_rounds(struct bench_cmd *c, int n)
 	int r, i;
 
 	for (i = 0; i < n; i++)
-		c[i].best = 0;
+		c[i].best = c[i].n = 0;
 	for (r = 0; r < BENCH_REPS; r++) {
 		for (i = 0; i < n; i++) {
-			if ((!c[i].cmd[0] && !c[i].fn) || c[i].best < 0)
+			if ((!c[i].cmd[0] && !c[i].fn) || c[i].best < 0 ||
+			    (c[i].reps && r >= c[i].reps))
 				continue;
 			cpu = bench_cpu();
 			rss = 0;	/* a function's: not measured */
@@ -199,19 +220,67 @@ static inline void bench_rounds(struct bench_cmd *c, int n)
 				bench_last_cpu = bench_cpu() - cpu;
 			if (t < 0) {
 				c[i].best = -1;
-			} else if (!c[i].best || t < c[i].best) {
+				continue;
+			}
+			c[i].t[c[i].n++] = t;
+			if (!c[i].best || t < c[i].best) {
 				c[i].best = t;
 				c[i].cpu = bench_last_cpu;
 				c[i].rss = rss;
 			}
 		}
 	}
+	for (i = 0; i < n; i++) {
+		if (c[i].best <= 0 || !c[i].n)
+			continue;
+		qsort(c[i].t, c[i].n, sizeof(c[i].t[0]), bench_cmp);
+		c[i].min = c[i].t[0];
+		c[i].max = c[i].t[c[i].n - 1];
+		c[i].med = c[i].n & 1 ? c[i].t[c[i].n / 2] :
+			   (c[i].t[c[i].n / 2 - 1] + c[i].t[c[i].n / 2]) / 2;
+	}
+}
+
+/*
+ * The hypervisor, as the kernel named it at boot ("Hypervisor detected:
+ * KVM", PVM, ...), else cpuid's vendor signature, else "none": the same
+ * CPU model is a different machine under another hypervisor (page faults
+ * cost several times more under PVM than under KVM).
+ */
+static inline void bench_hypervisor(char *out, size_t len)
+{
+	char line[256] = "";
+	unsigned int sig[3] = { 0 }, flags = 0;
+	FILE *f = popen("dmesg 2>/dev/null | grep -m1 'Hypervisor detected'", "r");
+
+	if (f && fgets(line, sizeof(line), f) && strstr(line, "detected: ")) {
+		snprintf(out, len, "%s", strstr(line, "detected: ") + 10);
+		out[strcspn(out, "\n")] = '\0';
+	}
+	if (f)
+		pclose(f);
+	if (line[0])
+		return;
+#if defined(__x86_64__) || defined(__i386__)
+	{
+		unsigned int a = 1, b, c, d;
+
+		__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
+		flags = c;
+		a = 0x40000000;
+		__asm__ volatile("cpuid" : "+a"(a), "=b"(sig[0]), "=c"(sig[1]), "=d"(sig[2]));
+	}
+#endif
+	if (flags & (1U << 31))
+		snprintf(out, len, "cpuid '%.12s'", (const char *)sig);
+	else
+		snprintf(out, len, "none");
 }
 
 /* What the machine is and does, so figures can be compared. */
 static inline void bench_machine(void)
 {
-	char line[256], model[256] = "?";
+	char line[256], model[256] = "?", hv[128];
 	struct utsname u;
 	double l1 = 0;
 	FILE *f;
@@ -231,8 +300,11 @@ static inline void bench_machine(void)
 	if (f)
 		fclose(f);
 	uname(&u);
-	printf("  machine: %s, %ld CPUs, kernel %s, load average %.2f before the run\n",
-	       model, sysconf(_SC_NPROCESSORS_ONLN), u.release, l1);
+	bench_hypervisor(hv, sizeof(hv));
+	snprintf(bench_host, sizeof(bench_host), "%s, hypervisor %s, %ld CPUs", model, hv,
+		 sysconf(_SC_NPROCESSORS_ONLN));
+	printf("  machine: %s, kernel %s, load average %.2f before the run\n", bench_host,
+	       u.release, l1);
 }
 
 /*
@@ -243,11 +315,23 @@ static inline void bench_machine(void)
 static inline int bench_regressions(const char *const *key, const double *val, int n,
 				    const char *prev)
 {
-	char name[64], line[256];
+	char name[64], line[512], host[512] = "";
 	double old;
 	int i, bad = 0;
 	FILE *f = fopen(prev, "r");
 
+	/* its first line: "machine ...", the host its ratios were measured on */
+	if (f && fgets(line, sizeof(line), f) && !strncmp(line, "machine ", 8)) {
+		snprintf(host, sizeof(host), "%s", line + 8);
+		host[strcspn(host, "\n")] = '\0';
+	}
+	if (f && strcmp(host, bench_host)) {
+		printf("  vs previous run   not compared: it ran on another machine (%s)\n",
+		       host[0] ? host : "not recorded");
+		fclose(f);
+		f = NULL;
+		host[0] = 'x';
+	}
 	while (f && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%63s %lf", name, &old) != 2)
 			continue;
@@ -262,9 +346,11 @@ static inline int bench_regressions(const char *const *key, const double *val, i
 	}
 	if (f)
 		fclose(f);
-	else
+	else if (!host[0])
 		printf("  vs previous run   none yet (%s)\n", prev);
 	f = fopen(prev, "w");
+	if (f)
+		fprintf(f, "machine %s\n", bench_host);
 	for (i = 0; f && i < n; i++)
 		fprintf(f, "%s %.6f\n", key[i], val[i]);
 	if (f)
@@ -279,12 +365,34 @@ static inline int bench_regressions(const char *const *key, const double *val, i
 static inline int bench_finish(const char *bench, const char *const *key, const double *val,
 			       int n, const char *prev)
 {
+	char when[64];
+	time_t now = time(NULL);
+	FILE *f;
+	int i;
+
 	mkdir("build/bench", 0755);
+	/*
+	 * Every run's ratios, one line each, beside the machine they were
+	 * measured on: build/bench/results.txt, the history RESULTS.md's
+	 * figures are taken from.
+	 */
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	f = fopen("build/bench/results.txt", "a");
+	if (f) {
+		fprintf(f, "%s %s [%s]", when, bench, bench_host);
+		for (i = 0; i < n; i++)
+			fprintf(f, " %s=%.3f", key[i], val[i]);
+		fprintf(f, " skipped=%d\n", bench_skipped);
+		fclose(f);
+	}
 	if (bench_regressions(key, val, n, prev)) {
 		printf("%s: REGRESSION\n", bench);
 		return 1;
 	}
-	printf("%s: %s\n", bench, bench_missed ? "GOAL MISSED" : "all goals met");
+	printf("%s: %s", bench, bench_missed ? "GOAL MISSED" : "all goals met");
+	if (bench_skipped)
+		printf(", %d skipped (SKIP lines above)", bench_skipped);
+	printf("\n");
 	return 0;
 }
 

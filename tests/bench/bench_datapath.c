@@ -15,21 +15,29 @@
  *     bytes through a pipe by read/write costs here, whatever reads them);
  *   - `perf script -s scripts/perf/wult-report.py` (the python decoder) on
  *     200k datapoints of the same distribution;
- *   - pandas reading the same datapoints as intel wult CSV and computing
- *     the per-state quantiles (all of them by default, as the goal says:
- *     pandas is slower per row on 10M than on 1M), when python3-pandas is
- *     there;
+ *   - what a user would pick instead, on the same datapoints as intel wult
+ *     CSV, computing the report's per-state statistics (count, min,
+ *     quantiles to p99.999, max, mean, stddev of the three latencies, the
+ *     means of CC0%, SMICnt, NMICnt), each a counted SKIP where missing:
+ *     pandas reading only those columns (usecols), DuckDB (npm
+ *     @duckdb/node-api under $WULT_BENCH_DUCKDB, which run-bench installs;
+ *     one GROUPING SETS query, quantile_disc, on its default threads), and
+ *     the previous baseline, pandas reading every column (three rounds);
  *   - peak RSS of `wult report` with four time metrics (SilentTime and
  *     LDist up to 50 ms: the statistics' widest case).
- * Goals (issue 14): >= 15M datapoints/s, >= 40x pandas, >= 300x python,
- * peak RSS <= 64 MB, pipe mode within 1.5x of file mode. A miss prints GOAL
+ * Figures are medians of the rounds, with their range; ratios are of medians.
+ * The reader's choice of input (mapped or read, measured: wult_pd_input())
+ * is printed. Goals (issues 14 and 41): >= 15M datapoints/s, >= 40x pandas
+ * (usecols), >= 10x DuckDB, >= 300x python, peak RSS <= 64 MB, pipe mode
+ * within 1.5x of file mode. A miss prints GOAL
  * MISSED (exit status 0: the machine may be busy); the run's ratios are
  * kept in $WULT_BENCH_PREV (default build/bench/datapath.prev) and one
  * more than 20% worse than the previous run's fails (exit status 1).
  *
  * Environment: WULT_BENCH_N (datapoints, default 10M), WULT_BENCH_PY_N
  * (python baseline, default 200000, 0 skips), WULT_BENCH_PD_N (pandas
- * baseline, default WULT_BENCH_N, 0 skips), WULT_BENCH_DIR (default /tmp;
+ * baselines, default WULT_BENCH_N, 0 skips), WULT_BENCH_DUCKDB (default
+ * build/bench/duckdb), WULT_BENCH_DIR (default /tmp;
  * the files' pages are locked in memory while timed, see bench_warm()),
  * WULT_BENCH_PREV, WULT (the wult binary, default build/rel/wult).
  */
@@ -51,9 +59,10 @@
 #define GOAL_RATE	15e6	/* datapoints/s */
 #define GOAL_RSS_MB	64.0
 #define GOAL_PY_RATIO	300.0
-#define GOAL_PD_RATIO	40.0
+#define GOAL_PD_RATIO	40.0	/* pandas with usecols */
+#define GOAL_DUCK_RATIO	10.0
 #define GOAL_PIPE	1.5	/* pipe time / file time */
-#define NKEYS		5
+#define NKEYS		7
 
 static const char *wult = "build/rel/wult";
 
@@ -175,7 +184,8 @@ static int feed(const char *path)
 }
 
 /* The benchmark's commands, timed in rounds (bench_rounds()). */
-enum { C_CAT, C_READER, C_REPORT, C_ONE, C_FEED, C_CATP, C_CATCAT, C_PY, C_PD, C_NR };
+enum { C_CAT, C_READER, C_REPORT, C_ONE, C_FEED, C_CATP, C_CATCAT, C_PY, C_PDU, C_DUCK, C_PD,
+       C_NR };
 
 /*
  * python's perf script decoder on @n datapoints of the same distribution
@@ -188,11 +198,11 @@ static int python_prep(const char *dir, uint64_t n, char *data, size_t len,
 	char err[256];
 
 	if (!n) {
-		printf("  python baseline   SKIP: WULT_BENCH_PY_N=0\n");
+		bench_skip("python baseline: WULT_BENCH_PY_N=0");
 		return 0;
 	}
 	if (access(script, R_OK) || system("perf --version >/dev/null 2>&1")) {
-		printf("  python baseline   SKIP: needs perf and %s (run from the top)\n", script);
+		bench_skip("python baseline: needs perf and %s (run from the top)", script);
 		return 0;
 	}
 	snprintf(data, len, "%s/wult-bench-py-%d.data", dir, (int)getpid());
@@ -204,49 +214,110 @@ static int python_prep(const char *dir, uint64_t n, char *data, size_t len,
 	return 1;
 }
 
-/*
- * pandas on @n datapoints as intel wult CSV (in @out, @out/datapoints.csv,
- * with the script beside it in @script): its command, or 0 (skipped, said).
- */
-static int pandas_prep(const char *dir, uint64_t n, char *out, char *script, size_t len,
-		       struct bench_cmd *c)
+/* The report's statistics in pandas: every column read (the previous
+ * baseline), and only the statistics' columns (usecols). */
+static const char *const pd_all =
+	"import sys, pandas as pd\n"
+	"d = pd.read_csv(sys.argv[1])\n"
+	"q = [.5, .9, .99, .999, .9999, .99999]\n"
+	"for m in ('WakeLatency', 'IntrLatency', 'SilentTime'):\n"
+	"    g = d.groupby('ReqCState')[m]\n"
+	"    g.quantile(q); g.agg(['count', 'min', 'max', 'mean', 'std'])\n"
+	"    d[m].quantile(q)\n";
+static const char *const pd_usecols =
+	"import sys, pandas as pd\n"
+	"m = ['WakeLatency', 'IntrLatency', 'SilentTime']\n"
+	"n = ['CC0%', 'SMICnt', 'NMICnt']\n"
+	"d = pd.read_csv(sys.argv[1], usecols=m + n + ['ReqCState'])\n"
+	"q = [.5, .9, .99, .999, .9999, .99999]\n"
+	"g = d.groupby('ReqCState')\n"
+	"for x in m:\n"
+	"    g[x].quantile(q, interpolation='lower'); g[x].agg(['count', 'min', 'max', 'mean', 'std'])\n"
+	"    d[x].quantile(q, interpolation='lower'); d[x].agg(['count', 'min', 'max', 'mean', 'std'])\n"
+	"g[n].mean(); d[n].mean()\n";
+/* ... and in DuckDB, one query: per state and all of them (GROUPING SETS). */
+static const char *const duck_js =
+	"const { DuckDBInstance } = require('@duckdb/node-api');\n"
+	"const q = '[0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999]';\n"
+	"const m = ['WakeLatency', 'IntrLatency', 'SilentTime'].map(c =>\n"
+	"  `count(${c}), min(${c}), quantile_disc(${c}, ${q}), max(${c}), avg(${c}), stddev_samp(${c})`);\n"
+	"const sql = `SELECT ReqCState, ${m.join(', ')}, avg(\"CC0%\"), avg(SMICnt), avg(NMICnt)\n"
+	"  FROM read_csv('${process.argv[2].replace(/'/g, \"''\")}')\n"
+	"  GROUP BY GROUPING SETS ((ReqCState), ())`;\n"
+	"(async () => {\n"
+	"  const db = await DuckDBInstance.create(':memory:');\n"
+	"  const rows = (await (await db.connect()).runAndReadAll(sql)).getRows();\n"
+	"  if (rows.length < 2) throw new Error(`${rows.length} rows`);\n"
+	"})().catch(e => { console.error(`duckdb: ${e.message}`); process.exit(1); });\n";
+
+static int write_script(const char *path, const char *text)
 {
-	static const char *const py =
-		"import sys, pandas as pd\n"
-		"d = pd.read_csv(sys.argv[1])\n"
-		"q = [.5, .9, .99, .999, .9999, .99999]\n"
-		"for m in ('WakeLatency', 'IntrLatency', 'SilentTime'):\n"
-		"    g = d.groupby('ReqCState')[m]\n"
-		"    g.quantile(q); g.agg(['count', 'min', 'max', 'mean', 'std'])\n"
-		"    d[m].quantile(q)\n";
-	char path[512], cmd[2048], err[256];
+	FILE *f = fopen(path, "w");
 	int ok = 0;
-	FILE *f;
+
+	if (f) {
+		fputs(text, f);
+		ok = !fclose(f);
+	}
+	return ok;
+}
+
+/*
+ * The analysis baselines on @n datapoints as intel wult CSV (in @out,
+ * @out/datapoints.csv, their scripts beside it, named from @script): their
+ * commands, or 0 (each skip said and counted).
+ */
+static int baselines_prep(const char *dir, uint64_t n, char *out, char *script, size_t len,
+			  struct bench_cmd *c)
+{
+	const char *duck = getenv("WULT_BENCH_DUCKDB") ? getenv("WULT_BENCH_DUCKDB") :
+			   "build/bench/duckdb";
+	char path[512], cmd[2048], err[256], sp[600];
+	int pandas, ok;
 
 	if (!n) {
-		printf("  pandas baseline   SKIP: WULT_BENCH_PD_N=0\n");
-		return 0;
-	}
-	if (system("/usr/bin/python3 -c 'import pandas' 2>/dev/null")) {
-		printf("  pandas baseline   SKIP: no python3-pandas (scripts/deps installs it)\n");
+		bench_skip("pandas and DuckDB baselines: WULT_BENCH_PD_N=0");
+		bench_skip("pandas baseline, all columns: WULT_BENCH_PD_N=0");
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/wult-bench-pd-%d.data", dir, (int)getpid());
 	snprintf(out, len, "%s/wult-bench-pd-%d/", dir, (int)getpid());
-	snprintf(script, len, "%s/wult-bench-pd-%d.py", dir, (int)getpid());
-	f = fopen(script, "w");
-	if (f) {
-		fputs(py, f);
-		ok = !fclose(f);
-	}
+	snprintf(script, len, "%s/wult-bench-pd-%d", dir, (int)getpid());
 	snprintf(cmd, sizeof(cmd), "%s report --csv %s %s", wult, out, path);
-	ok = ok && !synth(path, n, err, sizeof(err)) && bench_run(cmd, NULL) > 0;
+	ok = !synth(path, n, err, sizeof(err)) && bench_run(cmd, NULL) > 0;
 	unlink(path);
 	if (!ok) {
-		printf("  pandas baseline: cannot write its CSV or script\n");
+		printf("  baselines: cannot write their CSV (%s)\n", cmd);
 		return 0;
 	}
-	snprintf(c->cmd, sizeof(c->cmd), "/usr/bin/python3 %s %sdatapoints.csv", script, out);
+	pandas = !system("/usr/bin/python3 -c 'import pandas' 2>/dev/null");
+	if (!pandas) {
+		bench_skip("pandas baseline (usecols): no python3-pandas (scripts/deps bench)");
+		bench_skip("pandas baseline, all columns: no python3-pandas (scripts/deps bench)");
+	}
+	snprintf(sp, sizeof(sp), "%s.usecols.py", script);
+	if (pandas && write_script(sp, pd_usecols))
+		snprintf(c[C_PDU].cmd, sizeof(c->cmd), "/usr/bin/python3 %s %sdatapoints.csv", sp,
+			 out);
+	snprintf(sp, sizeof(sp), "%s.all.py", script);
+	if (pandas && write_script(sp, pd_all)) {
+		snprintf(c[C_PD].cmd, sizeof(c->cmd), "/usr/bin/python3 %s %sdatapoints.csv", sp,
+			 out);
+		c[C_PD].reps = 3;	/* the slowest, and only for reference */
+	}
+	snprintf(sp, sizeof(sp), "%s/node_modules/@duckdb/node-api/package.json", duck);
+	if (system("node --version >/dev/null 2>&1")) {
+		bench_skip("DuckDB baseline: no node (scripts/deps bench installs nodejs)");
+	} else if (access(sp, R_OK)) {
+		bench_skip("DuckDB baseline: no %s (run-bench installs @duckdb/node-api there)",
+			   sp);
+	} else {
+		snprintf(sp, sizeof(sp), "%s.duckdb.js", script);
+		if (write_script(sp, duck_js))
+			snprintf(c[C_DUCK].cmd, sizeof(c->cmd),
+				 "NODE_PATH=%s/node_modules node %s %sdatapoints.csv", duck, sp,
+				 out);
+	}
 	return 1;
 }
 
@@ -256,7 +327,8 @@ static int judge(double rate, double rss_max, double pipe_x, const double *val,
 {
 	static const char *const key[NKEYS] = { "report_vs_cat", "report_vs_reader",
 						"pipe_vs_file", "report_vs_python",
-						"report_vs_pandas" };
+						"report_vs_pandas_usecols", "report_vs_duckdb",
+						"report_vs_pandas_all" };
 
 	bench_goal("wult report datapoints/s", rate / 1e6, "M/s", GOAL_RATE / 1e6, 1);
 	bench_goal("peak RSS, 4 metrics, 50 ms", rss_max, "MB", GOAL_RSS_MB, 0);
@@ -264,13 +336,16 @@ static int judge(double rate, double rss_max, double pipe_x, const double *val,
 	if (val[3] > 0)
 		bench_goal("speed vs python decoder", val[3], "x", GOAL_PY_RATIO, 1);
 	if (val[4] > 0)
-		bench_goal("speed vs pandas", val[4], "x", GOAL_PD_RATIO, 1);
+		bench_goal("speed vs pandas (usecols)", val[4], "x", GOAL_PD_RATIO, 1);
+	if (val[5] > 0)
+		bench_goal("speed vs DuckDB", val[5], "x", GOAL_DUCK_RATIO, 1);
 	return bench_finish("bench_datapath", key, val, NKEYS, prev);
 }
 
 /* The inputs: the file, its pipe-mode copy, the baselines' inputs. */
 struct inputs {
 	char path[512], pipe[600], py[512], pd_out[512], pd_script[512], csv[600];
+	char input[256];	/* the reader's choice for the file, and why */
 	struct bench_warm w[4];	/* their pages locked while timed */
 	struct stat sb;
 	uint64_t pyn, pdn;	/* datapoints of the python and pandas baselines */
@@ -296,6 +371,17 @@ static int prepare(const char *dir, uint64_t n, const char *self, struct inputs 
 	}
 	bench_warm(in->path, &in->w[0]);
 	bench_warm(in->pipe, &in->w[1]);
+	{
+		struct wult_pd *pd;
+
+		/* as wult report opens it: measured on its first windows */
+		if (!wult_pd_open(in->path, WULT_PD_PREFETCH, &pd, err, sizeof(err)))
+			snprintf(in->input, sizeof(in->input), "%s", wult_pd_input(pd));
+		else
+			snprintf(in->input, sizeof(in->input), "%s", err);
+		wult_pd_close(pd);
+		printf("  input: %s\n", in->input);
+	}
 	snprintf(c[C_CAT].cmd, sizeof(c->cmd), "cat %s", in->path);
 	c[C_READER].fn = reader_only;
 	c[C_READER].arg = in->path;
@@ -311,7 +397,7 @@ static int prepare(const char *dir, uint64_t n, const char *self, struct inputs 
 	in->pdn = bench_env_u64("WULT_BENCH_PD_N", n);
 	if (python_prep(dir, in->pyn, in->py, sizeof(in->py), &c[C_PY]))
 		bench_warm(in->py, &in->w[2]);
-	if (pandas_prep(dir, in->pdn, in->pd_out, in->pd_script, sizeof(in->pd_out), &c[C_PD])) {
+	if (baselines_prep(dir, in->pdn, in->pd_out, in->pd_script, sizeof(in->pd_out), c)) {
 		snprintf(in->csv, sizeof(in->csv), "%sdatapoints.csv", in->pd_out);
 		bench_warm(in->csv, &in->w[3]);
 	}
@@ -325,42 +411,76 @@ static void cleanup(struct inputs *in)
 
 	for (i = 0; i < sizeof(in->w) / sizeof(in->w[0]); i++)
 		bench_cool(&in->w[i]);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s %s %s", in->path, in->pipe, in->py,
-		 in->pd_out, in->pd_script);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s %s %s %s.usecols.py %s.all.py %s.duckdb.js",
+		 in->path, in->pipe, in->py, in->pd_out, in->pd_script, in->pd_script,
+		 in->pd_script);
 	bench_run(cmd, NULL);
+}
+
+/* "median s (min-max)" of @c's runs */
+static const char *spread(const struct bench_cmd *c)
+{
+	static char b[4][64];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(b[i], sizeof(b[i]), "%7.3f s (%.3f-%.3f, %d runs)", c->med, c->min, c->max,
+		 c->n);
+	return b[i];
+}
+
+/*
+ * An analysis baseline's line: its rate, and wult report's speed over it
+ * (of the median, and the range over the baseline's runs); then CPU time,
+ * each command's fastest run (what a busy machine moves least; DuckDB
+ * runs on every CPU). @trep, @crep: wult report's for the same count.
+ */
+static void print_baseline(const char *name, uint64_t n, double trep, double crep,
+			   const struct bench_cmd *c)
+{
+	if (c->best <= 0)
+		return;
+	printf("  %-20s %10" PRIu64 " dp in %s: %10.0f dp/s; wult report %.1fx (%.1f-%.1fx)\n",
+	       name, n, spread(c), n / c->med, c->med / trep, c->min / trep, c->max / trep);
+	printf("  %-20s %10s       %7.3f s of CPU: wult report takes %.1fx less\n", "", "",
+	       c->cpu, c->cpu / crep);
 }
 
 static void print(uint64_t n, const struct inputs *in, const struct bench_cmd *c)
 {
-	double trep = c[C_REPORT].best, size = in->sb.st_size;
+	double trep = c[C_REPORT].med, size = in->sb.st_size;
 
-	printf("  cat FILE          %8.3f s: %6.2f GB/s (the memory-speed baseline)\n",
-	       c[C_CAT].best, size / c[C_CAT].best / 1e9);
-	printf("  reader only       %8.3f s: %12.0f dp/s (libwult, in process)\n",
-	       c[C_READER].best, n / c[C_READER].best);
-	printf("  wult report FILE  %8.3f s: %12.0f dp/s, peak RSS %.1f MB; %.2fx cat's time, "
-	       "%.2fx the reader's\n", trep, n / trep, c[C_REPORT].rss, trep / c[C_CAT].best,
-	       trep / c[C_READER].best);
-	printf("                    %8.3f s of CPU: %12.0f dp per CPU second (wall time "
-	       "above it: the machine was shared)\n", c[C_REPORT].cpu, n / c[C_REPORT].cpu);
-	printf("  one thread        %8.3f s: %12.0f dp/s, %.3f s of CPU (WULT_REPORT_THREADS=0); "
-	       "two threads take %.2fx its time\n", c[C_ONE].best, n / c[C_ONE].best,
-	       c[C_ONE].cpu, trep / c[C_ONE].best);
-	printf("  feed P | report - %8.3f s: %12.0f dp/s (pipe mode, spliced in), %.2fx file "
-	       "mode's time\n", c[C_FEED].best, n / c[C_FEED].best, c[C_FEED].best / trep);
-	printf("  cat P | report -  %8.3f s: %12.0f dp/s (pipe mode, cat copying in), %.2fx file "
-	       "mode's time\n", c[C_CATP].best, n / c[C_CATP].best, c[C_CATP].best / trep);
-	printf("  cat P | cat       %8.3f s: %6.2f GB/s through the pipe alone; cat | report - "
-	       "takes %.2fx its time\n", c[C_CATCAT].best, size / c[C_CATCAT].best / 1e9,
-	       c[C_CATP].best / c[C_CATCAT].best);
+	printf("  medians of the rounds (min-max); ratios of medians (the same run's range)\n");
+	printf("  cat FILE          %s: %6.2f GB/s (the memory-speed baseline)\n",
+	       spread(&c[C_CAT]), size / c[C_CAT].med / 1e9);
+	printf("  reader only       %s: %12.0f dp/s (libwult, in process)\n",
+	       spread(&c[C_READER]), n / c[C_READER].med);
+	printf("  wult report FILE  %s: %12.0f dp/s (%.0f-%.0f), peak RSS %.1f MB; %.2fx "
+	       "cat's time, %.2fx the reader's\n", spread(&c[C_REPORT]), n / trep,
+	       n / c[C_REPORT].max, n / c[C_REPORT].min, c[C_REPORT].rss,
+	       trep / c[C_CAT].med, trep / c[C_READER].med);
+	printf("                    %7.3f s of CPU in its fastest run: %12.0f dp per CPU "
+	       "second\n", c[C_REPORT].cpu, n / c[C_REPORT].cpu);
+	printf("  one thread        %s: %12.0f dp/s (WULT_REPORT_THREADS=0); two threads "
+	       "take %.2fx its time\n", spread(&c[C_ONE]), n / c[C_ONE].med,
+	       trep / c[C_ONE].med);
+	printf("  feed P | report - %s: %12.0f dp/s (pipe mode, spliced in), %.2fx file "
+	       "mode's time\n", spread(&c[C_FEED]), n / c[C_FEED].med, c[C_FEED].med / trep);
+	printf("  cat P | report -  %s: %12.0f dp/s (pipe mode, cat copying in), %.2fx file "
+	       "mode's time\n", spread(&c[C_CATP]), n / c[C_CATP].med, c[C_CATP].med / trep);
+	printf("  cat P | cat       %s: %6.2f GB/s through the pipe alone; cat | report - "
+	       "takes %.2fx its time\n", spread(&c[C_CATCAT]), size / c[C_CATCAT].med / 1e9,
+	       c[C_CATP].med / c[C_CATCAT].med);
 	if (c[C_PY].best > 0)
-		printf("  python baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (perf script "
-		       "-s scripts/perf/wult-report.py)\n", in->pyn, c[C_PY].best,
-		       in->pyn / c[C_PY].best);
-	if (c[C_PD].best > 0)
-		printf("  pandas baseline   %10" PRIu64 " dp in %8.3f s: %12.0f dp/s (read_csv + "
-		       "per-state quantiles of 3 metrics)\n", in->pdn, c[C_PD].best,
-		       in->pdn / c[C_PD].best);
+		printf("  python baseline   %10" PRIu64 " dp in %s: %12.0f dp/s (perf script "
+		       "-s scripts/perf/wult-report.py)\n", in->pyn, spread(&c[C_PY]),
+		       in->pyn / c[C_PY].med);
+	print_baseline("pandas (usecols)", in->pdn, trep * in->pdn / n,
+		       c[C_REPORT].cpu * in->pdn / n, &c[C_PDU]);
+	print_baseline("DuckDB (node-api)", in->pdn, trep * in->pdn / n,
+		       c[C_REPORT].cpu * in->pdn / n, &c[C_DUCK]);
+	print_baseline("pandas, all columns", in->pdn, trep * in->pdn / n,
+		       c[C_REPORT].cpu * in->pdn / n, &c[C_PD]);
 }
 
 int main(int argc, char **argv)
@@ -408,11 +528,13 @@ int main(int argc, char **argv)
 	print(n, &in, c);
 	printf("  4 time metrics    %8.3f s, peak RSS %.1f MB (SilentTime, LDist to 50 ms)\n",
 	       tmax, rss_max);
-	trep = c[C_REPORT].best;
-	val[0] = c[C_CAT].best / trep;
-	val[1] = c[C_READER].best / trep;
-	val[2] = trep / c[C_FEED].best;
-	val[3] = c[C_PY].best > 0 ? n / trep / (in.pyn / c[C_PY].best) : 0;
-	val[4] = c[C_PD].best > 0 ? n / trep / (in.pdn / c[C_PD].best) : 0;
-	return judge(n / trep, rss_max, c[C_FEED].best / trep, val, prev);
+	trep = c[C_REPORT].med;
+	val[0] = c[C_CAT].med / trep;
+	val[1] = c[C_READER].med / trep;
+	val[2] = trep / c[C_FEED].med;
+	val[3] = c[C_PY].best > 0 ? n / trep / (in.pyn / c[C_PY].med) : 0;
+	val[4] = c[C_PDU].best > 0 ? n / trep / (in.pdn / c[C_PDU].med) : 0;
+	val[5] = c[C_DUCK].best > 0 ? n / trep / (in.pdn / c[C_DUCK].med) : 0;
+	val[6] = c[C_PD].best > 0 ? n / trep / (in.pdn / c[C_PD].med) : 0;
+	return judge(n / trep, rss_max, c[C_FEED].med / trep, val, prev);
 }
