@@ -66,8 +66,8 @@
 
 static const char *wult = "build/rel/wult";
 
-/* libwult's reader alone, in this process: seconds. */
-static double reader_only(const char *path)
+/* libwult's reader alone, in this process, with @flags: seconds. */
+static double reader_pass(const char *path, unsigned int flags)
 {
 	struct wult_pd_event ev;
 	struct wult_pd *pd;
@@ -75,7 +75,7 @@ static double reader_only(const char *path)
 	uint64_t n = 0;
 	char err[256];
 
-	if (wult_pd_open(path, 0, &pd, err, sizeof(err))) {
+	if (wult_pd_open(path, flags, &pd, err, sizeof(err))) {
 		printf("  reader: %s\n", err);
 		return -1;
 	}
@@ -83,6 +83,36 @@ static double reader_only(const char *path)
 		n += ev.type == PERF_RECORD_SAMPLE;
 	wult_pd_close(pd);
 	return n ? bench_now() - t0 : -1;
+}
+
+static double reader_only(const char *path)
+{
+	return reader_pass(path, 0);
+}
+
+/*
+ * The reader as wult report runs it (with its helper thread), the data
+ * mapped or read whatever the measurement at open would choose: what that
+ * choice is worth on this machine.
+ */
+static double reader_way(const char *path, const char *way)
+{
+	double t;
+
+	setenv("WULT_PD_INPUT", way, 1);
+	t = reader_pass(path, WULT_PD_PREFETCH);
+	unsetenv("WULT_PD_INPUT");
+	return t;
+}
+
+static double reader_map(const char *path)
+{
+	return reader_way(path, "map");
+}
+
+static double reader_read(const char *path)
+{
+	return reader_way(path, "read");
 }
 
 static int synth(const char *path, uint64_t n, char *err, size_t errlen)
@@ -185,7 +215,7 @@ static int feed(const char *path)
 
 /* The benchmark's commands, timed in rounds (bench_rounds()). */
 enum { C_CAT, C_READER, C_REPORT, C_ONE, C_FEED, C_CATP, C_CATCAT, C_PY, C_PDU, C_DUCK, C_PD,
-       C_NR };
+       C_RMAP, C_RREAD, C_NR };
 
 /*
  * python's perf script decoder on @n datapoints of the same distribution
@@ -385,6 +415,10 @@ static int prepare(const char *dir, uint64_t n, const char *self, struct inputs 
 	snprintf(c[C_CAT].cmd, sizeof(c->cmd), "cat %s", in->path);
 	c[C_READER].fn = reader_only;
 	c[C_READER].arg = in->path;
+	c[C_RMAP].fn = reader_map;
+	c[C_RMAP].arg = in->path;
+	c[C_RREAD].fn = reader_read;
+	c[C_RREAD].arg = in->path;
 	snprintf(c[C_REPORT].cmd, sizeof(c->cmd), "%s report %s", wult, in->path);
 	snprintf(c[C_ONE].cmd, sizeof(c->cmd), "WULT_REPORT_THREADS=0 %s report %s", wult,
 		 in->path);
@@ -455,6 +489,12 @@ static void print(uint64_t n, const struct inputs *in, const struct bench_cmd *c
 	       spread(&c[C_CAT]), size / c[C_CAT].med / 1e9);
 	printf("  reader only       %s: %12.0f dp/s (libwult, in process)\n",
 	       spread(&c[C_READER]), n / c[C_READER].med);
+	printf("  reader, mapped    %s: %12.0f dp/s, %.3f s of CPU in its fastest run "
+	       "(helper thread, WULT_PD_INPUT=map)\n", spread(&c[C_RMAP]), n / c[C_RMAP].med,
+	       c[C_RMAP].cpu);
+	printf("  reader, read      %s: %12.0f dp/s, %.3f s of CPU: %.2fx the mapped reader's "
+	       "CPU; chosen here: %.6s\n", spread(&c[C_RREAD]), n / c[C_RREAD].med,
+	       c[C_RREAD].cpu, c[C_RREAD].cpu / c[C_RMAP].cpu, in->input);
 	printf("  wult report FILE  %s: %12.0f dp/s (%.0f-%.0f), peak RSS %.1f MB; %.2fx "
 	       "cat's time, %.2fx the reader's\n", spread(&c[C_REPORT]), n / trep,
 	       n / c[C_REPORT].max, n / c[C_REPORT].min, c[C_REPORT].rss,
