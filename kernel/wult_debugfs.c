@@ -6,7 +6,7 @@
  *   cpuN armed=A emitted=E early_wake=W not_idle=I stale_tai=S other_intr=O
  *        invalid=V cancelled=C delivery_failed=F branches=B branches_off=O
  *        floor_ns=L floor_n=N held_off=H arm_failed=R other_wake=X
- *        tsc_unstable=U
+ *        tsc_unstable=U no_wait=N
  * (on one line). Counters are cumulative since module load; floor_ns is
  * the CPU's LDist floor (wult_rules.h) over floor_n intervals, 0 if none.
  * New keys go at the end: readers skip keys they do not know.
@@ -43,12 +43,12 @@ static int stats_show(struct seq_file *m, void *unused)
 	for_each_possible_cpu(cpu) {
 		wult_engine_stats(cpu, &s);
 		floor = wult_engine_floor(cpu, &n);
-		seq_printf(m, "cpu%u armed=%llu emitted=%llu early_wake=%llu not_idle=%llu stale_tai=%llu other_intr=%llu invalid=%llu cancelled=%llu delivery_failed=%llu branches=%llu branches_off=%llu floor_ns=%llu floor_n=%llu held_off=%llu arm_failed=%llu other_wake=%llu tsc_unstable=%llu\n",
+		seq_printf(m, "cpu%u armed=%llu emitted=%llu early_wake=%llu not_idle=%llu stale_tai=%llu other_intr=%llu invalid=%llu cancelled=%llu delivery_failed=%llu branches=%llu branches_off=%llu floor_ns=%llu floor_n=%llu held_off=%llu arm_failed=%llu other_wake=%llu tsc_unstable=%llu no_wait=%llu\n",
 			   cpu, s.armed, s.emitted, s.early_wake, s.not_idle,
 			   s.stale_tai, s.other_intr, s.invalid, s.cancelled,
 			   s.delivery_failed, s.branches, s.branches_off, floor, n,
 			   s.held_off, s.arm_failed, s.other_wake,
-			   s.tsc_unstable);
+			   s.tsc_unstable, s.no_wait);
 	}
 	return 0;
 }

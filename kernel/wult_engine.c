@@ -90,6 +90,7 @@ struct wult_cpu {
 	bool want_br;		/* a branches event is active on this CPU */
 	bool have_br;		/* brrec holds this wake's branch context */
 	u32 entries;		/* idle entries since the event was armed */
+	u32 nowait;		/* states (bits) that did not wait (rule N) */
 	bool arm_in_irq;	/* armed from hard IRQ context ... */
 	u32 arm_irqs;		/* ... when the interrupt count was this */
 	u64 arm_tsc;		/* TSC just before the event was armed */
@@ -183,6 +184,7 @@ static void wult_end(struct wult_cpu *wc)
 	wc->flag_wake = false;
 	wult_floor_take(wc);
 	wc->entries = 0;
+	wc->nowait = 0;
 }
 
 /*
@@ -270,6 +272,9 @@ static void wult_drop(struct wult_cpu *wc, enum wult_verdict v)
 		break;
 	case WULT_TSC_UNSTABLE:
 		wult_stats_inc(&wc->stats.tsc_unstable);
+		break;
+	case WULT_NO_WAIT:
+		wult_stats_inc(&wc->stats.no_wait);
 		break;
 	case WULT_NOT_IDLE:
 		wult_stats_inc(&wc->stats.not_idle);
@@ -464,6 +469,20 @@ static void wult_exit_after_intr(struct wult_cpu *wc, struct wult_dp *dp)
 }
 
 /*
+ * Rule N at an exit before LTime: did its state return with no cause? The
+ * pending vectors (8 APIC reads) are read only when nothing else shows one.
+ */
+static bool wult_no_cause(struct wult_cpu *wc, u32 irqs, u32 nmis)
+{
+	bool resched = need_resched();
+
+	return wult_rule_no_cause(wc->polls, wc->exit_irqs_on, irqs, nmis,
+				  resched, 0) &&
+	       wult_rule_no_cause(false, false, 0, 0, resched,
+				  wult_irqs_pending());
+}
+
+/*
  * Idle exit, IRQs off, our interrupt not handled yet (IntrOff = 1?). The
  * pending vectors are read only for a candidate (LTime passed): the read
  * is 8 APIC accesses, between ai_ts1 and ai_ts2 like the rest.
@@ -493,12 +512,24 @@ static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
 					 wult_delta32(nmis, wc->nmis_bi),
 					 wc->ltime_ok, resched, pending);
 	if (v == WULT_EARLY_WAKE) {
+		/*
+		 * Rule N: a state that returned with no cause did not wait.
+		 * The pending vectors are read only when nothing else shows
+		 * a cause, off the datapoint (TBI is retaken).
+		 */
+		if (launched && (u32)dp->req_cstate < 32 &&
+		    wult_no_cause(wc, wult_delta32(irqs, wc->irqs_bi),
+				  wult_delta32(nmis, wc->nmis_bi)))
+			wc->nowait |= BIT(dp->req_cstate);
 		/* Keep the event armed; TBI is retaken at the next entry. */
 		wult_stats_inc(&wc->stats.early_wake);
 		if (wc->src->early_exit)
 			wc->src->early_exit();
 		return;
 	}
+	if (v == WULT_KEEP && (u32)dp->req_cstate < 32 &&
+	    (wc->nowait & BIT(dp->req_cstate)))
+		v = WULT_NO_WAIT;
 	if (v != WULT_KEEP) {
 		wult_drop(wc, v);
 		return;
@@ -729,6 +760,7 @@ void wult_engine_stop(void)
 	wc->woken = false;
 	wc->in_idle = false;
 	wc->entries = 0;
+	wc->nowait = 0;
 	wc->arm_base = 0;
 }
 
@@ -794,6 +826,7 @@ void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
 	stats->arm_failed = READ_ONCE(s->arm_failed);
 	stats->other_wake = READ_ONCE(s->other_wake);
 	stats->tsc_unstable = READ_ONCE(s->tsc_unstable);
+	stats->no_wait = READ_ONCE(s->no_wait);
 }
 
 /*

@@ -30,7 +30,7 @@ struct wult_br_rec {
 
 /*
  * Per-CPU counters. Every armed event ends exactly once as emitted,
- * not_idle, stale_tai, other_intr, other_wake, tsc_unstable, invalid or
+ * not_idle, stale_tai, other_intr, other_wake, tsc_unstable, no_wait, invalid or
  * cancelled (or is still in flight); early_wake, delivery_failed, held_off and arm_failed
  * are counted on the side.
  */
@@ -50,6 +50,7 @@ struct wult_stats {
 	u64 arm_failed;		/* the source refused to arm: retried at exit */
 	u64 other_wake;		/* exit after LTime, maybe not our wake */
 	u64 tsc_unstable;	/* TSC-clocked, after the TSC was marked unstable */
+	u64 no_wait;		/* exit of a state seen not waiting (rule N) */
 	/* Not counters: the LDist floor (wult_rules.h), TSC cycles. */
 	u64 floor_cyc;		/* shortest arm-to-TBI time seen */
 	u64 floor_n;		/* arm-to-TBI times seen */

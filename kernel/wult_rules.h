@@ -24,6 +24,7 @@ enum wult_verdict {
 	WULT_OTHER_INTR,	/* another interrupt or an NMI between the halves */
 	WULT_OTHER_WAKE,	/* an exit after LTime that may not be our wake */
 	WULT_TSC_UNSTABLE,	/* TSC times, and the kernel marked the TSC unstable */
+	WULT_NO_WAIT,		/* the state was seen returning without waiting */
 	/* Drop reasons decided by the engine itself, not by these rules: */
 	WULT_NOT_IDLE,		/* LTime came before the CPU was idle */
 	WULT_INVALID,		/* times out of order, or LTime unknown */
@@ -106,6 +107,23 @@ wult_rule_exit_first(u64 tai, u64 ltime, bool polls, bool irqs_on, u32 irqs,
 	if (!programmed || resched || (pending >= 0 && pending != 1))
 		return WULT_OTHER_WAKE;
 	return WULT_KEEP;
+}
+
+/*
+ * Rule N: did the state of an idle period wait? An exit before LTime (not
+ * our wake) of a state that neither polls nor runs with IRQs on, with
+ * nothing handled since TBI (no interrupt, no NMI), need_resched clear
+ * (@resched) and nothing pending in the local APIC (@pending, < 0 when it
+ * cannot be read), had no cause: the state returned without waiting
+ * (acpi_idle's C2 or C3 reading an I/O port that the platform answers at
+ * once, as QEMU's does). Such a state cannot be told to have waited for our
+ * interrupt either: the engine drops an exit of it past LTime in the same
+ * datapoint (no_wait) instead of taking its TAI for our wake.
+ */
+static inline bool wult_rule_no_cause(bool polls, bool irqs_on, u32 irqs,
+				      u32 nmis, bool resched, int pending)
+{
+	return !polls && !irqs_on && !irqs && !nmis && !resched && pending == 0;
 }
 
 /*

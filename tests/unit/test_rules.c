@@ -104,6 +104,21 @@ static void test_exit_first_other_wake(void)
 }
 
 /* (b) Our handler after the exit: exactly ours, no NMI. */
+static void test_no_cause(void)
+{
+	/* Returned with nothing to show for it: the state did not wait. */
+	WT_EQ(wult_rule_no_cause(false, false, 0, 0, false, 0), true);
+	/* Any cause: a poll, IRQs on, an interrupt, an NMI, need_resched, a vector. */
+	WT_EQ(wult_rule_no_cause(true, false, 0, 0, false, 0), false);
+	WT_EQ(wult_rule_no_cause(false, true, 0, 0, false, 0), false);
+	WT_EQ(wult_rule_no_cause(false, false, 1, 0, false, 0), false);
+	WT_EQ(wult_rule_no_cause(false, false, 0, 1, false, 0), false);
+	WT_EQ(wult_rule_no_cause(false, false, 0, 0, true, 0), false);
+	WT_EQ(wult_rule_no_cause(false, false, 0, 0, false, 1), false);
+	/* The APIC unreadable: no proof of no cause. */
+	WT_EQ(wult_rule_no_cause(false, false, 0, 0, false, -1), false);
+}
+
 static void test_intr_after_exit(void)
 {
 	WT_EQ(wult_rule_intr_after_exit(1, 0), WULT_KEEP);
@@ -310,6 +325,7 @@ int main(void)
 	test_exit_after_intr();
 	test_exit_first();
 	test_exit_first_other_wake();
+	test_no_cause();
 	test_intr_after_exit();
 	test_flag_wake();
 	test_timer_after();
