@@ -8,6 +8,8 @@
  *     against `cat FILE` (what reading the file costs at memory speed) and
  *     against libwult's reader alone, and against itself in one thread
  *     (WULT_REPORT_THREADS=0: the reading thread's share);
+ *   - the reader as wult report runs it (its helper thread), the data
+ *     mapped and read (WULT_PD_INPUT), beside the way it chose at open;
  *   - pipe mode against file mode: the same recording streamed into
  *     `wult report -` by a producer that hands the page cache's pages to
  *     the pipe (splice(2), see feed()); and, for reference, fed by `cat`
