@@ -47,6 +47,14 @@
  * event's (wult_rule_dev_intr_ours()): the engine dropped that datapoint
  * at its idle exit and armed the next while the interrupt was pending.
  * Acknowledging it turned the timer off: the armed event is armed again.
+ *
+ * The route stays on the measured CPU: the interrupt is requested with
+ * IRQF_NOBALANCING, so irqbalance and writes to /proc/irq/N/smp_affinity
+ * are refused (EIO) while the device is claimed. The kernel itself may
+ * still move it (a CPU going offline breaks its affinity, and it is not
+ * restored when the CPU returns): an interrupt of an armed event handled
+ * on another CPU is counted as moved and a work item sets the route back,
+ * so that the measured CPU's later events wake it again.
  */
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -59,6 +67,7 @@
 #include <linux/percpu.h>
 #include <linux/rtnetlink.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
 #include <net/net_namespace.h>
@@ -126,6 +135,8 @@ struct wult_nic {
 	u64 fired;		/* timer interrupts handled */
 	u64 stray;		/* ... of which not for an armed event here */
 	u64 stale;		/* ... of those, an earlier event's */
+	u64 moved;		/* ... armed here, handled on another CPU */
+	struct work_struct reroute;	/* sets the route back to the CPU */
 };
 
 static struct wult_nic wult_nic;
@@ -209,6 +220,10 @@ static notrace irqreturn_t wult_nic_irq(int irq, void *data)
 	if (!n->armed || n->cpu != smp_processor_id()) {
 		hrtimer_try_to_cancel(this_cpu_ptr(&wult_nic_shadow));
 		n->stray++;
+		if (n->armed) {
+			n->moved++;
+			schedule_work(&n->reroute);
+		}
 		return IRQ_HANDLED;
 	}
 	if (!wult_rule_dev_intr_ours(tsc, n->ltime, n->ltime_err)) {
@@ -219,6 +234,20 @@ static notrace irqreturn_t wult_nic_irq(int irq, void *data)
 	}
 	wult_nic_fired(n, tsc);
 	return IRQ_HANDLED;
+}
+
+/* The interrupt was moved off the measured CPU (by the kernel): back. */
+static void wult_nic_reroute(struct work_struct *work)
+{
+	struct wult_nic *n = container_of(work, struct wult_nic, reroute);
+	int ret;
+
+	if (!READ_ONCE(n->irq_on))
+		return;
+	ret = irq_set_affinity(n->irq, cpumask_of(n->cpu));
+	if (ret)
+		pr_info_ratelimited("wult: nic: %s: its interrupt cannot be sent back to CPU%d (%d)\n",
+				    pci_name(n->pdev), n->cpu, ret);
 }
 
 /* The shadow shows the governor the expiry, then ends a lost event's sleep. */
@@ -410,7 +439,8 @@ static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
 	n->rate = wult_xts_nominal(tsc_khz, n->type->clock_hz);
 	n->min_ticks = div_u64(WULT_NIC_MIN_NS * n->type->clock_hz, NSEC_PER_SEC) + 1;
 	n->late = 0;
-	ret = request_irq(n->irq, wult_nic_irq, IRQF_NO_THREAD, WULT_NIC_DRV, n);
+	ret = request_irq(n->irq, wult_nic_irq, IRQF_NO_THREAD | IRQF_NOBALANCING,
+			  WULT_NIC_DRV, n);
 	if (ret) {
 		ret = wult_refuse(-EBUSY,
 				  "nic: %s: its interrupt %d is shared or taken (%d): refusing",
@@ -437,10 +467,11 @@ static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
 static void wult_nic_release(struct wult_nic *n)
 {
 	n->type->disarm(n->regs);
+	WRITE_ONCE(n->irq_on, false);
 	free_irq(n->irq, n);
-	n->irq_on = false;
-	pr_info("wult: nic: %s: %llu timer interrupts since load, %llu not measured (2 per claim settle the route; %llu of an earlier event, after its drop), %llu late arms\n",
-		pci_name(n->pdev), n->fired, n->stray, n->stale, n->late);
+	cancel_work_sync(&n->reroute);
+	pr_info("wult: nic: %s: %llu timer interrupts since load, %llu not measured (2 per claim settle the route; %llu of an earlier event, after its drop; %llu handled off the measured CPU), %llu late arms\n",
+		pci_name(n->pdev), n->fired, n->stray, n->stale, n->moved, n->late);
 	wult_nic_give_back(n);
 }
 
@@ -587,6 +618,7 @@ static int wult_nic_init(void)
 {
 	int cpu, ret;
 
+	INIT_WORK(&wult_nic.reroute, wult_nic_reroute);
 	for_each_possible_cpu(cpu)
 		wult_hrtimer_setup(per_cpu_ptr(&wult_nic_shadow, cpu),
 				   wult_nic_shadow_fn, CLOCK_MONOTONIC,

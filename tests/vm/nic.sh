@@ -24,6 +24,8 @@
 #   (wult_refidle irqs_off=4, C3 alone, 80 us, LDist 200-400 us) keeps
 #   >= 90% of its datapoints: the shadow is out of the way from the idle
 #   entry on (Documentation/kernel.md, "The nic source");
+# - while claimed, a write to the interrupt's smp_affinity is refused
+#   (IRQF_NOBALANCING: irqbalance cannot move it off the measured CPU);
 # - the report, its HTML and the intel wult export name the method and
 #   the device; hrt against nic is one wult report A B;
 # - the device is back with 8139cp after rmmod wult, the kernel log clean.
@@ -165,6 +167,28 @@ t_check "nic, LDist 2000-4000 us, every state enabled: >= 80% C3 ($p%)" test "$p
 t_check "nic, LDist 0-50 us: mostly POLL/C1 ($q%)" test "$q" -gt 50
 
 grep "^cpu$C " /sys/kernel/debug/wult/stats | sed 's/^/# /'
+
+# ---- the route stays on the measured CPU ----------------------------------------
+# While claimed, the interrupt is requested with IRQF_NOBALANCING: a write
+# to its smp_affinity (irqbalance's, a user's) is refused, even one naming
+# the measured CPU itself, and the recording is not disturbed.
+cstate_only "$CPUIDLE" 1
+wult record -q -C $C -c 40 --ldist 1000,2000 --no-counters --method nic \
+	--device "$BDF" -o "$W/aff.data" 2> "$W/aff.err" &
+rp=$!
+for i in $(seq 500); do
+	[ "$(driver)" = wult_nic ] && grep -q wult_nic /proc/interrupts && break
+	sleep 0.01
+done
+irq=$(awk -F: '/wult_nic/ { gsub(/ /, "", $1); print $1; exit }' /proc/interrupts)
+t_check "claimed: the interrupt is wult_nic's in /proc/interrupts ($irq)" test -n "$irq"
+t_check "claimed: a write to /proc/irq/$irq/smp_affinity is refused" \
+	sh -c "! echo 1 2>/dev/null > /proc/irq/${irq:-0}/smp_affinity"
+wait $rp
+t_eq "claimed: wult record beside the refused write exits 0" 0 $?
+decode aff
+t_eq "claimed: the recording beside it has its 40 datapoints" 40 "$(wc -l < "$W/aff.txt")"
+cstate_only "$CPUIDLE" all
 
 # ---- a state left with IRQs off whose exit outlasts the shadow's margin ------
 # wult_refidle's C3 with irqs_off=4, alone: the device's interrupt ends
