@@ -12,13 +12,13 @@
 # guest's /init disables C2/C3 under acpi_idle), else it spins through
 # C2/C3 and the guest costs host CPU while idle.
 # vm-args: --idle acpi
-# Alone: 38-53 s of host CPU per kernel (a boot, ~20 s of it). Beside
-# other guests 6.12's took 116-372 s: its boot (before /init can disable
-# C2/C3) spins through them, and its guest time then ran with the host's
-# (e.g. 18 s of guest time to load the X.509 certificates, ~0.2 s alone);
-# not understood yet, so it runs alone.
-# vm-exclusive
-# vm-cost: 40
+# 40-70 s of host CPU per kernel (a boot, ~20 s of it). vm-run boots
+# an --idle acpi guest with one CPU and /init disables C2/C3 once it has
+# brought the others up: a second vCPU idle through the boot spun in
+# C2/C3 while the first waited for the host, and 6.12's case took 116-372
+# s, growing with the host's load (18 s of guest time to load the X.509
+# certificates, ~0.2 s otherwise).
+# vm-cost: 60
 . "$WULT_SRC/tests/lib.sh"
 
 W=$OUT/acpi
