@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <wult/args.h>
 #include <wult/filter.h>
 #include "internal/err.h"
 
@@ -133,16 +134,28 @@ static int op2(struct parser *ps, const char *op)
 	return 1;
 }
 
+/* @p starts one of the word operators (and, or, not) as a whole word. */
+static int is_keyword(const char *p)
+{
+	static const char *const kws[] = { "and", "or", "not" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(kws) / sizeof(kws[0]); i++) {
+		n = strlen(kws[i]);
+		if (!strncmp(p, kws[i], n) && !is_ident(p[n]))
+			return 1;
+	}
+	return 0;
+}
+
 static int parse_or(struct parser *ps);
 
 static int parse_number(struct parser *ps)
 {
-	static const struct { const char *name; double mult; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
 	const char *start = ps->p, *q = ps->p, *u;
 	char buf[64];
-	size_t i, ulen;
+	double mult;
+	size_t ulen;
 	int idx;
 
 	/* Scanned by hand: strtod would also take "inf", "nan" and hex. */
@@ -172,20 +185,27 @@ static int parse_number(struct parser *ps)
 	ps->f->nodes[idx].num = strtod(buf, NULL);
 	ps->f->nodes[idx].type = WULT_VAL_NUM;
 	u = q;
-	while (is_ident(*q))
-		q++;
-	ulen = q - u;
+	/*
+	 * A word after blanks can only be a unit ("100 us", "5 parsecs") or
+	 * the next keyword: say "unknown unit", not "unexpected 'p'".
+	 */
+	while (*u == ' ' || *u == '\t')
+		u++;
 	ps->p = q;
+	if (u != q && (!is_ident_start(*u) || is_keyword(u)))
+		return idx;
+	for (q = u; is_ident(*q); q++)
+		;
+	ulen = q - u;
 	if (!ulen)
 		return idx;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strlen(units[i].name) == ulen && !strncmp(u, units[i].name, ulen)) {
-			ps->f->nodes[idx].num *= units[i].mult;
-			ps->f->nodes[idx].is_time = 1;
-			return idx;
-		}
-	}
-	return perr(ps, u, "unknown unit '%.*s' (use ns, us, ms or s)", (int)ulen, u);
+	ps->p = q;
+	mult = wult_time_unit(u, ulen, 0);
+	if (!mult)
+		return perr(ps, u, "unknown unit '%.*s' (use ns, us, ms or s)", (int)ulen, u);
+	ps->f->nodes[idx].num *= mult;
+	ps->f->nodes[idx].is_time = 1;
+	return idx;
 }
 
 static int parse_string(struct parser *ps)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <wult/args.h>
 #include <wult/gate.h>
 
 #include "internal/err.h"
@@ -152,20 +153,6 @@ static const char *parse_op(const char *p, struct wult_gate *g, int *ret, char *
 	return NULL;
 }
 
-/* A time unit's ns, 0 when @u (@n bytes) is none of them. */
-static double time_unit(const char *u, size_t n)
-{
-	static const struct { const char *name; double ns; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	unsigned int i;
-
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strlen(units[i].name) == n && !strncmp(u, units[i].name, n))
-			return units[i].ns;
-	return 0;
-}
-
 /* A plain decimal: [+-]digits[.digits][e[+-]digits]; no hex, inf or nan. */
 static size_t number_len(const char *p)
 {
@@ -205,10 +192,10 @@ static int parse_value(const char *p, struct wult_gate *g, int is_time, char *er
 		return -ENOMEM;
 	v = strtod(num, NULL);
 	free(num);
-	p += n;
+	p = skip_blanks(p + n);	/* "1 us" as "1us", as the filters take it */
 	un = strcspn(p, " \t");
 	if (un && is_time) {
-		scale = time_unit(p, un);
+		scale = wult_time_unit(p, un, 0);
 		if (!scale)
 			return wult_err_set(err, errlen, -EINVAL, "unknown unit '%.*s' (ns, us, "
 					    "ms, s)", (int)un, p);

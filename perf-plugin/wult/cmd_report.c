@@ -200,7 +200,7 @@ static int parse_plot_list(const char *opt, const char *list, enum wult_metric *
 static int add_filter(struct wult_filter **arr, unsigned int *n, const char *opt,
 		      const char *expr)
 {
-	char err[256];
+	char err[1024];	/* an unknown metric's message lists every name */
 	long col;
 	int ret;
 

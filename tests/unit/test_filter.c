@@ -115,6 +115,10 @@ int main(void)
 	set(60000, 70000, "C1", 0, 1.5);
 	WT_EQ(run("ReqCState == \"C1\" && WakeLatency > 50us"), 1);
 	WT_EQ(run("ReqCState == 'C6' && WakeLatency > 50us"), 0);
+	/* A unit after a blank is still the number's unit. */
+	WT_EQ(run("WakeLatency > 50 us"), 1);
+	WT_EQ(run("WakeLatency > 70 us"), 0);
+	WT_EQ(run("WakeLatency < 1 ms and WakeLatency > 59999 ns"), 1);
 	WT_EQ(run("ReqCState != \"C6\""), 1);
 	WT_EQ(run("WakeLatency > 60us"), 0);
 	WT_EQ(run("WakeLatency >= 60us"), 1);
@@ -157,7 +161,9 @@ int main(void)
 	WT_EQ(run("ReqCState != \"C1\""), 0);
 
 	bad("WakeLatency > ", "col 15: unexpected end");
-	bad("WakeLatency > 50 us", "col 18: unexpected 'u'");
+	/* A unit after a blank is still the number's unit, and a word there
+	 * that is no unit is called one, not "unexpected 'p'". */
+	bad("WakeLatency > 5 parsecs", "col 17: unknown unit 'parsecs'");
 	bad("WakeLatency > 50xs", "col 17: unknown unit 'xs'");
 	bad("Foo > 1", "col 1: unknown metric 'Foo'");
 	bad("(WakeLatency > 1", "col 17: expected ')'");

@@ -48,6 +48,9 @@ static void good(void)
 	WT_CHECK(g.value == 7000 && g.op == WULT_GATE_EQ, "%g", g.value);
 	WT_EQ(parse("all.mean LDist != 0.001s", &g, err, sizeof(err)), 0);
 	WT_CHECK(g.value == 1e6 && g.op == WULT_GATE_NE, "%g", g.value);
+	/* A unit after a blank, as the filters take it. */
+	WT_EQ(parse("all.max WakeLatency > 150 us", &g, err, sizeof(err)), 0);
+	WT_CHECK(g.value == 150000, "%g", g.value);
 	/* Counter metrics take their own unit, i.e. none. */
 	WT_EQ(parse("POLL.mean CC0% < -5", &g, err, sizeof(err)), 0);
 	WT_CHECK(g.metric == WULT_M_CC0 && g.op == WULT_GATE_LT && g.value == -5, "%g", g.value);
@@ -87,7 +90,8 @@ static void malformed(void)
 	bad("C3.max WakeLatency > inf", "'inf' is not a number");
 	bad("C3.max WakeLatency > nan", "is not a number");
 	bad("C3.max WakeLatency > 1e999", "out of range");
-	bad("C3.max WakeLatency > 150 us", "'us' after the value");
+	bad("C3.max WakeLatency > 150 us x", "'x' after the value");
+	bad("C3.max WakeLatency > 150 parsecs", "unknown unit 'parsecs'");
 	bad("C3.max WakeLatency > 150uss", "unknown unit 'uss'");
 	bad("C3.max WakeLatency > 150us && 1", "'&& 1' after the value");
 	bad("C3.mean CPUFreq > 100MHz", "CPUFreq takes no unit");

@@ -71,7 +71,7 @@ int rec_stop_new(const char *expr, unsigned int cpu, struct rec_stop **out)
 {
 	struct wult_metric_set set;
 	struct rec_stop *s;
-	char err[512];
+	char err[1024];	/* an unknown metric's message lists every name */
 	int ret;
 
 	*out = NULL;
