@@ -866,18 +866,33 @@ static int __init refidle_init(void)
 	return 0;
 }
 
+/*
+ * Unloading must not free this module's text while a CPU still runs it.
+ * cpuidle_unregister() clears cpuidle's "initialized" and waits for an RCU
+ * grace period (cpuidle_uninstall_idle_handler(), 6.1 and 6.12 alike):
+ * every CPU that read our driver then either went elsewhere or is past the
+ * RCU-watched part of cpuidle_enter_state(), with IRQs off since before
+ * the read, so it may still be on its way into our enter(), inside it, or
+ * in its last instructions after it cleared refidle_inside (the epilogue).
+ * RCU cannot see those CPUs: enter() runs after ct_idle_enter().
+ *
+ * Each enter() has IRQs on only in its sleep (hlt, or the moment an
+ * IRQs-on state takes its wake interrupt), after refidle_in() and before
+ * refidle_out(). Hence, for each CPU:
+ *   1. an IPI waited for runs either in such a window, with
+ *      refidle_inside set, or after enter() returned;
+ *   2. waiting for refidle_inside to clear then waits out every CPU that
+ *      was inside: each is past its last IRQs-on window;
+ *   3. a second IPI waited for runs only once each CPU enables IRQs
+ *      again, which is in cpuidle's code after enter() returned: the
+ *      epilogue is done. (An IPI to a CPU that advertises polling is a
+ *      need_resched write, its function run by do_idle(): later still.)
+ * No CPU enters our enter() after step 1: none reads the driver any more.
+ */
 static void refidle_ipi_nop(void *info)
 {
 }
 
-/*
- * After cpuidle_unregister() no CPU picks this driver, but one that did may
- * still be inside an enter() callback: in a masked wait, or in the exit
- * wait after its hlt, where RCU does not see it. An IPI to every CPU,
- * waited for, runs where the CPU enables interrupts: after its enter()
- * returned, or in its hlt, with refidle_inside set by then. So once it
- * has run everywhere, waiting for refidle_inside to clear is enough.
- */
 static void refidle_wait_enters(void)
 {
 	int cpu;
@@ -889,6 +904,7 @@ static void refidle_wait_enters(void)
 		while (smp_load_acquire(per_cpu_ptr(&refidle_inside, cpu)))
 			usleep_range(10, 100);
 	}
+	on_each_cpu(refidle_ipi_nop, NULL, 1);
 	cpus_read_unlock();
 }
 
