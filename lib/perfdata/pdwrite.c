@@ -33,7 +33,8 @@
  * HEADER_FEATURE records and the event format as HEADER_TRACING_DATA go
  * out at the first sync, the records at every sync. Ids added later are
  * not announced, so a pipe writer learns them all before. perf rejects
- * feature ids beyond its own, so WULT_PDW_FEAT_CSTATES is left out.
+ * feature ids beyond its own, so WULT_PDW_FEAT_CSTATES is left out, and
+ * WULT_PDW_FEAT_SYSDESC goes under HEADER_STAT's id (see pdwrite.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +110,7 @@ struct wult_pdw {
 	unsigned int nr_pmu;
 	struct pdw_cstate *cst;
 	unsigned int nr_cst;
+	char *sysdesc;
 	char *str[WULT_PDW_NR_STR];
 	char **argv;
 	int argc;
@@ -375,6 +377,17 @@ int wult_pdw_add_cstate(struct wult_pdw *w, uint32_t cpu, uint32_t idx, const ch
 	return 0;
 }
 
+int wult_pdw_set_sysdesc(struct wult_pdw *w, const char *text)
+{
+	w->dirty = 1;
+	if (!text)
+		return -EINVAL;
+	/* u32 length, the text padded to 64 bytes, in a 16-byte record. */
+	if (w->pipe && 16 + 4 + strlen(text) + 64 > 0xffff)
+		return -E2BIG;
+	return dup_str(&w->sysdesc, text);
+}
+
 uint64_t wult_pdw_data_size(const struct wult_pdw *w)
 {
 	return w->rec_bytes + w->buf_len;
@@ -439,6 +452,8 @@ static int has_feature(const struct wult_pdw *w, int feat)
 		return w->group_leader >= 0;
 	case PERF_FEAT_WULT_CSTATES:
 		return w->nr_cst != 0;
+	case PERF_FEAT_WULT_SYSDESC:
+		return w->sysdesc != NULL;
 	}
 	return 0;
 }
@@ -498,6 +513,9 @@ static void put_feature(struct wult_pdw *w, FILE *f, int feat)
 			put_hstr(w, f, w->cst[i].name);
 		}
 		break;
+	case PERF_FEAT_WULT_SYSDESC:
+		put_hstr(w, f, w->sysdesc);
+		break;
 	}
 }
 
@@ -532,6 +550,7 @@ static void pdw_free(struct wult_pdw *w)
 	for (i = 0; i < w->nr_cst; i++)
 		free(w->cst[i].name);
 	free(w->cst);
+	free(w->sysdesc);
 	for (i = 0; i < WULT_PDW_NR_STR; i++)
 		free(w->str[i]);
 	for (i = 0; i < (unsigned int)w->argc; i++)
@@ -683,8 +702,8 @@ static void put_rec_header(struct wult_pdw *w, FILE *f, uint32_t type, size_t si
 	put(w, f, &h, sizeof(h));
 }
 
-/* One feature as a HEADER_FEATURE record, padded to 8 bytes. */
-static void put_pipe_feature(struct wult_pdw *w, FILE *f, int feat)
+/* One feature as a HEADER_FEATURE record of id @id, padded to 8 bytes. */
+static void put_pipe_feature(struct wult_pdw *w, FILE *f, int feat, int id)
 {
 	static const char zero[8];
 	long sz = feature_size(w, feat), pad = (8 - sz % 8) % 8;
@@ -692,7 +711,7 @@ static void put_pipe_feature(struct wult_pdw *w, FILE *f, int feat)
 	if (16 + sz + pad > 0xffff)	/* a record's size is a u16 */
 		return;
 	put_rec_header(w, f, R_HEADER_FEATURE, 16 + sz + pad);
-	put64(w, f, feat);
+	put64(w, f, id);
 	put_feature(w, f, feat);
 	put(w, f, zero, pad);
 }
@@ -714,7 +733,9 @@ static void put_pipe_meta(struct wult_pdw *w, FILE *f)
 	}
 	for (feat = 1; feat <= PERF_LAST_FEATURE; feat++)
 		if (feat != PERF_FEAT_TRACING_DATA && has_feature(w, feat))
-			put_pipe_feature(w, f, feat);
+			put_pipe_feature(w, f, feat, feat);
+	if (has_feature(w, PERF_FEAT_WULT_SYSDESC))
+		put_pipe_feature(w, f, PERF_FEAT_WULT_SYSDESC, PERF_FEAT_STAT);
 	if (has_feature(w, PERF_FEAT_TRACING_DATA)) {
 		/* perf checks the size with the padding to 8 bytes included. */
 		sz = feature_size(w, PERF_FEAT_TRACING_DATA);

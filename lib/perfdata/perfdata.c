@@ -392,6 +392,7 @@ void wult_pd_close(struct wult_pd *pd)
 	for (i = 0; i < pd->ncstates; i++)
 		free(pd->cstates[i].name);
 	free(pd->cstates);
+	free(pd->sysdesc);
 	free(pd->hostname);
 	free(pd->osrelease);
 	free(pd->cmdline);
@@ -478,6 +479,11 @@ int wult_pd_cstate(const struct wult_pd *pd, unsigned int i, uint32_t *cpu, uint
 	*idx = pd->cstates[i].idx;
 	*name = pd->cstates[i].name;
 	return 0;
+}
+
+const char *wult_pd_sysdesc(const struct wult_pd *pd)
+{
+	return pd->sysdesc;
 }
 
 unsigned int wult_pd_nr_formats(const struct wult_pd *pd)

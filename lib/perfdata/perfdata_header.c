@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <wult/sysdesc.h>
+
 #include "internal/pd.h"
 
 /* ---- the metadata budget ---- */
@@ -442,6 +444,31 @@ static int parse_cstates(struct wult_pd *pd, struct pd_rd *r)
 	return 0;
 }
 
+/*
+ * WULT_SYSDESC: a perf_header_string kept as it is. Under HEADER_STAT's id
+ * (pipe mode, @stat) only a text that opens as a description is ours.
+ */
+static int parse_sysdesc(struct wult_pd *pd, struct pd_rd *r, int stat)
+{
+	size_t ml = strlen(WULT_SYSDESC_MAGIC);
+	char *s;
+	int ret = pd_rd_hstr(r, &s);
+
+	if (ret)
+		return ret;
+	if (stat && strncmp(s, WULT_SYSDESC_MAGIC, ml)) {
+		free(s);
+		return 0;
+	}
+	ret = meta_charge(pd, strlen(s) + 1, r->what);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	pd->sysdesc = s;
+	return 0;
+}
+
 /* Forgets what feature @feat said, and gives its bytes back. */
 static void drop_feature(struct wult_pd *pd, unsigned int feat)
 {
@@ -490,6 +517,10 @@ static void drop_feature(struct wult_pd *pd, unsigned int feat)
 		pd->cstates = NULL;
 		pd->ncstates = 0;
 		break;
+	case PERF_FEAT_WULT_SYSDESC:
+		free(pd->sysdesc);
+		pd->sysdesc = NULL;
+		break;
 	}
 	pd->meta -= pd->feat_meta[feat];
 	pd->feat_meta[feat] = 0;
@@ -517,6 +548,8 @@ static int parse_feature_body(struct wult_pd *pd, unsigned int feat, struct pd_r
 		return parse_pmu_mappings(pd, r);
 	case PERF_FEAT_WULT_CSTATES:
 		return parse_cstates(pd, r);
+	case PERF_FEAT_WULT_SYSDESC:
+		return parse_sysdesc(pd, r, 0);
 	default:
 		return 0;	/* other features: not needed by wult */
 	}
@@ -549,6 +582,7 @@ static const char *feat_name(unsigned int feat)
 	case PERF_FEAT_EVENT_DESC: return "EVENT_DESC";
 	case PERF_FEAT_PMU_MAPPINGS: return "PMU_MAPPINGS";
 	case PERF_FEAT_WULT_CSTATES: return "WULT_CSTATES";
+	case PERF_FEAT_WULT_SYSDESC: return "WULT_SYSDESC";
 	default: return "feature";
 	}
 }
@@ -680,6 +714,7 @@ int pd_handle_meta(struct wult_pd *pd, const struct perf_event_header *h)
 {
 	const uint8_t *rec = pd->cur;
 	uint64_t v;
+	int ret;
 
 	switch (h->type) {
 	case PERF_RECORD_HEADER_ATTR: {
@@ -710,6 +745,15 @@ int pd_handle_meta(struct wult_pd *pd, const struct perf_event_header *h)
 		if (v == PERF_FEAT_TRACING_DATA)
 			return 0;	/* pipe mode sends it as its own record */
 		r.left = h->size - 16;
+		if (v == PERF_FEAT_STAT) {
+			/* wult's description, see pdwrite.h; perf's own is not kept */
+			drop_feature(pd, PERF_FEAT_WULT_SYSDESC);
+			pd->charging = PERF_FEAT_WULT_SYSDESC;
+			r.what = "WULT_SYSDESC";
+			ret = parse_sysdesc(pd, &r, 1);
+			pd->charging = 0;
+			return ret;
+		}
 		return parse_feature(pd, v, &r);
 	}
 	case PERF_RECORD_HEADER_TRACING_DATA: {

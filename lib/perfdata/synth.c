@@ -17,6 +17,7 @@
 #include <wult/dpdec.h>
 #include <wult/pdwrite.h>
 #include <wult/synth.h>
+#include <wult/sysinfo.h>
 #include "internal/err.h"
 
 #define FORMAT_ID	1500
@@ -152,6 +153,22 @@ static void make_attr(struct perf_event_attr *a)
 	a->disabled = 1;
 }
 
+/* A plausible description of a machine, marked synthetic: its declared
+ * latencies give wult report's declared-against-measured figures to test. */
+static int set_sysdesc(struct wult_pdw *w, const struct wult_synth_opts *o)
+{
+	struct wult_sysdesc *sd = NULL;
+	char *text = NULL;
+	int ret = wult_sysdesc_new(&sd);
+
+	ret = ret ?: wult_sysinfo_synthetic(sd, o->ncpus, o->ncstates);
+	ret = ret ?: wult_sysdesc_format(sd, &text);
+	ret = ret ?: wult_pdw_set_sysdesc(w, text);
+	free(text);
+	wult_sysdesc_free(sd);
+	return ret;
+}
+
 int wult_synth_write(const struct wult_synth_opts *opts, const char *path,
 		     char *err, size_t errlen)
 {
@@ -179,7 +196,7 @@ int wult_synth_write(const struct wult_synth_opts *opts, const char *path,
 	    wult_pdw_set_str(w, WULT_PDW_VERSION, "6.1") ||
 	    wult_pdw_set_str(w, WULT_PDW_ARCH, "x86_64") ||
 	    wult_pdw_set_nrcpus(w, opts->ncpus, opts->ncpus) ||
-	    wult_pdw_set_cmdline(w, 2, argv))
+	    wult_pdw_set_cmdline(w, 2, argv) || set_sysdesc(w, opts))
 		ret = -ENOMEM;
 	for (i = 0; !ret && i < opts->count; i++) {
 		struct {

@@ -138,6 +138,7 @@ struct wult_pd {
 	struct pmu_map *pmus;
 	struct cstate_name *cstates;	/* WULT_PDW_FEAT_CSTATES */
 	unsigned int ncstates;
+	char *sysdesc;			/* WULT_PDW_FEAT_SYSDESC's text */
 	unsigned int npmus;
 	struct format *formats;
 	unsigned int nformats;

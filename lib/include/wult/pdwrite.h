@@ -66,6 +66,19 @@ int wult_pdw_add_pmu(struct wult_pdw *w, uint32_t type, const char *name);
 int wult_pdw_add_cstate(struct wult_pdw *w, uint32_t cpu, uint32_t idx, const char *name);
 
 /*
+ * WULT_PDW_FEAT_SYSDESC, the system's description (wult/sysdesc.h's text
+ * form) as one struct perf_header_string, next to the cstates at a bit
+ * perf skips. Pipe mode has no such bit (perf 6.1 fails on a feature id it
+ * does not know), so there it goes as a HEADER_FEATURE record with the id
+ * of HEADER_STAT, a feature perf has no reader for and ignores in pipe mode
+ * (6.1 and 6.12: feat_ops[HEADER_STAT].process is NULL) and never writes
+ * in a pipe itself; readers tell it by the text's first line. -E2BIG in
+ * pipe mode for a text beyond a record's 64 KiB (then left out).
+ */
+#define WULT_PDW_FEAT_SYSDESC	254
+int wult_pdw_set_sysdesc(struct wult_pdw *w, const char *text);
+
+/*
  * Puts the records written so far and the current attrs, ids and features
  * on disk without a moment where the file is unreadable. 0 or -errno.
  */

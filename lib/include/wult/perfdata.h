@@ -138,6 +138,9 @@ const char *wult_pd_pmu_name(const struct wult_pd *pd, uint32_t type);
 unsigned int wult_pd_nr_cstates(const struct wult_pd *pd);
 int wult_pd_cstate(const struct wult_pd *pd, unsigned int i, uint32_t *cpu, uint32_t *idx,
 		   const char **name);
+/* The system description wult record stored (WULT_PDW_FEAT_SYSDESC, in
+ * wult/sysdesc.h's text form, unchecked: wult_sysdesc_parse() it), or NULL. */
+const char *wult_pd_sysdesc(const struct wult_pd *pd);
 /* Event formats from TRACING_DATA: count, then system name and format text. */
 unsigned int wult_pd_nr_formats(const struct wult_pd *pd);
 int wult_pd_format(const struct wult_pd *pd, unsigned int idx, const char **system,

@@ -23,6 +23,7 @@
 #include "record_opts.h"
 #include "record_output.h"
 #include "record_sys.h"
+#include "record_sysdesc.h"
 
 #define WULT_FORMAT	"/sys/kernel/tracing/events/wult/datapoint/format"
 #define WULT_FORMAT_DBG	"/sys/kernel/debug/tracing/events/wult/datapoint/format"
@@ -184,6 +185,7 @@ int rec_output_open(struct rec_state *st, const struct rec_opts *o,
 	wult_pdw_set_group(st->pdw, 0, st->nr_ev);
 	describe(st, argc, argv);
 	describe_cstates(st, cpus);
+	rec_sysdesc_store(st->pdw, cpus, o->quiet);
 	rec_output_add_ids(st);
 	ret = wult_pdw_sync(st->pdw);
 	if (ret) {
