@@ -36,17 +36,28 @@
  * the clocksource watchdog do); what skew it tolerates shows in every
  * latency as a constant offset (Documentation/kernel.md).
  *
- * With config2 "waketask" the launch also wakes a kernel thread bound to
- * the measured CPU, with wake_up_process() just before the call is
- * queued: a real scheduler wakeup. The wakeup goes first, so the interrupt
- * (or the flag write) is the scheduler's own: ttwu_queue_wakelist() puts
- * the task on the measured CPU's call queue, and our call, queued behind
- * it, sends nothing more; the flush runs our call (TIntr) before the
- * wakeup list, then the CPU schedules the thread, whose first TSC read
- * is the datapoint's ttask (RunLatency = TTask - LTime). PREEMPT_RT has no
- * wakeup queue (TTWU_QUEUE off): the wakeup there sends a reschedule IPI
- * of its own beside our call's, two interrupts per wake, which the
- * validity rules reject; waketask is refused there.
+ * With config2 "waketask" the wake also wakes a kernel thread bound to
+ * the measured CPU, the way the kernel wakes a task on an idle CPU of
+ * another CPU's: ttwu_queue_wakelist() queues the task on that CPU's call
+ * queue (an IPI, or a flag write to a polling CPU) and the woken CPU's
+ * flush activates it there. Our call is that queue entry: the one launch
+ * queues one call, and the call, on the measured CPU, takes TIntr and
+ * activates the thread (wake_up_process() of a thread of this CPU, from
+ * its own flush); the CPU then schedules it, and its first TSC read is
+ * the datapoint's ttask (RunLatency = TTask - LTime). The launcher once
+ * woke the thread itself and queued the call after it, two queue entries:
+ * when the measured CPU flushed the first before the second was queued
+ * (the faster its wake, the likelier), the call came in an interrupt of
+ * its own and the validity rules dropped the datapoint, a bias against
+ * fast wakes. One entry cannot be split. PREEMPT_RT wakes a task of
+ * another CPU without the queue (TTWU_QUEUE off): the waker enqueues it
+ * and sends a reschedule IPI, a path this source does not take; waketask
+ * is refused there.
+ *
+ * The thread stays on its CPU across CPU hotplug: it is woken only from
+ * its CPU's flush while that CPU is active (ttwu_queue_cond()'s test: a
+ * CPU going offline is not, and the scheduler would move a thread woken
+ * there off it for good), and not created for an offline CPU.
  *
  * A launcher taken offline ends its measurements: the arms fail from then
  * on, with one line in the kernel log, until the events are closed.
@@ -95,7 +106,8 @@ struct wult_ipi_cpu {
 	u32 launch_gen;		/* the request its timer is armed for */
 	u32 launched_gen;	/* the request launched (release) */
 	u64 ltime;		/* TSC just before the wake was queued */
-	u32 task_gen;		/* the last request whose launch woke task */
+	/* Written and read on the measured CPU. */
+	u32 task_gen;		/* the last request whose wake woke task */
 	unsigned long busy;	/* wakes not queued: the last still was */
 	struct hrtimer launch;	/* on the launcher */
 	struct hrtimer shadow;	/* on the measured CPU */
@@ -111,17 +123,24 @@ static int wult_ipi_hp_state = -1;
  * The wake, on the measured CPU: in the CALL_FUNCTION_SINGLE interrupt,
  * or, after a flag write, from the idle loop's flush of the call queue.
  * A call for a request already superseded or cancelled is not a wake.
+ * waketask: the thread's activation is the scheduler's work of this flush
+ * (sched_ttwu_pending()'s for a queued wakeup), part of the wake, so the
+ * engine's overhead window (@ts1 on) starts after it.
  */
 static notrace void wult_ipi_wake(void *info)
 {
 	struct wult_ipi_cpu *ic = info;
 	u64 tsc = rdtsc_ordered();
+	u32 gen = READ_ONCE(ic->gen);
 
 	/* Pairs with wult_ipi_launch(): ltime is the launch's. */
-	if (smp_load_acquire(&ic->launched_gen) != READ_ONCE(ic->gen))
+	if (smp_load_acquire(&ic->launched_gen) != gen)
 		return;
+	/* Not woken: it has not slept since the last wake. */
+	if (ic->task && cpu_active(ic->cpu) && wake_up_process(ic->task))
+		ic->task_gen = gen;
 	hrtimer_try_to_cancel(&ic->shadow);
-	wult_engine_intr(tsc, tsc);
+	wult_engine_intr(ic->task ? rdtsc_ordered() : tsc, tsc);
 }
 
 /* The launch, on the launcher, hard IRQ: LTime, then the wake. */
@@ -135,13 +154,6 @@ static notrace enum hrtimer_restart wult_ipi_launch(struct hrtimer *timer)
 	WRITE_ONCE(ic->ltime, rdtsc_ordered());
 	/* Pairs with wult_ipi_launched(): ltime before the generation. */
 	smp_store_release(&ic->launched_gen, gen);
-	/*
-	 * Not woken: the thread has not slept since the last wake. The
-	 * call's queueing orders task_gen before the call on the measured
-	 * CPU, where wult_ipi_hold() reads it.
-	 */
-	if (ic->task && wake_up_process(ic->task))
-		WRITE_ONCE(ic->task_gen, gen);
 	if (smp_call_function_single_async(ic->cpu, &ic->wake_csd))
 		WRITE_ONCE(ic->busy, ic->busy + 1);
 	return HRTIMER_NORESTART;
@@ -187,8 +199,9 @@ static int wult_ipi_task(void *data)
 }
 
 /*
- * A thread for measured CPU @ic, started and asleep, or an ERR_PTR.
- * SCHED_FIFO, as a latency-critical thread is (cyclictest's).
+ * A thread for measured CPU @ic, not started yet (woken once its CPU is
+ * known to be online), or an ERR_PTR. SCHED_FIFO, as a latency-critical
+ * thread is (cyclictest's).
  */
 static struct task_struct *wult_ipi_task_new(struct wult_ipi_cpu *ic)
 {
@@ -199,7 +212,6 @@ static struct task_struct *wult_ipi_task_new(struct wult_ipi_cpu *ic)
 		return t;
 	kthread_bind(t, ic->cpu);
 	sched_set_fifo(t);
-	wake_up_process(t);
 	return t;
 }
 
@@ -207,6 +219,23 @@ static struct task_struct *wult_ipi_task_new(struct wult_ipi_cpu *ic)
 static enum hrtimer_restart wult_ipi_shadow_fn(struct hrtimer *timer)
 {
 	return HRTIMER_NORESTART;
+}
+
+/*
+ * A measured CPU back online (hotplug, on that CPU): its thread on it
+ * again, had the scheduler moved it away at the offline (woken while its
+ * CPU went down: started just before, or stopped), as workqueues rebind
+ * their workers.
+ */
+static int wult_ipi_online(unsigned int cpu)
+{
+	struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
+
+	mutex_lock(&wult_ipi_lock);
+	if (ic->task)
+		set_cpus_allowed_ptr(ic->task, cpumask_of(cpu));
+	mutex_unlock(&wult_ipi_lock);
+	return 0;
 }
 
 /*
@@ -250,7 +279,7 @@ static int wult_ipi_init(void)
 	}
 	/* At load: registering takes the hotplug lock, which get() nests. */
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "wult/ipi:online",
-					NULL, wult_ipi_offline);
+					wult_ipi_online, wult_ipi_offline);
 	if (ret < 0)
 		return ret;
 	wult_ipi_hp_state = ret;
@@ -350,7 +379,7 @@ static int wult_ipi_get(int cpu, u64 config2)
 					 unknown);
 	if (wake_task && IS_ENABLED(CONFIG_PREEMPT_RT))
 		return wult_refuse(-EOPNOTSUPP,
-				   "ipi: waketask is not supported on PREEMPT_RT: its remote wakeups send a reschedule IPI beside the launch's call, two interrupts per wake");
+				   "ipi: waketask is not supported on PREEMPT_RT: its remote wakeups do not go through the call queue (the waker enqueues the task and sends a reschedule IPI), the path waketask reproduces");
 	/* launcher=0 (or none) while measuring CPU 0: the kernel's pick. */
 	launcher = !l && !cpu ? wult_ipi_pick(cpu) : (int)l;
 	if (launcher < 0 || launcher >= nr_cpu_ids || !cpu_possible(launcher))
@@ -370,7 +399,10 @@ static int wult_ipi_get(int cpu, u64 config2)
 
 	cpus_read_lock();
 	mutex_lock(&wult_ipi_lock);
-	if (!cpu_online(launcher)) {
+	/* perf refuses it too, after this: no thread bound to it. */
+	if (!cpu_online(cpu)) {
+		ret = wult_refuse(-ENODEV, "ipi: CPU%d is offline", cpu);
+	} else if (!cpu_online(launcher)) {
 		ret = wult_refuse(-ENODEV, "ipi: CPU%d: launcher CPU %d is offline",
 				  cpu, launcher);
 	} else if (ic->users && (ic->launcher != launcher ||
@@ -384,6 +416,9 @@ static int wult_ipi_get(int cpu, u64 config2)
 		ic->launcher = launcher;
 		ic->shadow_on = shadow;
 		ic->task = task;
+		/* Started on its CPU, which stays online meanwhile. */
+		if (task)
+			wake_up_process(task);
 		task = NULL;
 		ic->task_gen = ic->gen - 1;
 		WRITE_ONCE(ic->gone, false);

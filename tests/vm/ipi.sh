@@ -194,8 +194,9 @@ grep "^cpu1 " /sys/kernel/debug/wult/stats | sed 's/^/# /'
 # both states: RunLatency - WakeLatency is equal within 0.5 us (the ipi
 # medians' tolerance above, same launcher-path modes), and RunLatency
 # differs by the injected 20 us. Refused with a source other than ipi
-# (EINVAL); on PREEMPT_RT refused (EOPNOTSUPP: its remote wakeups send a
-# reschedule IPI beside our call's, Documentation/kernel.md).
+# (EINVAL); on PREEMPT_RT refused (EOPNOTSUPP: its remote wakeups do not
+# go through the call queue, Documentation/kernel.md). waketask.sh: the
+# thread across CPU hotplug.
 # rundiff NAME: RunLatency - WakeLatency of each datapoint with both, ns.
 rundiff() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "RunLatency") r = i
