@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <linux/wult.h>
+#include <wult/args.h>
 #include <wult/khist.h>
 
 #include "cmds.h"
@@ -58,53 +59,28 @@ static void hist_usage(FILE *f)
 		"usage: wult hist [options]\n\n"
 		"Show wult.ko's in-kernel latency histograms: per CPU and requested\n"
 		"idle state, exact count/min/avg/max and percentiles from the bins.\n\n"
-		"  -C, --cpus LIST       CPUs to show, e.g. 0-3,6 (default: those with samples)\n"
-		"  -m, --metric M        wake_latency (default), intr_latency, silent_time,\n"
+		"  -C, --cpus LIST       CPUs to show, perf syntax, e.g. 0-3,6 (default:\n"
+		"                        those with samples)\n"
+		"  -m, --metrics M       WakeLatency (default), IntrLatency, SilentTime,\n"
 		"                        tai_to_intr (TIntr - TAI, negative when the interrupt\n"
-		"                        ran before the CPU left idle) or all\n"
-		"      --reset           clear every histogram of every CPU first (alone: only that)\n"
-		"  -w, --watch SEC       show them again every SEC seconds\n"
+		"                        ran before the CPU left idle) or all; wult.ko's\n"
+		"                        folder names (wake_latency, ...) and --metric too\n"
+		"      --reset           clear every histogram of every CPU first (alone:\n"
+		"                        only that)\n"
+		"  -w, --watch T         show them again every T (whole seconds, e.g. 2s, 1m;\n"
+		"                        a number without a unit: seconds)\n"
 		"  -n, --count N         with --watch: stop after N rounds (default: never)\n"
 		"      --no-bars         tables only, no terminal histograms\n"
-		"      --csv OUT         also write the tables to OUT as CSV (rewritten each round)\n"
+		"      --csv OUT         also write the tables to OUT as CSV (rewritten each\n"
+		"                        round)\n"
 		"      --html OUT        also write them as wult report's HTML page, with\n"
 		"                        histogram plots (rewritten each round)\n"
-		"      --dir DIR         histogram directory (default " HIST_DIR ")\n"
+		"      --dir DIR         histogram directory (default\n"
+		"                        " HIST_DIR ")\n"
 		"  -h, --help            this text\n\n"
-		"Times are microseconds. A percentile is the lower bound of the bin that\n"
-		"holds it; \">=N\" means it lies in the overflow, from N us on, \"<N\" in\n"
-		"the underflow, below N us.\n");
-}
-
-/* "0-3,6" into @want[HIST_MAX_CPUS]; 0 or -EINVAL. */
-static int hist_parse_cpus(const char *s, bool *want)
-{
-	char *end;
-	long a, b;
-
-	if (!*s)
-		return -EINVAL;
-	while (*s) {
-		errno = 0;
-		a = strtol(s, &end, 10);
-		if (end == s || errno || a < 0 || a >= HIST_MAX_CPUS)
-			return -EINVAL;
-		b = a;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || errno || b < a || b >= HIST_MAX_CPUS)
-				return -EINVAL;
-			s = end;
-		}
-		for (; a <= b; a++)
-			want[a] = true;
-		if (*s == ',' && s[1])
-			s++;
-		else if (*s)
-			return -EINVAL;
-	}
-	return 0;
+		"The tables' times are microseconds. A percentile is the lower bound of\n"
+		"the bin that holds it; \">=N\" means it lies in the overflow, from N us\n"
+		"on, \"<N\" in the underflow, below N us.\n");
 }
 
 static int hist_parse_uint(const char *s, unsigned int max, unsigned int *v)
@@ -120,6 +96,26 @@ static int hist_parse_uint(const char *s, unsigned int max, unsigned int *v)
 	return 0;
 }
 
+/* Each histogram's metric as wult report names it (tai_to_intr: no such metric). */
+static const char *const report_names[WULT_HM_MAX] = {
+	"WakeLatency", "IntrLatency", "SilentTime", "tai_to_intr",
+};
+
+/* --watch T: whole seconds, 1s..1d (bare: seconds). 0 or -1 (said why). */
+static int hist_parse_watch(const char *s, unsigned int *secs)
+{
+	double ns;
+
+	if (wult_time_parse(s, 1e9, WULT_TIME_LONG, &ns, NULL, 0) || ns > 86400e9 ||
+	    ns != (double)(unsigned long long)(ns / 1e9) * 1e9) {
+		fprintf(stderr, "wult hist: bad --watch '%s': want whole seconds, 1s..86400s "
+			"(a number without a unit: seconds)\n", s);
+		return -1;
+	}
+	*secs = (unsigned int)(ns / 1e9);
+	return 0;
+}
+
 static int hist_metric(const char *s)
 {
 	size_t i;
@@ -127,7 +123,7 @@ static int hist_metric(const char *s)
 	if (!strcmp(s, "all"))
 		return -1;
 	for (i = 0; i < NMETRICS; i++)
-		if (!strcmp(s, metrics[i]))
+		if (!strcmp(s, metrics[i]) || !strcmp(s, report_names[i]))
 			return (int)i;
 	return -2;
 }
@@ -136,10 +132,12 @@ static int hist_metric(const char *s)
 /* --cpus and --metric. 0 or -1 (said why). */
 static int hist_opt_value(int c, char *arg, struct hist_opts *o, bool *want)
 {
+	char err[160];
+
 	if (c == 'C') {
-		if (hist_parse_cpus(arg, want)) {
-			fprintf(stderr, "wult hist: bad --cpus '%s': want a list like 0-3,6 (CPUs below %d)\n",
-				arg, HIST_MAX_CPUS);
+		if (wult_cpulist_parse(arg, (unsigned char *)want, HIST_MAX_CPUS, err,
+				       sizeof(err)) < 0) {
+			fprintf(stderr, "wult hist: bad --cpus: %s\n", err);
 			return -1;
 		}
 		o->cpus = arg;
@@ -147,7 +145,7 @@ static int hist_opt_value(int c, char *arg, struct hist_opts *o, bool *want)
 	}
 	o->metric = hist_metric(arg);
 	if (o->metric < -1) {
-		fprintf(stderr, "wult hist: unknown --metric '%s': wake_latency, intr_latency, silent_time, tai_to_intr or all\n",
+		fprintf(stderr, "wult hist: unknown --metrics '%s': WakeLatency, IntrLatency, SilentTime, tai_to_intr or all\n",
 			arg);
 		return -1;
 	}
@@ -158,7 +156,8 @@ static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *wan
 {
 	static const struct option lopts[] = {
 		{ "cpus", required_argument, NULL, 'C' },
-		{ "metric", required_argument, NULL, 'm' },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "metric", required_argument, NULL, 'm' },	/* the old name */
 		{ "reset", no_argument, NULL, 'R' },
 		{ "watch", required_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
@@ -186,12 +185,13 @@ static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *wan
 			o->reset = true;
 			break;
 		case 'w':
+			if (hist_parse_watch(optarg, &o->watch))
+				return -1;
+			break;
 		case 'n':
-			if (hist_parse_uint(optarg, 86400, c == 'w' ? &o->watch : &o->count) ||
-			    (c == 'w' && !o->watch)) {
-				fprintf(stderr, "wult hist: bad --%s '%s': want %s\n",
-					c == 'w' ? "watch" : "count", optarg,
-					c == 'w' ? "seconds, 1..86400" : "a count, 0..86400");
+			if (hist_parse_uint(optarg, 86400, &o->count)) {
+				fprintf(stderr, "wult hist: bad --count '%s': want a count, "
+					"0..86400\n", optarg);
 				return -1;
 			}
 			break;

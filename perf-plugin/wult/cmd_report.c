@@ -52,13 +52,13 @@ static void report_usage(FILE *f)
 		"      --html OUT        also write OUT, one self-contained HTML page: the\n"
 		"                        tables, scatters against SilentTime, histograms and\n"
 		"                        cumulative histograms per state and FILE\n"
-		"      --plots LIST      metrics the page plots, comma-separated (default\n"
-		"                        WakeLatency,IntrLatency; any numeric metric)\n"
-		"      --plot-x LIST     x axes of the scatters (default SilentTime; e.g.\n"
-		"                        SilentTime,LDist)\n"
+		"      --plots LIST      with --html: metrics the page plots, comma-separated\n"
+		"                        (default WakeLatency,IntrLatency; any numeric metric)\n"
+		"      --plot-x LIST     with --html: x axes of the scatters (default\n"
+		"                        SilentTime; e.g. SilentTime,LDist)\n"
 		"      --hist[=METRIC]   a histogram per state (default WakeLatency)\n"
-		"      --hist-linear     linear buckets (default: logarithmic)\n"
-		"      --hist-buckets N  buckets per histogram (default %d)\n"
+		"      --hist-linear     with --hist: linear buckets (default: logarithmic)\n"
+		"      --hist-buckets N  with --hist: buckets per histogram (default %d)\n"
 		"      --raw             add WakeLatencyRaw and IntrLatencyRaw\n"
 		"  -m, --metrics LIST    time metrics to report, comma-separated (default\n"
 		"                        WakeLatency,IntrLatency,SilentTime; also LDist and\n"
@@ -73,6 +73,7 @@ static void report_usage(FILE *f)
 		"                        perf.data, comma-separated (default: this machine's\n"
 		"                        cpuidle names if it recorded the file, else stateN)\n"
 		"      --branches[=N]    per state, the N (default %d) most frequent branch\n"
+		"                        contexts at the wake (--branches N too)\n"
 		"                        contexts at the wake (LBR; wult record where\n"
 		"                        wult.ko can read it), symbolized. One FILE only\n"
 		"      --branch-depth D  youngest branches that make a context (default %d,\n"
@@ -290,6 +291,8 @@ struct report_args {
 	unsigned int ninputs;
 	int raw;
 	int metrics;		/* -m given: its list is what is asked for */
+	const char *hist_shape;	/* --hist-linear or --hist-buckets given */
+	const char *plots;	/* --plots or --plot-x given */
 };
 
 /* --unit U. 0 or -EINVAL (said why). */
@@ -383,6 +386,7 @@ static int report_flag(int c, char *arg, struct rpt_opts *o, struct report_args 
 		return 0;
 	case O_HIST_LIN:
 		o->hist_linear = 1;
+		a->hist_shape = "--hist-linear";
 		return 0;
 	case O_RAW:
 		a->raw = 1;
@@ -442,6 +446,7 @@ static int report_opt(int c, char *arg, struct rpt_opts *o, struct report_args *
 	case O_HIST:
 		return hist_arg(o, arg, argc, argv);
 	case O_HIST_BUCKETS:
+		a->hist_shape = "--hist-buckets";
 		return parse_count("hist-buckets", arg, 1000, &o->hist_buckets);
 	case 'm':
 		a->metrics = 1;
@@ -450,14 +455,21 @@ static int report_opt(int c, char *arg, struct rpt_opts *o, struct report_args *
 		return parse_unit(o, arg);
 	case O_BRANCHES:
 		o->branches = DEF_BRANCHES;
+		/* "--branches N" as --branches=N when N is a count, not a file. */
+		if (!arg && optind < argc && argv[optind][0] >= '1' && argv[optind][0] <= '9' &&
+		    strspn(argv[optind], "0123456789") == strlen(argv[optind]) &&
+		    access(argv[optind], F_OK))
+			arg = argv[optind++];
 		return arg ? parse_count("branches", arg, 1000, &o->branches) : 0;
 	case O_BR_DEPTH:
 		return parse_count("branch-depth", arg, WULT_BR_MAX, &o->br_depth);
 	case O_MODULE:
 		return add_arg(o->modules, &o->nmodules, RPT_MAX_MODULES, "--module", arg);
 	case O_PLOTS:
+		a->plots = "--plots";
 		return parse_plot_list("--plots", arg, o->plot, &o->nplot, RPT_MAX_PLOT);
 	case O_PLOT_X:
+		a->plots = "--plot-x";
 		return parse_plot_list("--plot-x", arg, o->plot_x, &o->nplot_x, RPT_MAX_PLOT_X);
 	case O_FAIL_IF:
 		return rpt_gate_add(o, arg);
@@ -519,6 +531,17 @@ static int outputs_check(const struct rpt_opts *o, const struct report_args *a,
 {
 	int ret = 0;
 
+	/* An option that shapes an output not asked for is a mistake, not a no-op. */
+	if (a->hist_shape && !o->hist) {
+		fprintf(stderr, "wult report: %s shapes --hist's histograms: give --hist too\n",
+			a->hist_shape);
+		return RPT_EXIT_USAGE;
+	}
+	if (a->plots && !o->html_out) {
+		fprintf(stderr, "wult report: %s chooses the plots of --html's page: give "
+			"--html OUT too\n", a->plots);
+		return RPT_EXIT_USAGE;
+	}
 	if (o->csv_out)
 		ret = rpt_out_check(o, "--csv", o->csv_out, a->inputs, nfiles);
 	if (!ret && o->html_out)

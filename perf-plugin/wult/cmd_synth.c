@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <wult/args.h>
 #include <wult/synth.h>
 
 #include "cmds.h"
@@ -24,8 +25,10 @@ static void synth_usage(FILE *f)
 		"                        existing non-empty FILE is kept as FILE.old)\n"
 		"  -c, --count N         datapoints (default 1000)\n"
 		"  -s, --seed N          random seed (default 1): same seed, same file\n"
-		"      --cpus N          CPUs the datapoints cycle over (default 1)\n"
-		"      --cstates N       requested idle state indexes 0..N-1 (default 3)\n"
+		"      --nr-cpus N       how many CPUs the datapoints cycle over, 0..N-1\n"
+		"                        (default 1; --cpus N is an old name of it)\n"
+		"      --nr-cstates N    how many requested idle states, indexes 0..N-1\n"
+		"                        (default 3; --cstates N is an old name of it)\n"
 		"      --tsc-khz N       TSC frequency in kHz (default 2000000)\n"
 		"      --wake MIN,MAX    raw wake latency, uniform (default 1us,20us)\n"
 		"      --tail FRAC,MAX   fraction with a wake latency up to MAX\n"
@@ -33,46 +36,33 @@ static void synth_usage(FILE *f)
 		"      --ldist MIN,MAX   launch distance, uniform (default 1us,4ms)\n"
 		"      --round N         samples per FINISHED_ROUND, 0 for none (1000)\n"
 		"  -h, --help            this text\n\n"
-		"Times take a unit: ns, us, ms or s (no unit: ns).\n");
+		"Times take a unit: ns, us, ms or s; a number without one is in\n"
+		"microseconds, as in every wult command (wult synth took nanoseconds\n"
+		"before: give old scripts' values a unit).\n");
 }
 
-/* "50us" -> 50000; 0 or -EINVAL */
-static int parse_time(const char *s, uint64_t *ns)
+/* A time ("50us"; bare: microseconds) in ns; 0 or -EINVAL. */
+static int parse_time(const char *s, uint64_t *ns, char *err, size_t errlen)
 {
-	static const struct { const char *u; double m; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 },
-	};
-	char *end;
 	double v;
-	size_t i;
+	int ret = wult_time_parse(s, WULT_TIME_BARE_US, WULT_TIME_ZERO, &v, err, errlen);
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || v < 0)
-		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].u)) {
-			*ns = (uint64_t)(v * units[i].m + 0.5);
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (!ret)
+		*ns = (uint64_t)(v + 0.5);
+	return ret;
 }
 
-static int parse_range(const char *s, uint64_t *lo, uint64_t *hi)
+static int parse_range(const char *s, uint64_t *lo, uint64_t *hi, char *err, size_t errlen)
 {
-	char buf[64], *comma;
+	double a, b;
+	int ret = wult_time_range_parse(s, WULT_TIME_BARE_US, WULT_TIME_ZERO, &a, &b, err,
+					errlen);
 
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	comma = strchr(buf, ',');
-	if (!comma)
-		return -EINVAL;
-	*comma = '\0';
-	if (parse_time(buf, lo) || parse_time(comma + 1, hi) || *lo > *hi)
-		return -EINVAL;
-	return 0;
+	if (!ret) {
+		*lo = (uint64_t)(a + 0.5);
+		*hi = (uint64_t)(b + 0.5);
+	}
+	return ret;
 }
 
 static int parse_uint(const char *s, uint64_t max, uint64_t *out)
@@ -94,8 +84,9 @@ static int parse_nonzero(const char *arg, uint64_t max, uint64_t *v)
 	return ret ?: (*v ? 0 : -EINVAL);
 }
 
-/* One option with a value (not -o). 0 or -EINVAL. */
-static int synth_opt(int c, const char *arg, struct wult_synth_opts *o)
+/* One option with a value (not -o). 0 or -EINVAL (@err: why, for a time). */
+static int synth_opt(int c, const char *arg, struct wult_synth_opts *o, char *err,
+		     size_t errlen)
 {
 	const char *comma;
 	uint64_t v = 0;
@@ -119,14 +110,14 @@ static int synth_opt(int c, const char *arg, struct wult_synth_opts *o)
 		o->tsc_khz = v;
 		return ret;
 	case O_WAKE:
-		return parse_range(arg, &o->wake_min, &o->wake_max);
+		return parse_range(arg, &o->wake_min, &o->wake_max, err, errlen);
 	case O_LDIST:
-		return parse_range(arg, &o->ldist_min, &o->ldist_max);
+		return parse_range(arg, &o->ldist_min, &o->ldist_max, err, errlen);
 	case O_TAIL:
 		comma = strchr(arg, ',');
 		o->tail_frac = strtod(arg, NULL);
 		return !comma || o->tail_frac < 0 || o->tail_frac > 1 ||
-		       parse_time(comma + 1, &o->tail_max) ? -EINVAL : 0;
+		       parse_time(comma + 1, &o->tail_max, err, errlen) ? -EINVAL : 0;
 	default:	/* O_ROUND */
 		ret = parse_uint(arg, UINT32_MAX, &v);
 		o->round = v;
@@ -165,6 +156,9 @@ int wult_cmd_synth(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "nr-cpus", required_argument, NULL, O_CPUS },
+		{ "nr-cstates", required_argument, NULL, O_CSTATES },
+		/* The old names, kept for scripts. */
 		{ "cpus", required_argument, NULL, O_CPUS },
 		{ "cstates", required_argument, NULL, O_CSTATES },
 		{ "tsc-khz", required_argument, NULL, O_TSC },
@@ -198,9 +192,10 @@ int wult_cmd_synth(int argc, char **argv)
 			synth_usage(stderr);
 			return 2;
 		}
-		if (synth_opt(c, optarg, &o)) {
-			fprintf(stderr, "wult synth: bad value '%s' for --%s\n", optarg,
-				lopts[li].name);
+		err[0] = '\0';
+		if (synth_opt(c, optarg, &o, err, sizeof(err))) {
+			fprintf(stderr, "wult synth: bad value '%s' for --%s%s%s\n", optarg,
+				lopts[li].name, *err ? ": " : "", err);
 			return 2;
 		}
 	}

@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <wult/args.h>
 #include <wult/tsc.h>
 
 #include "cmds.h"
@@ -38,35 +40,73 @@ static const struct num_opt {
 	const char *name;
 	size_t off;
 	const char *help;
+	double unit_ns;		/* a time's bare unit, in ns; 0: a count */
 } num_opts[] = {
-	{ "probes", offsetof(struct tsc_args, eval.probes), "CAS probes per window" },
+	{ "probes", offsetof(struct tsc_args, eval.probes), "CAS probes per window", 0 },
 	{ "min-triples", offsetof(struct tsc_args, eval.min_triples),
-	  "usable base-cpu-base triples per CPU for a window to count" },
+	  "usable base-cpu-base triples per CPU for a window to count", 0 },
 	{ "max-triple-ticks", offsetof(struct tsc_args, eval.max_triple_ticks),
-	  "a triple wider than this was disturbed" },
-	{ "windows", offsetof(struct tsc_args, eval.good_windows), "windows to keep" },
-	{ "max-windows", offsetof(struct tsc_args, eval.max_windows), "windows to try" },
+	  "a triple wider than this was disturbed", 0 },
+	{ "windows", offsetof(struct tsc_args, eval.good_windows), "windows to keep", 0 },
+	{ "max-windows", offsetof(struct tsc_args, eval.max_windows), "windows to try", 0 },
 	{ "max-ms", offsetof(struct tsc_args, eval.max_ms),
-	  "start no window after this many ms (0: no limit)" },
+	  "start no window after this long (0: no limit)", 1e6 },
 	{ "switch-rounds", offsetof(struct tsc_args, eval.switch_rounds),
-	  "CPU-switching passes over all CPUs" },
+	  "CPU-switching passes over all CPUs", 0 },
 	{ "max-shift-ns", offsetof(struct tsc_args, eval.max_shift_ns),
-	  "largest cross-CPU shift fit for latency measurement" },
+	  "largest cross-CPU shift fit for latency measurement", 1 },
 	{ "max-pace-ppm", offsetof(struct tsc_args, eval.max_pace_ppm),
-	  "largest rate difference between CPUs" },
+	  "largest rate difference between CPUs", 0 },
 	{ "calib-windows", offsetof(struct tsc_args, calib.windows),
-	  "calibration measurements" },
+	  "calibration measurements", 0 },
 	{ "calib-us", offsetof(struct tsc_args, calib.window_us),
-	  "length of each, in us" },
+	  "length of each", 1e3 },
 };
 
 #define NUM_OPTS	(sizeof(num_opts) / sizeof(num_opts[0]))
-#define O_CPUS		((int)NUM_OPTS)
+#define O_CPUS		'C'
 #define O_HELP		'h'
 
 static unsigned int *num_field(struct tsc_args *a, size_t i)
 {
 	return (unsigned int *)((char *)a + num_opts[i].off);
+}
+
+/* "      --NAME N|T" and its help, wrapped at 80 columns as the other commands'. */
+static void print_num_opt(FILE *f, const struct num_opt *o, unsigned int def)
+{
+	char left[40], help[160];
+	const char *p = help;
+	int col, n;
+
+	snprintf(left, sizeof(left), "      --%s %s", o->name, o->unit_ns ? "T" : "N");
+	snprintf(help, sizeof(help), "%s (default %u%s)", o->help, def,
+		 o->unit_ns == 1e6 ? "ms" : o->unit_ns == 1e3 ? "us" : o->unit_ns ? "ns" : "");
+	col = fprintf(f, "%s", left);
+	while (*p) {
+		if (col > 22) {
+			fputc('\n', f);
+			col = 0;
+		}
+		fprintf(f, "%*s", 24 - col, "");
+		n = (int)strlen(p);
+		if (n > 80 - 24)
+			for (n = 80 - 24; n > 0 && p[n] != ' '; n--)
+				;
+		fprintf(f, "%.*s", n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+		col = 80;
+	}
+	fputc('\n', f);
+}
+
+/* @v rounded as %.2f prints it, without the sign of a negative zero ("-0.00"). */
+static double ppm2(double v)
+{
+	v = round(v * 100) / 100;
+	return v == 0 ? 0 : v;
 }
 
 static void tsc_usage(FILE *f)
@@ -80,45 +120,53 @@ static void tsc_usage(FILE *f)
 		"usage: wult tsc [options]\n"
 		"\n"
 		"Evaluate the TSC on the CPUs of this thread's affinity mask (or --cpus)\n"
-		"and print its conversion parameters. Exit status: 0 fit, 1 unfit (the\n"
-		"reasons are printed), 2 usage or system error, 3 could not conclude\n"
-		"(the shift bound is too loose on a busy host: retry).\n"
+		"and print its conversion parameters.\n"
 		"\n"
-		"options:\n"
-		"  --cpus LIST           CPUs to evaluate, e.g. 0-3,6 (default: affinity mask)\n");
+		"  -C, --cpus LIST       CPUs to evaluate, perf syntax, e.g. 0-3,6\n"
+		"                        (default: the affinity mask)\n");
 	for (i = 0; i < NUM_OPTS; i++)
-		fprintf(f, "  --%-16s N  %s (default %u)\n", num_opts[i].name, num_opts[i].help,
-			*num_field(&def, i));
-	fprintf(f, "  -h, --help            this text\n");
+		print_num_opt(f, &num_opts[i], *num_field(&def, i));
+	fprintf(f,
+		"  -h, --help            this text\n"
+		"\n"
+		"Times take a unit: ns, us, ms or s; a number without one is in the unit\n"
+		"the option's name ends with (--max-ms 2s is --max-ms 2000).\n"
+		"\n"
+		"Exit status: 0 fit, 1 unfit (the reasons are printed), 2 usage or\n"
+		"system error, 3 could not conclude (the shift bound is too loose on a\n"
+		"busy host: retry).\n");
 }
 
-/* "0-3,6" into set; 0 or -EINVAL. */
+/* perf's CPU list syntax into @set; 0 or -EINVAL (said why). */
 static int parse_cpus(const char *s, cpu_set_t *set)
 {
-	char *end;
-	long a, b;
+	static unsigned char want[CPU_SETSIZE];
+	char err[160];
+	int i;
 
-	CPU_ZERO(set);
-	while (*s) {
-		a = strtol(s, &end, 10);
-		if (end == s || a < 0 || a >= CPU_SETSIZE)
-			return -EINVAL;
-		b = a;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a || b >= CPU_SETSIZE)
-				return -EINVAL;
-			s = end;
-		}
-		for (; a <= b; a++)
-			CPU_SET((int)a, set);
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return -EINVAL;
+	if (wult_cpulist_parse(s, want, CPU_SETSIZE, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wult tsc: bad --cpus: %s\n", err);
+		return -EINVAL;
 	}
-	return CPU_COUNT(set) ? 0 : -EINVAL;
+	CPU_ZERO(set);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (want[i])
+			CPU_SET(i, set);
+	return 0;
+}
+
+/* A time option's value in its bare unit (@unit_ns ns), whole. 0 or -EINVAL. */
+static int parse_num_time(const char *s, double unit_ns, unsigned int *v)
+{
+	double ns, x;
+
+	if (wult_time_parse(s, unit_ns, WULT_TIME_ZERO, &ns, NULL, 0))
+		return -EINVAL;
+	x = ns / unit_ns;
+	if (x != (double)(unsigned int)x)
+		return -EINVAL;
+	*v = (unsigned int)x;
+	return 0;
 }
 
 static int parse_uint(const char *s, unsigned int *v)
@@ -185,7 +233,7 @@ static int report(const struct wult_tsc_eval *ev)
 		printf(" %8" PRIu64 " %8lu", e.shift_bound, e.triples);
 		print_shift(e.switch_lo, e.switch_hi);
 		printf(" %9s %12" PRIu64 " %+9.2f\n", !i ? "-" : e.method == WULT_TSC_BY_CAS ? "CAS" :
-		       "switching", e.hz, e.pace_ppm);
+		       "switching", e.hz, ppm2(e.pace_ppm));
 	}
 	printf("  shift bound: %" PRIu64 " ticks (%" PRIu64 " ns) by %s; TSC advancing: %s; "
 	       "max rate difference %.2f ppm\n", s.shift_bound, s.shift_bound_ns,
@@ -220,16 +268,14 @@ static int parse_args(int argc, char **argv, struct tsc_args *args, cpu_set_t *c
 	wult_tsc_eval_opts_init(&args->eval);
 	wult_tsc_calib_opts_init(&args->calib);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "C:h", lopts, NULL)) != -1) {
 		if (opt == O_HELP) {
 			tsc_usage(stdout);
 			return EXIT_FIT;
 		}
 		if (opt == O_CPUS) {
-			if (parse_cpus(optarg, cpus)) {
-				fprintf(stderr, "wult tsc: bad CPU list '%s'\n", optarg);
+			if (parse_cpus(optarg, cpus))
 				return EXIT_ERROR;
-			}
 			*cpusp = cpus;
 			continue;
 		}
@@ -237,9 +283,12 @@ static int parse_args(int argc, char **argv, struct tsc_args *args, cpu_set_t *c
 			tsc_usage(stderr);
 			return EXIT_ERROR;
 		}
-		if (parse_uint(optarg, num_field(args, (size_t)opt))) {
-			fprintf(stderr, "wult tsc: bad number '%s' for --%s\n", optarg,
-				num_opts[opt].name);
+		if (num_opts[opt].unit_ns ?
+		    parse_num_time(optarg, num_opts[opt].unit_ns, num_field(args, (size_t)opt)) :
+		    parse_uint(optarg, num_field(args, (size_t)opt))) {
+			fprintf(stderr, "wult tsc: bad %s '%s' for --%s\n",
+				num_opts[opt].unit_ns ? "time (a whole number of the option's "
+				"unit)" : "number", optarg, num_opts[opt].name);
 			return EXIT_ERROR;
 		}
 	}
@@ -269,6 +318,9 @@ static int print_rates(const struct tsc_args *args)
 	printf("CPU flags: constant_tsc %s, nonstop_tsc %s, tsc_known_freq %s, rdtscp %s\n",
 	       yes_no(info.constant_tsc), yes_no(info.nonstop_tsc), yes_no(info.tsc_known_freq),
 	       yes_no(info.rdtscp));
+	if (!info.rdtscp)
+		printf("  without rdtscp the cross-CPU probes read lfence;rdtsc: ordered, but with "
+		       "no check that the thread stayed on its CPU (pinned, so it should)\n");
 	printf("kernel clocksource: %s%s\n", info.clocksource,
 	       strcmp(info.clocksource, "tsc") ? " (the kernel does not time itself with the TSC)" : "");
 	if (info.kernel_khz)
@@ -286,7 +338,7 @@ static int print_rates(const struct tsc_args *args)
 	       cal.spread_ppm, cal.duration_ns / 1e6);
 	if (info.kernel_khz)
 		printf(", %+.2f ppm from the kernel's",
-		       ((double)cal.hz - info.kernel_khz * 1e3) / (info.kernel_khz * 1e3) * 1e6);
+		       ppm2(((double)cal.hz - info.kernel_khz * 1e3) / (info.kernel_khz * 1e3) * 1e6));
 	printf("\n");
 
 	if (!wult_tsc_conv_from_hz(&conv, cal.hz, msg, sizeof(msg)))

@@ -173,8 +173,8 @@ check_err() {
 		t_fail "$name (rc=$rc: $out)"
 	fi
 }
-check_err "bad --cpus" 2 "bad --cpus 'x'" --dir "$d" -C x
-check_err "bad --metric" 2 "unknown --metric 'foo'" --dir "$d" -m foo
+check_err "bad --cpus" 2 "bad --cpus: bad CPU list 'x'" --dir "$d" -C x
+check_err "bad --metrics" 2 "unknown --metrics 'foo'" --dir "$d" -m foo
 check_err "--watch 0" 2 "bad --watch '0'" --dir "$d" -w 0
 check_err "--count without --watch" 2 "needs --watch" --dir "$d" -n 3
 check_err "stray argument" 2 "unexpected argument 'x'" --dir "$d" x

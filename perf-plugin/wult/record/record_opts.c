@@ -12,8 +12,12 @@
 #include <string.h>
 
 #include <linux/wult.h>
+#include <wult/args.h>
 
 #include "record_opts.h"
+
+/* The CPU numbers -C may name (NR_CPUS of the largest kernel configs). */
+#define REC_MAX_CPUS	8192
 
 /* --capture's window (ms): a wake's story is rarely longer. */
 #define CAPTURE_DEF_MS	10
@@ -32,6 +36,7 @@ enum {
 	OPT_STOP_ON,
 	OPT_CAPTURE,
 	OPT_WAKE_TASK,
+	OPT_MMAP,
 };
 
 static void usage(FILE *f)
@@ -44,15 +49,18 @@ static void usage(FILE *f)
 "this machine has (msr, cstate_core, cstate_pkg, cycles, instructions) and\n"
 "of every -e event, read at the datapoint, and of wult.ko's idle accounting\n"
 "(wult/idle_time/, idle_entries/, idle_irq_time/ and idle_irqs/ of each idle\n"
-"state of the measured CPUs, for the report's residency table). Where wult.ko can read the LBR\n"
-"(its PMU has the branches event), each datapoint's branch context is\n"
-"recorded too, as a sample of a wult/branches/ member. Needs wult.ko loaded.\n"
+"state of the measured CPUs, for the report's residency table). Where\n"
+"wult.ko can read the LBR (its PMU has the branches event), each\n"
+"datapoint's branch context is recorded too, as a sample of a\n"
+"wult/branches/ member. Needs wult.ko loaded.\n"
 "\n"
-"  -C, --cpu CPUS         CPUs to measure, perf syntax (1,3 or 0-3);\n"
-"                         default CPU 1 when it exists, else 0\n"
-"  -l, --ldist MIN,MAX    launch distance range in microseconds\n"
-"                         (default %u,%u; at most %u); MAX must not be\n"
-"                         below the CPUs' LDist floor (measured first)\n"
+"  -C, --cpus CPUS        CPUs to measure, perf syntax (1,3 or 0-3);\n"
+"                         default CPU 1 when it exists, else 0 (--cpu is\n"
+"                         an old name of it)\n"
+"  -l, --ldist MIN,MAX    launch distance range, whole microseconds, e.g.\n"
+"                         100us,1ms (default %uus,%uus; at most %uus); MAX\n"
+"                         must not be below the CPUs' LDist floor (measured\n"
+"                         first)\n"
 "      --method M         delayed-event source: hrt (default: a high\n"
 "                         resolution timer), tdt (the local APIC's TSC\n"
 "                         deadline, where the APIC has that mode), ipi\n"
@@ -70,7 +78,8 @@ static void usage(FILE *f)
 "      --device BDF       the nic method's PCI device, [DOMAIN:]BUS:DEV.FN\n"
 "                         (as lspci -D shows it); rtl8139 only for now\n"
 "  -c, --count N          stop after N datapoints (all CPUs together)\n"
-"  -t, --time-limit T     stop after T seconds (suffixes s, m, h)\n"
+"  -t, --time-limit T     stop after T (e.g. 500ms, 10s, 2m, 1h; a number\n"
+"                         without a unit: seconds)\n"
 "  -e, --event EVENT      also count EVENT in the group: pmu/term=val,.../\n"
 "                         or a generic name (cycles, cpu-clock, ...);\n"
 "                         repeatable\n"
@@ -80,7 +89,9 @@ static void usage(FILE *f)
 "  -o, --output FILE      output file (default wult.data); an existing one\n"
 "                         is kept as FILE.old, as perf record does; '-' is\n"
 "                         standard output, in perf's pipe mode\n"
-"  -m, --mmap-pages N     ring buffer pages per CPU, a power of 2 (default 256)\n"
+"      --mmap-pages N     ring buffer pages per CPU, a power of 2 (default\n"
+"                         256; -m N, perf record's letter, is kept for\n"
+"                         scripts: in wult, -m means metrics)\n"
 "  -q, --quiet            no progress reports and no summary\n"
 "      --states NAMES     enable only these idle states of the measured CPUs\n"
 "                         (cpuidle names, comma-separated, e.g. POLL,C6)\n"
@@ -91,11 +102,12 @@ static void usage(FILE *f)
 "                         cpuidle/available_governors) while recording\n"
 "      --stop-on EXPR     stop at the first datapoint matching EXPR (wult\n"
 "                         report's filter language: 'WakeLatency > 200us')\n"
-"      --capture[=MS]     with --stop-on: trace the measured CPUs' interrupts,\n"
+"      --capture[=T]      with --stop-on: trace the measured CPUs' interrupts,\n"
 "                         softirqs, timers, scheduling and idle in a tracefs\n"
-"                         instance and keep the MS ms (default %u) before the\n"
-"                         stop's datapoint in FILE.capture (wult report\n"
-"                         shows it)\n"
+"                         instance and keep the T (default %ums, at most\n"
+"                         %ums; a number without a unit: ms, as before)\n"
+"                         before the stop's datapoint in FILE.capture (wult\n"
+"                         report shows it); --capture T works too\n"
 "  -h, --help             this text\n"
 "\n"
 "Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
@@ -105,16 +117,20 @@ static void usage(FILE *f)
 "returns (with -o -, recording stops then). When fewer than half of the\n"
 "armed datapoints were valid (wult.ko's counters), a warning gives the\n"
 "counts and the main reasons; datapoints of an idle state that was disabled\n"
-"(the kernel polled or fell back instead) are warned about too. Exit\n"
-"status: 0 recorded, 1\n"
-"failed or stopped early, 2 usage error.\n"
+"(the kernel polled or fell back instead) are warned about too.\n"
+"\n"
+"Times take a unit: ns, us, ms or s; a number without one is in\n"
+"microseconds, as in every wult command, except where an option says\n"
+"otherwise (-t: seconds, --capture: ms).\n"
+"\n"
+"Exit status: 0 recorded, 1 failed or stopped early, 2 usage error.\n"
 "\n"
 "Progress: a line rewritten in place when stderr is a terminal, else a plain\n"
 "line every 10 s. WULT_PROGRESS=lines gives the plain lines on a terminal\n"
 "too (a terminal that is not the user's, e.g. a guest's serial port logged\n"
 "to a file).\n",
 		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US,
-		CAPTURE_DEF_MS);
+		CAPTURE_DEF_MS, CAPTURE_MAX_MS);
 }
 
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *v)
@@ -128,45 +144,51 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return errno || *end || *v > max ? -1 : 0;
 }
 
-static int parse_time(const char *s, double *secs)
+/* -t: a time, bare seconds (as timeout(1)), m and h too. 0 or -1. */
+static int parse_time(const char *s, double *secs, char *err, size_t errlen)
 {
-	char *end;
-	double v;
+	double ns;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v <= 0)
+	if (wult_time_parse(s, 1e9, WULT_TIME_LONG, &ns, err, errlen))
 		return -1;
-	if (!strcmp(end, "m"))
-		v *= 60;
-	else if (!strcmp(end, "h"))
-		v *= 3600;
-	else if (*end && strcmp(end, "s"))
-		return -1;
-	*secs = v;
+	*secs = ns / 1e9;
 	return 0;
 }
 
-/* --ldist MIN,MAX (us). 0 or -1 (said why). */
+/* @ns (@what: MIN or MAX) in whole microseconds, at most @max. 0 or -1 (@err). */
+static int parse_us(const char *what, double ns, unsigned int max, unsigned int *us,
+		    char *err, size_t errlen)
+{
+	if (ns != (double)(unsigned long long)(ns / 1e3) * 1e3) {
+		snprintf(err, errlen, "%s is not a whole number of microseconds", what);
+		return -1;
+	}
+	if (ns / 1e3 > max) {
+		snprintf(err, errlen, "%s is above %uus", what, max);
+		return -1;
+	}
+	*us = (unsigned int)(ns / 1e3);
+	return 0;
+}
+
+/* --ldist MIN,MAX (bare: us). 0 or -1 (said why). */
 static int parse_ldist(char *arg, struct rec_opts *o)
 {
-	char *comma = strchr(arg, ',');
-	unsigned long long lo, hi;
+	unsigned int lo, hi;
+	double a, b;
+	char err[160];
 
-	if (!comma) {
-		fprintf(stderr, "wult record: --ldist wants MIN,MAX in "
-			"microseconds, got '%s'\n", arg);
+	if (wult_time_range_parse(arg, WULT_TIME_BARE_US, WULT_TIME_ZERO, &a, &b, err,
+				  sizeof(err)) ||
+	    parse_us("MAX", b, WULT_LDIST_LIMIT_US, &hi, err, sizeof(err)) ||
+	    parse_us("MIN", a, WULT_LDIST_LIMIT_US, &lo, err, sizeof(err))) {
+		fprintf(stderr, "wult record: bad --ldist '%s': %s\n", arg, err);
 		return -1;
 	}
-	*comma = '\0';
-	if (parse_uint(arg, WULT_LDIST_LIMIT_US, &lo) ||
-	    parse_uint(comma + 1, WULT_LDIST_LIMIT_US, &hi) || lo > hi || !hi) {
-		fprintf(stderr, "wult record: bad --ldist '%s,%s': want "
-			"0 <= MIN <= MAX <= %u microseconds, MAX > 0\n",
-			arg, comma + 1, WULT_LDIST_LIMIT_US);
+	if (!hi) {
+		fprintf(stderr, "wult record: bad --ldist '%s': MAX must be above 0\n", arg);
 		return -1;
 	}
-	*comma = ',';	/* the file's command line shows it whole */
 	o->ldist_min = lo;
 	o->ldist_max = hi;
 	return 0;
@@ -265,10 +287,42 @@ static int progress_env(struct rec_opts *o)
 	return -1;
 }
 
+/* -C: perf's CPU list syntax, checked here to say what is wrong. 0 or -1. */
+static int parse_cpus(const char *arg)
+{
+	static unsigned char set[REC_MAX_CPUS];
+	char err[160];
+
+	if (wult_cpulist_parse(arg, set, REC_MAX_CPUS, err, sizeof(err)) < 0) {
+		fprintf(stderr, "wult record: bad --cpus: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* --capture[=T]: a window (bare: ms, its old unit), whole ms. 0 or -1. */
+static int parse_capture(const char *arg, struct rec_opts *o)
+{
+	double ns;
+
+	o->capture_ms = CAPTURE_DEF_MS;
+	if (!arg)
+		return 0;
+	if (wult_time_parse(arg, 1e6, 0, &ns, NULL, 0) || ns > CAPTURE_MAX_MS * 1e6 ||
+	    ns != (double)(unsigned long long)(ns / 1e6) * 1e6) {
+		fprintf(stderr, "wult record: bad --capture '%s': a window of 1-%u ms, "
+			"whole ms (a number without a unit: ms)\n", arg, CAPTURE_MAX_MS);
+		return -1;
+	}
+	o->capture_ms = (unsigned int)(ns / 1e6);
+	return 0;
+}
+
 /* The options with a value. 0 or -1 (said why). */
 static int parse_valued(int c, char *arg, struct rec_opts *o)
 {
 	unsigned long long v;
+	char err[160];
 
 	switch (c) {
 	case 'l':
@@ -290,9 +344,9 @@ static int parse_valued(int c, char *arg, struct rec_opts *o)
 		o->count = v;
 		return 0;
 	case 't':
-		if (parse_time(arg, &o->time_limit)) {
-			fprintf(stderr, "wult record: bad --time-limit '%s' "
-				"(e.g. 10, 10s, 2m)\n", arg);
+		if (parse_time(arg, &o->time_limit, err, sizeof(err))) {
+			fprintf(stderr, "wult record: bad --time-limit '%s': %s (e.g. 10, 10s, "
+				"2m)\n", arg, err);
 			return -1;
 		}
 		return 0;
@@ -303,7 +357,7 @@ static int parse_valued(int c, char *arg, struct rec_opts *o)
 		}
 		o->user_ev[o->nr_user_ev++] = arg;
 		return 0;
-	default:	/* 'm' */
+	default:	/* --mmap-pages, -m */
 		if (parse_uint(arg, 1 << 20, &v) || !v || (v & (v - 1))) {
 			fprintf(stderr, "wult record: --mmap-pages must be a "
 				"power of 2, got '%s'\n", arg);
@@ -317,7 +371,8 @@ static int parse_valued(int c, char *arg, struct rec_opts *o)
 int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option lopts[] = {
-		{ "cpu", required_argument, NULL, 'C' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "cpu", required_argument, NULL, 'C' },	/* the old name */
 		{ "ldist", required_argument, NULL, 'l' },
 		{ "method", required_argument, NULL, OPT_METHOD },
 		{ "launcher", required_argument, NULL, OPT_LAUNCHER },
@@ -329,7 +384,7 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 		{ "no-branches", no_argument, NULL, OPT_NO_BRANCHES },
 		{ "wake-task", no_argument, NULL, OPT_WAKE_TASK },
 		{ "output", required_argument, NULL, 'o' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "mmap-pages", required_argument, NULL, OPT_MMAP },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "states", required_argument, NULL, OPT_STATES },
 		{ "deepest-state", required_argument, NULL, OPT_DEEPEST },
@@ -339,7 +394,6 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -352,10 +406,16 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 	while ((c = getopt_long(argc, argv, "C:l:c:t:e:o:m:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
+			if (parse_cpus(optarg))
+				return -1;
 			o->cpus = optarg;
 			break;
 		case 'l': case OPT_METHOD: case OPT_LAUNCHER: case 'c': case 't': case 'e':
-		case 'm':
+		case 'm': case OPT_MMAP:
+			if (c == 'm')
+				fprintf(stderr, "wult record: -m is --mmap-pages here (perf record's "
+					"letter, kept for scripts); in wult, -m means metrics: spell "
+					"it --mmap-pages\n");
 			if (parse_valued(c, optarg, o))
 				return -1;
 			break;
@@ -390,14 +450,11 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 			o->stop_on = optarg;
 			break;
 		case OPT_CAPTURE:
-			o->capture_ms = CAPTURE_DEF_MS;
-			if (optarg && (parse_uint(optarg, CAPTURE_MAX_MS, &v) || !v)) {
-				fprintf(stderr, "wult record: bad --capture '%s': a window of "
-					"1-%u ms\n", optarg, CAPTURE_MAX_MS);
+			/* --capture T as --capture=T: wult record takes no operand. */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			if (parse_capture(optarg, o))
 				return -1;
-			}
-			if (optarg)
-				o->capture_ms = v;
 			break;
 		case 'h':
 			usage(stdout);
