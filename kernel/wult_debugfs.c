@@ -19,6 +19,8 @@
  * probe is registered exactly while this is not 0.
  * /sys/kernel/debug/wult/measure: measuring without perf (wult_measure.c).
  * /sys/kernel/debug/wult/refusals: why events were refused (wult_refusal.c).
+ * /sys/kernel/debug/wult/fail_arms: fault injection, root only: write N and
+ * the next N arms fail (counted arm_failed, retried: wult_engine.h).
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -91,6 +93,8 @@ void wult_debugfs_init(void)
 	debugfs_create_file("source", 0444, wult_dir, NULL, &source_fops);
 	debugfs_create_file("events", 0444, wult_dir, NULL, &events_fops);
 	debugfs_create_file("lbr", 0444, wult_dir, NULL, &lbr_fops);
+	debugfs_create_atomic_t("fail_arms", 0600, wult_dir,
+				&wult_engine_fail_arms);
 	wult_measure_init(wult_dir);
 	wult_hist_debugfs_init(wult_dir);
 	wult_refusal_debugfs_init(wult_dir);

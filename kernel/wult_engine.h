@@ -6,6 +6,7 @@
 #ifndef _WULT_ENGINE_H
 #define _WULT_ENGINE_H
 
+#include <linux/atomic.h>
 #include <linux/trace_events.h>
 #include <linux/types.h>
 
@@ -64,6 +65,13 @@ static inline void wult_stats_inc(u64 *counter)
 {
 	WRITE_ONCE(*counter, *counter + 1);
 }
+
+/*
+ * Fault injection, debugfs "fail_arms": the next this many arms, of any
+ * CPU, fail as a source's refusal does (counted arm_failed, retried at the
+ * CPU's next idle exit), so that tests can show the retry.
+ */
+extern atomic_t wult_engine_fail_arms;
 
 /**
  * wult_engine_init() - find the CPU's counters and seed the LDist picks
