@@ -397,6 +397,13 @@ static int wult_check_terms(struct perf_event *event, const struct wult_event_ki
 						 "ldist_max %llu us is above the limit, %d us",
 						 div_u64(hi, NSEC_PER_USEC),
 						 WULT_LDIST_LIMIT_US);
+		/* Every LDist would be clamped above the range. */
+		if (hi < wult_ev_source(event)->min_ldist)
+			return wult_refuse_quiet(-EINVAL,
+						 "ldist_max %llu us is below the %s source's shortest launch distance, %llu ns",
+						 div_u64(hi, NSEC_PER_USEC),
+						 wult_ev_source(event)->name,
+						 wult_ev_source(event)->min_ldist);
 		if (wult_check_floor(event->cpu, hi))
 			return -EINVAL;
 	}
@@ -686,24 +693,49 @@ static void wult_event_read(struct perf_event *event)
 }
 
 /*
- * Hands one datapoint, or its branch context for a branches event, to
- * @event if the datapoint's LDist is in the event's range.
+ * Does @event take this datapoint: in its LDist range and its band or
+ * state, and for a branches event with a branch context?
  */
-static unsigned int wult_pmu_deliver_one(struct perf_event *event,
-					 struct wult_rec *rec,
-					 struct wult_br_rec *brrec,
-					 struct pt_regs *regs)
+static bool wult_ev_takes(const struct perf_event *event,
+			  const struct wult_rec *rec,
+			  const struct wult_br_rec *brrec)
 {
-	bool branches = wult_ev_is(event, WULT_KF_BRANCHES);
+	if (rec->dp.ldist < wult_ev_lo(event) || rec->dp.ldist > wult_ev_hi(event))
+		return false;
+	if (wult_ev_is(event, WULT_KF_BRANCHES) && !brrec)
+		return false;
+	return wult_ev_match(event, &rec->dp);
+}
+
+/*
+ * A counting event's datapoint, added as perf_tp_event() adds it
+ * (perf_swevent_event() after perf_tp_event_match(): not while stopped;
+ * exclude_kernel is refused at event_init, and a PMU's event has no
+ * tracepoint filter), without the sample's setup that a count does not
+ * use: the recursion context, the caller's registers and the record's
+ * trace_entry (Documentation/bench.md, one wake counting).
+ */
+static void wult_pmu_count(struct perf_event *event, const struct wult_rec *rec)
+{
+	if (event->hw.state & PERF_HES_STOPPED)
+		return;
+	local64_add(wult_ev_is(event, WULT_KF_BRANCHES) ? 1 :
+		    wult_ev_count(event, &rec->dp), &event->count);
+}
+
+/*
+ * A sampling event's datapoint, or its branch context for a branches
+ * event: perf_tp_event() writes the sample (modules cannot call
+ * perf_event_overflow()).
+ */
+static unsigned int wult_pmu_sample(struct perf_event *event,
+				    struct wult_rec *rec,
+				    struct wult_br_rec *brrec,
+				    struct pt_regs *regs)
+{
 	struct hlist_head *head = this_cpu_ptr(&wult_pmu_tp_head);
 	int rctx;
 
-	if (rec->dp.ldist < wult_ev_lo(event) || rec->dp.ldist > wult_ev_hi(event))
-		return 0;
-	if (!wult_ev_match(event, &rec->dp))
-		return 0;
-	if (branches && !brrec)
-		return 0;
 	rctx = perf_swevent_get_recursion_context();
 	if (rctx < 0)
 		return 1;
@@ -713,7 +745,7 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 	 * uses its head, so the node can go as soon as the call returns.
 	 */
 	hlist_add_head(&event->hlist_entry, head);
-	if (branches)
+	if (wult_ev_is(event, WULT_KF_BRANCHES))
 		perf_tp_event(wult_br_type, 1, brrec, sizeof(*brrec), regs,
 			      head, rctx, NULL);
 	else
@@ -723,48 +755,62 @@ static unsigned int wult_pmu_deliver_one(struct perf_event *event,
 	return 0;
 }
 
-/* Delivers to the events of @events that sample (or only count) and match. */
-static unsigned int wult_pmu_deliver_set(struct list_head *events,
-					 bool sampling, bool branches,
-					 struct wult_rec *rec,
-					 struct wult_br_rec *brrec,
-					 struct pt_regs *regs)
+/* Samples @rec (@branches: its branch context) to the events that take it. */
+static unsigned int wult_pmu_sample_set(struct list_head *events,
+					bool branches, struct wult_rec *rec,
+					struct wult_br_rec *brrec,
+					struct pt_regs *regs)
 {
 	struct perf_event *event;
 	unsigned int failed = 0;
-	bool br;
 
-	list_for_each_entry(event, events, active_entry) {
-		br = wult_ev_is(event, WULT_KF_BRANCHES);
-		if (is_sampling_event(event) == sampling && br == branches)
-			failed += wult_pmu_deliver_one(event, rec, brrec, regs);
-	}
+	list_for_each_entry(event, events, active_entry)
+		if (is_sampling_event(event) &&
+		    wult_ev_is(event, WULT_KF_BRANCHES) == branches &&
+		    wult_ev_takes(event, rec, brrec))
+			failed += wult_pmu_sample(event, rec, brrec, regs);
 	return failed;
 }
 
 /*
+ * The caller's registers of a sample, per CPU: perf_fetch_caller_regs()
+ * sets ip, sp, cs and flags, and the rest stays zero from here on (no
+ * stack garbage in --intr-regs) without clearing 168 bytes per datapoint.
+ * Only the measured CPU's engine writes them, IRQs off.
+ */
+static DEFINE_PER_CPU(struct pt_regs, wult_pmu_regs);
+
+/*
  * The engine's delivery callback (wult_engine_set_deliver()), IRQs off on
  * the measured CPU: @rec, and @brrec (its branch context, may be NULL) to
- * branches events, to every active event of this CPU whose LDist range
- * holds it. Returns the number of failed deliveries.
+ * branches events, to every active event of this CPU that takes it.
+ * Returns the number of failed deliveries.
  */
 static unsigned int wult_pmu_deliver(struct wult_rec *rec,
 				     struct wult_br_rec *brrec)
 {
 	struct list_head *events = this_cpu_ptr(&wult_pmu_events);
+	struct pt_regs *regs = this_cpu_ptr(&wult_pmu_regs);
+	struct perf_event *event;
 	unsigned int failed = 0;
-	struct pt_regs regs = {};	/* no stack garbage in --intr-regs */
+	bool sampling = false;
 
-	perf_fetch_caller_regs(&regs);
 	/*
 	 * Counting events first: a sample's group read (e.g. a latency sum
 	 * in a group led by a sampling event) then includes this datapoint.
-	 * Branch contexts before datapoints, as on the tracepoints.
 	 */
-	failed += wult_pmu_deliver_set(events, false, true, rec, brrec, &regs);
-	failed += wult_pmu_deliver_set(events, false, false, rec, brrec, &regs);
-	failed += wult_pmu_deliver_set(events, true, true, rec, brrec, &regs);
-	failed += wult_pmu_deliver_set(events, true, false, rec, brrec, &regs);
+	list_for_each_entry(event, events, active_entry) {
+		if (is_sampling_event(event))
+			sampling = true;
+		else if (wult_ev_takes(event, rec, brrec))
+			wult_pmu_count(event, rec);
+	}
+	if (!sampling)
+		return 0;
+	perf_fetch_caller_regs(regs);
+	/* Branch contexts before datapoints, as on the tracepoints. */
+	failed += wult_pmu_sample_set(events, true, rec, brrec, regs);
+	failed += wult_pmu_sample_set(events, false, rec, brrec, regs);
 	return failed;
 }
 
