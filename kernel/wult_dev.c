@@ -16,17 +16,29 @@
  *
  * Claiming. The event names the device with its device term (config2:
  * domain << 16 | bus << 8 | devfn). The first event claims it through the
- * driver core: if a network interface of the device is up it is refused
- * (EBUSY: the device is in use); otherwise its driver_override is set to
- * "wult_nic", its driver (8139cp, igb) unbound and our own pci_driver,
- * which matches nothing else, bound. Its interrupt (MSI where the type can
- * use it, else the legacy line) is requested exclusively, IRQF_NO_THREAD
- * (on PREEMPT_RT a threaded handler would make TIntr a thread's wake-up),
- * and its affinity set to the measured CPU; two interrupts are then taken,
- * unmeasured, to move it there (an IO-APIC route changes at the next
- * interrupt). The last event's destruction gives it back: ours
- * unbound, the override cleared, the driver core asked to attach it again,
- * which binds the driver it had. One device and one CPU at a time.
+ * driver core, refused (EBUSY, with the reason) while a network interface
+ * of it is up or lives in another network namespace (someone uses it), or
+ * while a driver other than the type's own (8139cp, igb: the drivers wult
+ * may take it from and give it back to) has it: vfio-pci, say, whose
+ * unbind waits for its users to close their file. Otherwise its
+ * driver_override is set to "wult_nic", its driver unbound and our own
+ * pci_driver, which matches nothing else, bound. Everything that touches
+ * the device happens in that driver's probe and remove, under the device
+ * lock, so that a PCI removal is serialized with the claim: the probe
+ * maps it, requests its interrupt (MSI where the type can use it, else
+ * the legacy line) exclusively, IRQF_NO_THREAD (on PREEMPT_RT a threaded
+ * handler would make TIntr a thread's wake-up), sets its affinity to the
+ * measured CPU and takes two timer interrupts, unmeasured, which move the
+ * route there (an IO-APIC route changes at the next interrupt) and check
+ * that the timer fires at all (EIO if not). The remove stops the measured
+ * CPU's source before the registers are unmapped, whoever removes it.
+ * After the last event's destruction the claim is kept for a grace period
+ * (WULT_NIC_GRACE_MS): a recording opens its events several times, and
+ * each give-back re-probes the NIC's own driver (a link renegotiation for
+ * igb). Then the device is given back: ours unbound, the override
+ * cleared, the driver core asked to attach it again, which binds the
+ * driver it had. One device and one CPU at a time. A claim refuses system
+ * suspend (EBUSY); a claim in its grace period is given back first.
  *
  * The governor cannot see the device's timer: a shadow hrtimer, pinned
  * and hard, is armed at LTime + a margin (LDist / 8 + 5 us), so that the
@@ -43,6 +55,16 @@
  * wake puts the shadow back at the margin for the governor's next choice;
  * the device's handler cancels it.
  *
+ * A device event that does not come (lost on its way, a late arm, a
+ * clock that stopped) is ended by the shadow's expiry, at the margin or
+ * the guard: the device is disarmed and the engine told
+ * (wult_engine_lost()), so it costs one datapoint and the CPU measures
+ * on; without that a lost hold-off armed nothing again, and a datapoint
+ * whose shadow expired while the CPU was busy waited for the next wake of
+ * any kind (a device event comes again, on rtl8139, a counter period,
+ * 129 s, later). wult/nic in debugfs counts them and can drop device
+ * events on purpose (drop: the next N arms are not written).
+ *
  * A device interrupt handled before its event's time is the previous
  * event's (wult_rule_dev_intr_ours()): the engine dropped that datapoint
  * at its idle exit and armed the next while the interrupt was pending.
@@ -56,7 +78,9 @@
  * on another CPU is counted as moved and a work item sets the route back,
  * so that the measured CPU's later events wake it again.
  */
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
@@ -66,7 +90,9 @@
 #include <linux/pci.h>
 #include <linux/percpu.h>
 #include <linux/rtnetlink.h>
-#include <linux/spinlock.h>
+#include <linux/seq_file.h>
+#include <linux/smp.h>
+#include <linux/suspend.h>
 #include <linux/workqueue.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
@@ -91,6 +117,13 @@
  * counter period). Several MMIO accesses on real hardware.
  */
 #define WULT_NIC_MIN_NS		2000
+/*
+ * The engine's floor for nic's LDist (struct wult_source's min_ldist),
+ * above WULT_NIC_MIN_NS by more than a tick of the slowest device clock
+ * (rtl8139's, 30 ns) and the ticks' rounding, so that min_ticks never
+ * clamps an arm: the LDist recorded is the one armed.
+ */
+#define WULT_NIC_MIN_LDIST	(WULT_NIC_MIN_NS + 100)
 /* Cross-timestamp reads: retried while wider than twice the narrowest. */
 #define WULT_NIC_XTS_TRIES	3
 /*
@@ -100,6 +133,13 @@
  * pending when it expires.
  */
 #define WULT_NIC_GUARD_NS	(20 * NSEC_PER_MSEC)
+/* The claim's self-test: each timer interrupt may take this long (us). */
+#define WULT_NIC_SETTLE_US	10000
+/*
+ * How long the claim outlives its last event (ms): longer than the gaps
+ * between a recording's opens, short beside a user's wait for the NIC.
+ */
+#define WULT_NIC_GRACE_MS	2000
 
 static const struct wult_dev_type *const wult_dev_types[] = {
 	&wult_rtl8139_type,
@@ -110,13 +150,18 @@ struct wult_nic {
 	/* Claim state: process context, under wult_nic_lock. */
 	unsigned int users;
 	u64 devterm;
-	int cpu;
-	struct pci_dev *pdev;
+	struct pci_dev *pdev;	/* claimed (users may be 0: the grace) */
 	struct pci_dev *probing;	/* the device our probe accepts */
+	bool releasing;		/* our own give-back unbinds it */
+	struct delayed_work grace;	/* gives an unused claim back */
+	/* Set by the probe, under the device lock; read-only while claimed. */
+	int cpu;
 	const struct wult_dev_type *type;
-	void __iomem *regs;
+	void __iomem *regs;	/* NULL on the measured CPU once removed */
 	int irq;
 	bool irq_on;
+	bool gone;		/* removed from under the claim */
+	int probe_err;		/* the probe's refusal, its reason given */
 	/* Hot state: the measured CPU with IRQs off, or the handler. */
 	bool armed;
 	u64 last;		/* extended device clock of the last read */
@@ -136,6 +181,9 @@ struct wult_nic {
 	u64 stray;		/* ... of which not for an armed event here */
 	u64 stale;		/* ... of those, an earlier event's */
 	u64 moved;		/* ... armed here, handled on another CPU */
+	u64 lost;		/* events the shadow ended, never fired */
+	u64 dropped;		/* arms not written: the drop knob */
+	u32 drop;		/* debugfs: arms still to drop */
 	struct work_struct reroute;	/* sets the route back to the CPU */
 };
 
@@ -143,6 +191,7 @@ static struct wult_nic wult_nic;
 static DEFINE_MUTEX(wult_nic_lock);
 static DEFINE_PER_CPU(struct hrtimer, wult_nic_shadow);
 static bool wult_nic_registered;
+static bool wult_nic_pm_on;
 
 /* One cross-timestamp: the narrowest of a few reads. */
 static void wult_nic_xts(struct wult_nic *n, struct wult_xts *x)
@@ -187,6 +236,20 @@ static void wult_nic_track(struct wult_nic *n, const struct wult_xts *x)
 		n->ref = *x;
 }
 
+/*
+ * Fault injection (debugfs wult/nic_drop): the arm just written is taken
+ * back, and its event never comes. Any arm: the claim's self-test, a
+ * datapoint's, a hold-off's.
+ */
+static void wult_nic_drop_arm(struct wult_nic *n)
+{
+	if (likely(!READ_ONCE(n->drop)))
+		return;
+	WRITE_ONCE(n->drop, n->drop - 1);
+	n->dropped++;
+	n->type->disarm(n->regs);
+}
+
 /* The armed event's interrupt, stamped @tsc: to the engine. */
 static void wult_nic_fired(struct wult_nic *n, u64 tsc)
 {
@@ -209,12 +272,13 @@ static void wult_nic_rearm(struct wult_nic *n)
 		wult_nic_fired(n, rdtsc_ordered());
 }
 
+/* Freed before the registers go (wult_nic_remove()): n->regs is mapped. */
 static notrace irqreturn_t wult_nic_irq(int irq, void *data)
 {
 	u64 tsc = rdtsc_ordered();
 	struct wult_nic *n = data;
 
-	if (!n->type->ack(n->regs))
+	if (!n->regs || !n->type->ack(n->regs))
 		return IRQ_NONE;
 	n->fired++;
 	if (!n->armed || n->cpu != smp_processor_id()) {
@@ -250,65 +314,207 @@ static void wult_nic_reroute(struct work_struct *work)
 				    pci_name(n->pdev), n->cpu, ret);
 }
 
-/* The shadow shows the governor the expiry, then ends a lost event's sleep. */
+/*
+ * The shadow shows the governor the expiry; expiring with the device's
+ * event still armed, at the margin or at the guard, it saw that event
+ * lost: the datapoint ends here and the next is armed.
+ */
 static enum hrtimer_restart wult_nic_shadow_fn(struct hrtimer *t)
 {
+	struct wult_nic *n = &wult_nic;
+
+	if (!n->armed || !n->regs || n->cpu != smp_processor_id())
+		return HRTIMER_NORESTART;
+	n->armed = false;
+	n->lost++;
+	n->type->disarm(n->regs);
+	wult_engine_lost();
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * Two timer interrupts, not measured: they move the route to the CPU
+ * (an IO-APIC's at the next interrupt) and show that the device's timer
+ * fires at all: its clock counts, the interrupt reaches a CPU.
+ */
+static int wult_nic_settle(struct wult_nic *n)
+{
+	unsigned long flags;
+	struct wult_xts x;
+	u64 fired, start;
+	int i, us;
+
+	for (i = 0; i < 2; i++) {
+		fired = READ_ONCE(n->fired);
+		local_irq_save(flags);
+		wult_nic_xts(n, &x);
+		n->type->arm(n->regs, x.dev + 4 * n->min_ticks);
+		wult_nic_drop_arm(n);
+		local_irq_restore(flags);
+		start = x.dev;
+		for (us = 0; us < WULT_NIC_SETTLE_US && READ_ONCE(n->fired) == fired;
+		     us += 200)
+			usleep_range(200, 400);
+		if (READ_ONCE(n->fired) != fired)
+			continue;
+		n->type->disarm(n->regs);
+		local_irq_save(flags);
+		wult_nic_xts(n, &x);
+		local_irq_restore(flags);
+		if (x.dev == start)
+			return wult_refuse(-EIO, "nic: %s: its clock does not count",
+					   pci_name(n->pdev));
+		return wult_refuse(-EIO,
+				   "nic: %s: its timer interrupt did not come within %d ms of its time",
+				   pci_name(n->pdev), WULT_NIC_SETTLE_US / 1000);
+	}
+	return 0;
+}
+
+/*
+ * Our probe, under the device lock: everything that touches the device,
+ * so that a removal (the remove below) cannot run beside it. Its errors
+ * are the claim's (device_attach() only says "not bound"), each with its
+ * reason.
+ */
 static int wult_nic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct wult_nic *n = &wult_nic;
+	const char *name = pci_name(pdev);
 	int ret;
 
 	/* Bound by hand (driver_override) to another device: not ours. */
 	if (pdev != n->probing)
 		return -ENODEV;
 	ret = pci_enable_device(pdev);
-	if (ret)
+	if (ret) {
+		n->probe_err = wult_refuse(ret, "nic: %s: cannot enable it (%d)",
+					   name, ret);
 		return ret;
+	}
 	n->regs = pci_iomap(pdev, n->type->bar, n->type->bar_len);
 	if (!n->regs) {
-		ret = -ENOMEM;
+		ret = wult_refuse(-ENOMEM, "nic: %s: cannot map BAR %d", name,
+				  n->type->bar);
 		goto err_disable;
 	}
 	/* MSI where the type can use it: an MSI is a write the device masters. */
 	ret = pci_alloc_irq_vectors(pdev, 1, 1, n->type->irq_types);
-	if (ret < 0)
+	if (ret < 0) {
+		ret = wult_refuse(ret, "nic: %s: no interrupt vector for it (%d)",
+				  name, ret);
 		goto err_unmap;
+	}
 	n->irq = pci_irq_vector(pdev, 0);
 	if (pdev->msi_enabled)
 		pci_set_master(pdev);
 	ret = n->type->setup(n->regs);
+	if (ret) {
+		ret = wult_refuse(ret, "nic: %s: its setup failed (%d)", name, ret);
+		goto err_vectors;
+	}
+	ret = request_irq(n->irq, wult_nic_irq, IRQF_NO_THREAD | IRQF_NOBALANCING,
+			  WULT_NIC_DRV, n);
+	if (ret) {
+		ret = wult_refuse(ret, "nic: %s: its interrupt %d is shared or taken (%d)",
+				  name, n->irq, ret);
+		goto err_teardown;
+	}
+	n->irq_on = true;
+	ret = irq_set_affinity(n->irq, cpumask_of(n->cpu));
+	if (ret) {
+		ret = wult_refuse(ret, "nic: %s: its interrupt cannot be sent to CPU%d (%d)",
+				  name, n->cpu, ret);
+		goto err_irq;
+	}
+	n->armed = false;
+	n->last = 0;
+	n->read_min = U64_MAX;
+	n->span = 0;
+	n->rate = wult_xts_nominal(tsc_khz, n->type->clock_hz);
+	n->min_ticks = div_u64(WULT_NIC_MIN_NS * n->type->clock_hz, NSEC_PER_SEC) + 1;
+	n->gone = false;
+	wult_nic_xts(n, &n->ref);
+	ret = wult_nic_settle(n);
 	if (!ret)
 		return 0;
+err_irq:
+	WRITE_ONCE(n->irq_on, false);
+	free_irq(n->irq, n);
+	cancel_work_sync(&n->reroute);
+err_teardown:
+	n->type->teardown(n->regs);
+err_vectors:
+	pci_clear_master(pdev);
 	pci_free_irq_vectors(pdev);
 err_unmap:
 	pci_iounmap(pdev, n->regs);
 	n->regs = NULL;
 err_disable:
 	pci_disable_device(pdev);
+	n->probe_err = ret;
 	return ret;
 }
 
+/*
+ * On the measured CPU, IRQs off, between its arms: the source lets go of
+ * the registers. An armed event ends there (wult_engine_lost()); the next
+ * arms fail (-ENODEV, counted arm_failed) until the events are closed.
+ */
+static void wult_nic_detach(void *data)
+{
+	struct wult_nic *n = data;
+	void __iomem *regs = n->regs;
+	bool armed = n->armed;
+
+	n->regs = NULL;
+	n->armed = false;
+	if (!armed)
+		return;
+	n->type->disarm(regs);
+	hrtimer_try_to_cancel(this_cpu_ptr(&wult_nic_shadow));
+	wult_engine_lost();
+}
+
+/*
+ * Our own give-back, or the device's removal from under the claim (a
+ * write to its sysfs remove file, a hot unplug): either way under the
+ * device lock, not wult_nic_lock, which the claim holds around the driver
+ * core's calls. The handler is freed first (free_irq() waits for one that
+ * runs), the measured CPU lets go of the registers next, and only then
+ * are they unmapped: nothing reaches an unmapped BAR.
+ */
 static void wult_nic_remove(struct pci_dev *pdev)
 {
 	struct wult_nic *n = &wult_nic;
+	void __iomem *regs = n->regs;
 
-	if (!n->regs)
+	if (!regs)
 		return;
-	n->type->teardown(n->regs);
+	WRITE_ONCE(n->irq_on, false);
+	free_irq(n->irq, n);
+	cancel_work_sync(&n->reroute);
+	cpus_read_lock();
+	if (!cpu_online(n->cpu) ||
+	    smp_call_function_single(n->cpu, wult_nic_detach, n, 1))
+		n->regs = NULL;	/* no CPU measures with it */
+	cpus_read_unlock();
+	n->type->teardown(regs);
 	pci_clear_master(pdev);
 	pci_free_irq_vectors(pdev);
-	pci_iounmap(pdev, n->regs);
-	n->regs = NULL;
+	pci_iounmap(pdev, regs);
 	pci_disable_device(pdev);
+	if (!READ_ONCE(n->releasing)) {
+		WRITE_ONCE(n->gone, true);
+		pr_warn("wult: nic: %s was removed while claimed: CPU%d gets no more datapoints until its events are closed\n",
+			pci_name(pdev), n->cpu);
+	}
 }
 
 /*
  * Matches nothing by id: only a device whose driver_override names it. No
- * bind/unbind files: an unbind from user space while a CPU measures would
- * unmap the registers under the engine's arm and the handler.
+ * bind/unbind files: a bind by hand would probe a device nobody claimed.
+ * Probed synchronously: the claim reads what the probe left.
  */
 static struct pci_driver wult_nic_driver = {
 	.name		= WULT_NIC_DRV,
@@ -316,6 +522,7 @@ static struct pci_driver wult_nic_driver = {
 	.remove		= wult_nic_remove,
 	.driver		= {
 		.suppress_bind_attrs = true,
+		.probe_type = PROBE_FORCE_SYNCHRONOUS,
 	},
 };
 
@@ -329,23 +536,61 @@ static const struct wult_dev_type *wult_nic_type(struct pci_dev *pdev)
 	return NULL;
 }
 
-/* Is a network interface of @pdev up? Then someone is using it. */
-static const char *wult_nic_busy(struct pci_dev *pdev)
+struct wult_nic_ifs {
+	const char *why;
+	char name[IFNAMSIZ];
+};
+
+/* A network interface of the device, in any namespace: is it used? */
+static int wult_nic_if_used(struct device *dev, void *data)
 {
-	static char name[IFNAMSIZ];
+	struct wult_nic_ifs *ifs = data;
 	struct net_device *nd;
-	bool busy = false;
+
+	if (!dev->class || strcmp(dev->class->name, "net"))
+		return 0;
+	nd = to_net_dev(dev);
+	if (nd->flags & IFF_UP)
+		ifs->why = "is up (bring it down first)";
+	else if (!net_eq(dev_net(nd), &init_net))
+		ifs->why = "is in another network namespace";
+	else
+		return 0;
+	strscpy(ifs->name, nd->name, sizeof(ifs->name));
+	return 1;
+}
+
+/*
+ * Someone uses @pdev: an interface of it is up or was moved into a
+ * container's namespace, or a driver wult must not take it from (not the
+ * type's own) has it. EBUSY with the reason, or 0.
+ */
+static int wult_nic_in_use(struct pci_dev *pdev, const struct wult_dev_type *type)
+{
+	struct wult_nic_ifs ifs = { };
+	const char *const *d;
+	const char *drv;
+	int used;
 
 	rtnl_lock();
-	for_each_netdev(&init_net, nd) {
-		if (nd->dev.parent == &pdev->dev && (nd->flags & IFF_UP)) {
-			strscpy(name, nd->name, sizeof(name));
-			busy = true;
-			break;
-		}
-	}
+	used = device_for_each_child(&pdev->dev, &ifs, wult_nic_if_used);
 	rtnl_unlock();
-	return busy ? name : NULL;
+	if (used)
+		return wult_refuse(-EBUSY, "nic: %s is in use: its interface %s %s",
+				   pci_name(pdev), ifs.name, ifs.why);
+	/* Never wait under wult_nic_lock for a driver busy with it. */
+	if (!device_trylock(&pdev->dev))
+		return wult_refuse(-EBUSY, "nic: %s is busy (its driver core lock is held)",
+				   pci_name(pdev));
+	drv = pdev->dev.driver ? pdev->dev.driver->name : NULL;
+	for (d = type->drivers; drv && *d && strcmp(*d, drv); d++)
+		;
+	device_unlock(&pdev->dev);
+	if (drv && !*d)
+		return wult_refuse(-EBUSY,
+				   "nic: %s is bound to %s, which wult does not take devices from (only from %s; unbind it first)",
+				   pci_name(pdev), drv, type->drivers[0]);
+	return 0;
 }
 
 /* Give the device back to the driver core, which rebinds its driver. */
@@ -353,9 +598,13 @@ static void wult_nic_give_back(struct wult_nic *n)
 {
 	struct pci_dev *pdev = n->pdev;
 
+	WRITE_ONCE(n->releasing, true);
 	device_release_driver(&pdev->dev);
+	WRITE_ONCE(n->releasing, false);
 	wult_pci_set_override(pdev, "");
-	if (device_attach(&pdev->dev) > 0 && pdev->dev.driver)
+	if (READ_ONCE(n->gone))
+		pr_info("wult: nic: %s released (it was removed)\n", pci_name(pdev));
+	else if (device_attach(&pdev->dev) > 0 && pdev->dev.driver)
 		pr_info("wult: nic: %s given back to %s\n", pci_name(pdev),
 			pdev->dev.driver->name);
 	else
@@ -364,114 +613,69 @@ static void wult_nic_give_back(struct wult_nic *n)
 	n->probing = NULL;
 	pci_dev_put(pdev);
 	n->pdev = NULL;
-}
-
-/* Take one timer interrupt, not measured: it moves the route to the CPU. */
-static void wult_nic_settle(struct wult_nic *n)
-{
-	unsigned long flags;
-	struct wult_xts x;
-	u64 fired = READ_ONCE(n->fired);
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		local_irq_save(flags);
-		wult_nic_xts(n, &x);
-		n->type->arm(n->regs, x.dev + 4 * n->min_ticks);
-		local_irq_restore(flags);
-		usleep_range(200, 400);
-	}
-	if (READ_ONCE(n->fired) == fired)
-		pr_info("wult: nic: %s: no timer interrupt came in\n",
-			pci_name(n->pdev));
+	n->gone = false;
 }
 
 static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
 {
 	unsigned int domain = dev >> 16, bus = (dev >> 8) & 0xff, devfn = dev & 0xff;
+	const struct wult_dev_type *type;
 	struct pci_dev *pdev;
-	const char *busy;
 	int ret;
 
 	pdev = pci_get_domain_bus_and_slot(domain, bus, devfn);
 	if (!pdev)
 		return wult_refuse(-ENODEV, "nic: no PCI device %04x:%02x:%02x.%d",
 				   domain, bus, PCI_SLOT(devfn), PCI_FUNC(devfn));
-	n->type = wult_nic_type(pdev);
-	if (!n->type) {
+	type = wult_nic_type(pdev);
+	if (!type) {
 		ret = wult_refuse(-ENODEV,
 				  "nic: %s (%04x:%04x) is not a device wult knows (rtl8139, i210)",
 				  pci_name(pdev), pdev->vendor, pdev->device);
 		pci_dev_put(pdev);
 		return ret;
 	}
-	busy = wult_nic_busy(pdev);
-	if (busy) {
-		ret = wult_refuse(-EBUSY,
-				  "nic: %s is in use: its interface %s is up (bring it down first)",
-				  pci_name(pdev), busy);
-		pci_dev_put(pdev);
-		return ret;
+	ret = wult_nic_in_use(pdev, type);
+	if (!ret) {
+		ret = wult_pci_set_override(pdev, WULT_NIC_DRV);
+		if (ret)
+			ret = wult_refuse(ret, "nic: %s: cannot set its driver_override (%d)",
+					  pci_name(pdev), ret);
 	}
-	ret = wult_pci_set_override(pdev, WULT_NIC_DRV);
 	if (ret) {
 		pci_dev_put(pdev);
 		return ret;
 	}
+	n->type = type;
+	n->cpu = cpu;
 	n->pdev = pdev;
 	n->probing = pdev;
 	if (pdev->dev.driver)
 		pr_info("wult: nic: %s taken from %s\n", pci_name(pdev),
 			pdev->dev.driver->name);
 	device_release_driver(&pdev->dev);
-	if (device_attach(&pdev->dev) <= 0 || !n->regs) {
-		ret = wult_refuse(-EBUSY, "nic: %s: could not bind it to " WULT_NIC_DRV,
-				  pci_name(pdev));
+	n->probe_err = 0;
+	ret = device_attach(&pdev->dev);
+	if (ret <= 0 || !n->regs) {
+		/* Our probe's error, its reason given, or the driver core's. */
+		if (n->probe_err)
+			ret = n->probe_err;
+		else
+			ret = wult_refuse(ret < 0 ? ret : -ENODEV,
+					  "nic: %s: could not bind it to " WULT_NIC_DRV " (%d)",
+					  pci_name(pdev), ret);
 		wult_nic_give_back(n);
 		return ret;
 	}
-
-	n->armed = false;
-	n->cpu = cpu;
-	n->last = 0;
-	n->read_min = U64_MAX;
-	n->span = 0;
-	n->rate = wult_xts_nominal(tsc_khz, n->type->clock_hz);
-	n->min_ticks = div_u64(WULT_NIC_MIN_NS * n->type->clock_hz, NSEC_PER_SEC) + 1;
-	n->late = 0;
-	ret = request_irq(n->irq, wult_nic_irq, IRQF_NO_THREAD | IRQF_NOBALANCING,
-			  WULT_NIC_DRV, n);
-	if (ret) {
-		ret = wult_refuse(-EBUSY,
-				  "nic: %s: its interrupt %d is shared or taken (%d): refusing",
-				  pci_name(pdev), n->irq, ret);
-		wult_nic_give_back(n);
-		return ret;
-	}
-	n->irq_on = true;
-	ret = irq_set_affinity(n->irq, cpumask_of(cpu));
-	if (ret) {
-		ret = wult_refuse(ret, "nic: %s: its interrupt cannot be sent to CPU%d (%d)",
-				  pci_name(pdev), cpu, ret);
-		free_irq(n->irq, n);
-		n->irq_on = false;
-		wult_nic_give_back(n);
-		return ret;
-	}
-	wult_nic_xts(n, &n->ref);
-	wult_nic_settle(n);
 	n->devterm = dev;
 	return 0;
 }
 
 static void wult_nic_release(struct wult_nic *n)
 {
-	n->type->disarm(n->regs);
-	WRITE_ONCE(n->irq_on, false);
-	free_irq(n->irq, n);
-	cancel_work_sync(&n->reroute);
-	pr_info("wult: nic: %s: %llu timer interrupts since load, %llu not measured (2 per claim settle the route; %llu of an earlier event, after its drop; %llu handled off the measured CPU), %llu late arms\n",
-		pci_name(n->pdev), n->fired, n->stray, n->stale, n->moved, n->late);
+	pr_info("wult: nic: %s: %llu timer interrupts since load, %llu not measured (2 per claim settle the route; %llu of an earlier event, after its drop; %llu handled off the measured CPU), %llu late arms, %llu events lost (%llu dropped on purpose)\n",
+		pci_name(n->pdev), n->fired, n->stray, n->stale, n->moved,
+		n->late, n->lost, n->dropped);
 	wult_nic_give_back(n);
 }
 
@@ -487,12 +691,22 @@ static int wult_nic_get(int cpu, u64 dev)
 		return wult_refuse_quiet(-EINVAL, "nic: unknown config2 bits 0x%llx",
 					 dev & ~WULT_CFG2_DEVICE_MASK);
 	mutex_lock(&wult_nic_lock);
+	/* The work item, if it runs now, finds users and leaves the claim. */
+	cancel_delayed_work(&n->grace);
 	if (n->users && (n->devterm != dev || n->cpu != cpu)) {
 		ret = wult_refuse(-EBUSY,
 				  "nic: already measuring CPU%d with %s: one device, one CPU at a time",
 				  n->cpu, pci_name(n->pdev));
+	} else if (n->users && READ_ONCE(n->gone)) {
+		ret = wult_refuse(-ENODEV, "nic: %s was removed while claimed",
+				  pci_name(n->pdev));
 	} else if (!n->users) {
-		ret = wult_nic_claim(n, dev, cpu);
+		/* A claim in its grace for another device or CPU: given back. */
+		if (n->pdev && (READ_ONCE(n->gone) || n->devterm != dev ||
+				n->cpu != cpu))
+			wult_nic_release(n);
+		if (!n->pdev)
+			ret = wult_nic_claim(n, dev, cpu);
 	}
 	if (!ret)
 		n->users++;
@@ -500,15 +714,61 @@ static int wult_nic_get(int cpu, u64 dev)
 	return ret;
 }
 
+/* The last event was destroyed: the claim is kept WULT_NIC_GRACE_MS. */
 static void wult_nic_put(int cpu)
 {
 	struct wult_nic *n = &wult_nic;
 
 	mutex_lock(&wult_nic_lock);
-	if (!--n->users)
+	if (!--n->users) {
+		if (READ_ONCE(n->gone))
+			wult_nic_release(n);
+		else
+			mod_delayed_work(system_wq, &n->grace,
+					 msecs_to_jiffies(WULT_NIC_GRACE_MS));
+	}
+	mutex_unlock(&wult_nic_lock);
+}
+
+static void wult_nic_grace_end(struct work_struct *work)
+{
+	struct wult_nic *n = &wult_nic;
+
+	mutex_lock(&wult_nic_lock);
+	if (n->pdev && !n->users)
 		wult_nic_release(n);
 	mutex_unlock(&wult_nic_lock);
 }
+
+/*
+ * No suspend or hibernation while a CPU measures with the device: the
+ * device's state would be lost under an armed source and the measured
+ * CPU's datapoints with it. A claim in its grace is given back first, so
+ * that the NIC's own driver suspends it.
+ */
+static int wult_nic_pm(struct notifier_block *nb, unsigned long action,
+		       void *data)
+{
+	struct wult_nic *n = &wult_nic;
+	int ret = 0;
+
+	if (action != PM_SUSPEND_PREPARE && action != PM_HIBERNATION_PREPARE)
+		return NOTIFY_DONE;
+	mutex_lock(&wult_nic_lock);
+	if (n->users) {
+		pr_warn("wult: nic: %s is measuring CPU%d: suspend refused (EBUSY) until its events are closed\n",
+			pci_name(n->pdev), n->cpu);
+		ret = -EBUSY;
+	} else if (n->pdev) {
+		wult_nic_release(n);
+	}
+	mutex_unlock(&wult_nic_lock);
+	return notifier_from_errno(ret);
+}
+
+static struct notifier_block wult_nic_pm_nb = {
+	.notifier_call = wult_nic_pm,
+};
 
 static int wult_nic_usable(void)
 {
@@ -547,7 +807,13 @@ static int wult_nic_arm(u64 ldist, u64 *ltime)
 		n->late++;
 		wult_nic_xts(n, &x);
 		at = n->type->arm(n->regs, x.dev + ticks + 1);
+		/* Late again (an SMI, a vCPU preempted): the shadow ends it. */
+		n->last = wult_xts_extend(n->last, n->type->read_clock(n->regs),
+					  n->type->clock_bits);
+		if (n->last >= at)
+			n->late++;
 	}
+	wult_nic_drop_arm(n);
 	*ltime = wult_xts_to_tsc(&x, at, n->rate);
 	n->at = at;
 	n->ltime = *ltime;
@@ -614,25 +880,57 @@ static bool wult_nic_timebase(struct wult_dp *dp)
 	return true;
 }
 
+static int wult_nic_counters_show(struct seq_file *m, void *v)
+{
+	struct wult_nic *n = &wult_nic;
+
+	seq_printf(m, "fired %llu stray %llu stale %llu moved %llu late %llu lost %llu dropped %llu\n",
+		   READ_ONCE(n->fired), READ_ONCE(n->stray), READ_ONCE(n->stale),
+		   READ_ONCE(n->moved), READ_ONCE(n->late), READ_ONCE(n->lost),
+		   READ_ONCE(n->dropped));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(wult_nic_counters);
+
+void wult_nic_debugfs_init(struct dentry *parent)
+{
+	debugfs_create_file("nic", 0444, parent, NULL, &wult_nic_counters_fops);
+	debugfs_create_u32("nic_drop", 0600, parent, &wult_nic.drop);
+}
+
 static int wult_nic_init(void)
 {
 	int cpu, ret;
 
 	INIT_WORK(&wult_nic.reroute, wult_nic_reroute);
+	INIT_DELAYED_WORK(&wult_nic.grace, wult_nic_grace_end);
 	for_each_possible_cpu(cpu)
 		wult_hrtimer_setup(per_cpu_ptr(&wult_nic_shadow, cpu),
 				   wult_nic_shadow_fn, CLOCK_MONOTONIC,
 				   WULT_NIC_SHADOW_MODE);
 	ret = pci_register_driver(&wult_nic_driver);
 	wult_nic_registered = !ret;
-	return ret;
+	if (ret)
+		return ret;
+	/* Best effort: without it suspend is not refused, as before. */
+	wult_nic_pm_on = !register_pm_notifier(&wult_nic_pm_nb);
+	return 0;
 }
 
 static void wult_nic_exit(void)
 {
+	struct wult_nic *n = &wult_nic;
 	int cpu;
 
-	/* Events hold the module: nothing is claimed any more. */
+	if (wult_nic_pm_on)
+		unregister_pm_notifier(&wult_nic_pm_nb);
+	wult_nic_pm_on = false;
+	/* Events hold the module: at most a claim in its grace is left. */
+	cancel_delayed_work_sync(&n->grace);
+	mutex_lock(&wult_nic_lock);
+	if (n->pdev)
+		wult_nic_release(n);
+	mutex_unlock(&wult_nic_lock);
 	if (wult_nic_registered)
 		pci_unregister_driver(&wult_nic_driver);
 	wult_nic_registered = false;
@@ -644,6 +942,7 @@ const struct wult_source wult_nic_source = {
 	.name		= "nic",
 	.id		= WULT_SOURCE_NIC,
 	.clock		= WULT_CLOCK_TSC,
+	.min_ldist	= WULT_NIC_MIN_LDIST,
 	.init		= wult_nic_init,
 	.exit		= wult_nic_exit,
 	.usable		= wult_nic_usable,

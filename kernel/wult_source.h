@@ -32,6 +32,12 @@ struct wult_source {
 	unsigned int id;	/* enum wult_source_id, in every datapoint */
 	enum wult_clock clock;
 	/*
+	 * ns: the shortest distance arm() can program. The engine never asks
+	 * for less (wult_rule_armed_ldist()) and records what it armed, so
+	 * a source never clamps what it is given. 0: none.
+	 */
+	u64 min_ldist;
+	/*
 	 * Prepare every possible CPU. Process context, at module load. A
 	 * failure (-ENODEV: nothing to measure with here) leaves the source
 	 * out, with one line in the kernel log: the module loads without it
@@ -197,6 +203,18 @@ void wult_sources_exit(void);
  * IRQs off. Defined by the engine (wult_engine.c).
  */
 void wult_engine_intr(u64 tsc, u64 tintr);
+
+/**
+ * wult_engine_lost() - the armed event's interrupt will not come
+ *
+ * Called by a source that saw its armed event lost (a device's interrupt
+ * that did not come by a backstop timer, a device gone), on the measured
+ * CPU with IRQs off, the event disarmed: the datapoint ends, counted
+ * other_wake (or the hold-off does), and the next one is armed, so that a
+ * lost event costs one datapoint, not the CPU's measuring. Defined by the
+ * engine (wult_engine.c).
+ */
+void wult_engine_lost(void);
 
 /*
  * Called by the task a source's wake woke (its hold()), on the measured
