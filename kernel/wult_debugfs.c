@@ -27,6 +27,7 @@
 #include <linux/seq_file.h>
 
 #include "wult_debugfs.h"
+#include "wult_dev.h"
 #include "wult_engine.h"
 #include "wult_hist.h"
 #include "wult_lbr.h"
@@ -98,6 +99,7 @@ void wult_debugfs_init(void)
 	wult_measure_init(wult_dir);
 	wult_hist_debugfs_init(wult_dir);
 	wult_refusal_debugfs_init(wult_dir);
+	wult_nic_debugfs_init(wult_dir);
 }
 
 void wult_debugfs_exit(void)

@@ -29,6 +29,11 @@ struct wult_dev_type {
 	unsigned int clock_bits;
 	/* Register reads of read_clock(); the first latches the clock. */
 	unsigned int clock_reads;
+	/*
+	 * The drivers wult may take such a device from (NULL-terminated, the
+	 * first named in refusals): the NIC's own, which gets it back.
+	 */
+	const char *const *drivers;
 	/* Interrupt types it can use (PCI_IRQ_*), the first one that works. */
 	unsigned int irq_types;
 	/*
@@ -52,6 +57,17 @@ struct wult_dev_type {
 	/* In the handler: was it the timer's? Acknowledge it if so. */
 	bool (*ack)(void __iomem *regs);
 };
+
+struct dentry;
+
+/**
+ * wult_nic_debugfs_init() - the nic source's files in wult's debugfs
+ * @parent: the wult directory, which removes them with the module
+ *
+ * nic: its counters; nic_drop: how many of the next arms are not written
+ * to the device (fault injection: each such event is lost).
+ */
+void wult_nic_debugfs_init(struct dentry *parent);
 
 extern const struct wult_dev_type wult_rtl8139_type;
 extern const struct wult_dev_type wult_i210_type;

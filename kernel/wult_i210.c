@@ -45,6 +45,8 @@ static bool wult_i210_ack(void __iomem *regs)
 	return wult_i210_seq_ack((void __force *)regs);
 }
 
+static const char *const wult_i210_drivers[] = { "igb", NULL };
+
 /* intel wult's list: I210 copper, fiber, SerDes, SGMII, I211, flashless. */
 static const struct pci_device_id wult_i210_ids[] = {
 	{ PCI_DEVICE(PCI_VENDOR_ID_INTEL, 0x1533) },
@@ -62,6 +64,7 @@ const struct wult_dev_type wult_i210_type = {
 	.ids		= wult_i210_ids,
 	.bar		= 0,
 	.bar_len	= 0x20000,	/* 128 KB of registers */
+	.drivers	= wult_i210_drivers,
 	.clock_hz	= 1000000000,	/* SYSTIM counts ns */
 	.clock_bits	= 64,
 	.clock_reads	= 3,

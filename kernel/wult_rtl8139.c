@@ -88,6 +88,9 @@ static bool wult_rtl8139_ack(void __iomem *regs)
 	return true;
 }
 
+/* 8139cp drives the C+ (QEMU's model), 8139too the others. */
+static const char *const wult_rtl8139_drivers[] = { "8139cp", "8139too", NULL };
+
 static const struct pci_device_id wult_rtl8139_ids[] = {
 	{ PCI_DEVICE(PCI_VENDOR_ID_REALTEK, 0x8139) },
 	{ }
@@ -98,6 +101,7 @@ const struct wult_dev_type wult_rtl8139_type = {
 	.ids		= wult_rtl8139_ids,
 	.bar		= 1,
 	.bar_len	= 0x100,
+	.drivers	= wult_rtl8139_drivers,
 	.clock_hz	= 33333333,	/* QEMU: one tick per 30 ns */
 	.clock_bits	= 32,
 	.clock_reads	= 1,
