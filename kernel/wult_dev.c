@@ -117,6 +117,13 @@
  * counter period). Several MMIO accesses on real hardware.
  */
 #define WULT_NIC_MIN_NS		2000
+/*
+ * The engine's floor for nic's LDist (struct wult_source's min_ldist),
+ * above WULT_NIC_MIN_NS by more than a tick of the slowest device clock
+ * (rtl8139's, 30 ns) and the ticks' rounding, so that min_ticks never
+ * clamps an arm: the LDist recorded is the one armed.
+ */
+#define WULT_NIC_MIN_LDIST	(WULT_NIC_MIN_NS + 100)
 /* Cross-timestamp reads: retried while wider than twice the narrowest. */
 #define WULT_NIC_XTS_TRIES	3
 /*
@@ -935,6 +942,7 @@ const struct wult_source wult_nic_source = {
 	.name		= "nic",
 	.id		= WULT_SOURCE_NIC,
 	.clock		= WULT_CLOCK_TSC,
+	.min_ldist	= WULT_NIC_MIN_LDIST,
 	.init		= wult_nic_init,
 	.exit		= wult_nic_exit,
 	.usable		= wult_nic_usable,

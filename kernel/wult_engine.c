@@ -198,7 +198,7 @@ static void wult_end(struct wult_cpu *wc)
 static void wult_arm(struct wult_cpu *wc)
 {
 	struct wult_dp *dp = &wc->rec.dp;
-	u64 ldist, ltime, lead = 0, base = wc->arm_base;
+	u64 ldist, ltime, lead = 0, base = wc->arm_base, armed;
 
 	wc->arm_base = 0;
 	wult_end(wc);
@@ -215,9 +215,11 @@ static void wult_arm(struct wult_cpu *wc)
 		lead = mul_u64_u32_div(wc->arm_tsc - base, USEC_PER_SEC, tsc_khz);
 		wc->arm_tsc = base;
 	}
+	/* The LDist recorded is the one armed, clamps included. */
+	armed = wult_rule_armed_ldist(ldist, lead, wc->src->min_ldist, &ldist);
 	/* While 0 (always but in tests), one load. */
 	if (atomic_add_unless(&wult_engine_fail_arms, -1, 0) ||
-	    wc->src->arm(wult_rule_arm_ldist(ldist, lead), &ltime)) {
+	    wc->src->arm(armed, &ltime)) {
 		/* Retried at the next idle exit (wult_rule_rearm_at_exit()). */
 		wult_stats_inc(&wc->stats.arm_failed);
 		return;

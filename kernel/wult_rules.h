@@ -354,6 +354,25 @@ static inline u64 wult_rule_arm_ldist(u64 ldist, u64 elapsed)
 }
 
 /*
+ * What is armed and what is recorded are one: @ldist drawn, @elapsed ns
+ * since the arm's date (wult_rule_arm_ldist()), @min the source's
+ * shortest distance (a device's timer that needs its value ahead of its
+ * clock). Returns the distance to arm from now, never below @min; *@rec:
+ * the datapoint's LDist, LTime minus the arm's date, @ldist unless a
+ * clamp lengthened it. A source never clamps what it is given.
+ */
+static inline u64 wult_rule_armed_ldist(u64 ldist, u64 elapsed, u64 min,
+					u64 *rec)
+{
+	u64 d = wult_rule_arm_ldist(ldist, elapsed);
+
+	if (d < min)
+		d = min;
+	*rec = elapsed + d;
+	return d;
+}
+
+/*
  * Reading the LBR stops its recording (a read-modify-write of DEBUGCTL or
  * ARCH_LBR_CTL) and restores it after. perf's PMI handler, an NMI that
  * can come in between, rewrites that MSR from perf's own state (LBR off

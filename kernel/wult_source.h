@@ -32,6 +32,12 @@ struct wult_source {
 	unsigned int id;	/* enum wult_source_id, in every datapoint */
 	enum wult_clock clock;
 	/*
+	 * ns: the shortest distance arm() can program. The engine never asks
+	 * for less (wult_rule_armed_ldist()) and records what it armed, so
+	 * a source never clamps what it is given. 0: none.
+	 */
+	u64 min_ldist;
+	/*
 	 * Prepare every possible CPU. Process context, at module load. A
 	 * failure (-ENODEV: nothing to measure with here) leaves the source
 	 * out, with one line in the kernel log: the module loads without it

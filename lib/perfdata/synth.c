@@ -169,6 +169,23 @@ static int set_sysdesc(struct wult_pdw *w, const struct wult_synth_opts *o)
 	return ret;
 }
 
+/* The requested states' names, as wult record stores a machine's, on every CPU. */
+static int add_cstate_names(struct wult_pdw *w, const struct wult_synth_opts *o)
+{
+	const char *p = o->cstate_names, *end;
+	char name[64];
+	unsigned int cpu, idx;
+
+	for (idx = 0; p && *p; idx++, p = *end ? end + 1 : end) {
+		end = p + strcspn(p, ",");
+		snprintf(name, sizeof(name), "%.*s", (int)(end - p), p);
+		for (cpu = 0; cpu < o->ncpus; cpu++)
+			if (wult_pdw_add_cstate(w, cpu, idx, name))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
 int wult_synth_write(const struct wult_synth_opts *opts, const char *path,
 		     char *err, size_t errlen)
 {
@@ -196,7 +213,8 @@ int wult_synth_write(const struct wult_synth_opts *opts, const char *path,
 	    wult_pdw_set_str(w, WULT_PDW_VERSION, "6.1") ||
 	    wult_pdw_set_str(w, WULT_PDW_ARCH, "x86_64") ||
 	    wult_pdw_set_nrcpus(w, opts->ncpus, opts->ncpus) ||
-	    wult_pdw_set_cmdline(w, 2, argv) || set_sysdesc(w, opts))
+	    wult_pdw_set_cmdline(w, 2, argv) || set_sysdesc(w, opts) ||
+	    add_cstate_names(w, opts))
 		ret = -ENOMEM;
 	for (i = 0; !ret && i < opts->count; i++) {
 		struct {

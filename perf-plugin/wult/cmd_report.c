@@ -61,8 +61,8 @@ static void report_usage(FILE *f)
 		"      --hist-buckets N  with --hist: buckets per histogram (default %d)\n"
 		"      --raw             add WakeLatencyRaw and IntrLatencyRaw\n"
 		"  -m, --metrics LIST    time metrics to report, comma-separated (default\n"
-		"                        WakeLatency,IntrLatency,SilentTime; also LDist and\n"
-		"                        the *Raw variants)\n"
+		"                        WakeLatency,IntrLatency,SilentTime; also LDist,\n"
+		"                        RunLatency and the *Raw variants)\n"
 		"      --per-cpu         statistics per CPU and state (groups 'CPUn STATE')\n"
 		"  -u, --unit UNIT       time unit of the output: ns, us (default; 3\n"
 		"                        decimals keep every nanosecond) or ms\n"
@@ -95,6 +95,17 @@ static void report_usage(FILE *f)
 		"                        (default: refused; an input never is)\n"
 		"      --allow-empty     exit 0 when a filter kept nothing, an input lacks a\n"
 		"                        requested metric or a --fail-if cannot be judged\n"
+		"      --info            the recorded system's description (CPU, kernel, idle\n"
+		"                        driver, states, settings) instead of the report;\n"
+		"                        with several FILEs, also the settings that differ\n"
+		"      --suggest         per state the exit latency to declare (an\n"
+		"                        intel_idle.table= string) and the PM QoS values\n"
+		"                        that allow each state, with their measured cost\n"
+		"      --suggest-pct P   the WakeLatency percentile --suggest declares\n"
+		"                        (default 99.99)\n"
+		"      --declared-sysfs  declared latencies of an input without a system\n"
+		"                        description from this machine's cpuidle sysfs\n"
+		"                        (right only if this machine recorded it)\n"
 		"  -h, --help            this text\n\n"
 		"Filter expressions compare metrics (WakeLatency, IntrLatency, SilentTime,\n"
 		"LDist, ReqCState, IntrOff, CC0%%, CPUFreq, SMICnt, CPU, ...) with numbers,\n"
@@ -283,7 +294,7 @@ static int hist_arg(struct rpt_opts *o, const char *arg, int argc, char **argv)
 enum { O_CSV = 256, O_HIST, O_HIST_LIN, O_HIST_BUCKETS, O_RAW, O_FORMAT, O_CSTATES,
        O_BRANCHES, O_BR_DEPTH, O_KALLSYMS, O_VMLINUX, O_MODULE, O_HTML, O_PLOTS,
        O_PLOT_X, O_INCLUDE, O_PER_CPU, O_JSON, O_FAIL_IF, O_FORCE, O_ALLOW_EMPTY,
-       O_JSON_NEXT };
+       O_JSON_NEXT, O_INFO, O_SUGGEST, O_SUGGEST_PCT, O_DECL_SYSFS };
 
 /* The inputs named on the command line, and --raw until it is applied. */
 struct report_args {
@@ -412,6 +423,11 @@ static int report_flag(int c, char *arg, struct rpt_opts *o, struct report_args 
 	case O_JSON_NEXT:	/* "--json OUT.json": see report_opt() */
 		o->json_out = arg;
 		return 0;
+	case O_INFO:
+	case O_SUGGEST:
+	case O_SUGGEST_PCT:
+	case O_DECL_SYSFS:
+		return rpt_decl_opt(c - O_INFO, arg, o);
 	default:
 		return -ENOENT;
 	}
@@ -620,6 +636,10 @@ static int print_report(const struct rpt_opts *o, struct rpt_file *const *files,
 {
 	int ret = 0;
 
+	if (o->info) {
+		rpt_sysinfo_print(stdout, files, nfiles);
+		return 0;
+	}
 	if (o->json_out && !strcmp(o->json_out, "-")) {
 		rpt_json_write(stdout, o, files, nfiles);
 	} else if (nfiles == 1) {
@@ -628,7 +648,10 @@ static int print_report(const struct rpt_opts *o, struct rpt_file *const *files,
 			rpt_print_branches(stdout, o, files[0]);
 	} else {
 		rpt_print_diff(stdout, o, files, d);
+		rpt_sysinfo_print_diff(stdout, files, nfiles);
 	}
+	if (!o->json_out || strcmp(o->json_out, "-"))
+		rpt_decl_print_all(stdout, o, files, nfiles);
 	/* What a wult record --stop-on --capture left beside an input. */
 	if (!o->json_out || strcmp(o->json_out, "-"))
 		for (int i = 0; i < nfiles; i++)
@@ -674,7 +697,7 @@ static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
 			fprintf(stderr, "wult report: write error on stdout\n");
 			status = RPT_EXIT_DATA;
 		}
-		if (!status)
+		if (!status && !o->info)
 			status = nothing_check(o, files, nfiles);
 		if (!status && o->html_out) {
 			int ret = rpt_html_write(o, files, d);
@@ -723,6 +746,10 @@ int wult_cmd_report(int argc, char **argv)
 		{ "fail-if", required_argument, NULL, O_FAIL_IF },
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "allow-empty", no_argument, NULL, O_ALLOW_EMPTY },
+		{ "info", no_argument, NULL, O_INFO },
+		{ "suggest", no_argument, NULL, O_SUGGEST },
+		{ "suggest-pct", required_argument, NULL, O_SUGGEST_PCT },
+		{ "declared-sysfs", no_argument, NULL, O_DECL_SYSFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -29,6 +29,10 @@ static void synth_usage(FILE *f)
 		"                        (default 1; --cpus N is an old name of it)\n"
 		"      --nr-cstates N    how many requested idle states, indexes 0..N-1\n"
 		"                        (default 3; --cstates N is an old name of it)\n"
+		"      --cstate-names NAMES  the states' names, comma-separated, index 0\n"
+		"                        first (e.g. POLL,C1,C6), stored as wult record\n"
+		"                        stores a machine's (default: none, the report\n"
+		"                        says POLL, C1, state2, ...)\n"
 		"      --tsc-khz N       TSC frequency in kHz (default 2000000)\n"
 		"      --wake MIN,MAX    raw wake latency, uniform (default 1us,20us)\n"
 		"      --tail FRAC,MAX   fraction with a wake latency up to MAX\n"
@@ -74,7 +78,7 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 	return end == s || *end || errno || *out > max || s[0] == '-' ? -EINVAL : 0;
 }
 
-enum { O_CPUS = 256, O_CSTATES, O_TSC, O_WAKE, O_TAIL, O_LDIST, O_ROUND };
+enum { O_CPUS = 256, O_CSTATES, O_TSC, O_WAKE, O_TAIL, O_LDIST, O_ROUND, O_NAMES };
 
 /* A non-zero @v below @max into @dst. 0 or -EINVAL. */
 static int parse_nonzero(const char *arg, uint64_t max, uint64_t *v)
@@ -101,6 +105,9 @@ static int synth_opt(int c, const char *arg, struct wult_synth_opts *o, char *er
 		ret = parse_nonzero(arg, 4096, &v);
 		o->ncpus = v;
 		return ret;
+	case O_NAMES:
+		o->cstate_names = arg;
+		return 0;
 	case O_CSTATES:
 		ret = parse_nonzero(arg, 64, &v);
 		o->ncstates = v;
@@ -123,6 +130,42 @@ static int synth_opt(int c, const char *arg, struct wult_synth_opts *o, char *er
 		o->round = v;
 		return ret;
 	}
+}
+
+/*
+ * --cstate-names: one non-empty, distinct name per index, no more than
+ * --nr-cstates (a name for an index no datapoint has would be a lie of
+ * the file). 0 or -1 (said why).
+ */
+static int check_names(const struct wult_synth_opts *o)
+{
+	const char *list = o->cstate_names, *p = list, *q;
+	unsigned int n;
+	size_t len;
+
+	for (n = 0; list; n++) {
+		len = strcspn(p, ",");
+		if (!len || len > 32) {
+			fprintf(stderr, "wult synth: --cstate-names '%s': index %u's name is "
+				"%s\n", list, n, len ? "over 32 characters" : "empty");
+			return -1;
+		}
+		for (q = list; q < p; q += strcspn(q, ",") + 1)
+			if (strcspn(q, ",") == len && !strncmp(q, p, len)) {
+				fprintf(stderr, "wult synth: --cstate-names '%s': '%.*s' names two "
+					"indexes\n", list, (int)len, p);
+				return -1;
+			}
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	if (list && n + 1 > o->ncstates) {
+		fprintf(stderr, "wult synth: --cstate-names: %u names for %u states "
+			"(--nr-cstates)\n", n + 1, o->ncstates);
+		return -1;
+	}
+	return 0;
 }
 
 /* As wult record (and perf record): an existing non-empty output is kept
@@ -166,6 +209,7 @@ int wult_cmd_synth(int argc, char **argv)
 		{ "tail", required_argument, NULL, O_TAIL },
 		{ "ldist", required_argument, NULL, O_LDIST },
 		{ "round", required_argument, NULL, O_ROUND },
+		{ "cstate-names", required_argument, NULL, O_NAMES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -204,6 +248,8 @@ int wult_cmd_synth(int argc, char **argv)
 		synth_usage(stderr);
 		return 2;
 	}
+	if (check_names(&o))
+		return 2;
 	if (keep_old(out))
 		return 1;
 	ret = wult_synth_write(&o, out, err, sizeof(err));

@@ -70,6 +70,13 @@ t_check "synth: ns, us, ms and s give the same file" cmp -s u2.data u3.data
 t_check "synth: --nr-cpus/--nr-cstates, the old --cpus/--cstates kept" cmp -s u4.data u5.data
 "$W" report --per-cpu u4.data > out
 t_check "synth --nr-cpus 3: CPUs 0-2" grep -q "^CPU2 " out
+"$W" synth -o u7.data -c 300 --cstate-names POLL,C1E,C6 2>/dev/null
+t_check "synth --cstate-names: the report names the states" \
+	sh -c "'$W' report u7.data | grep -q '^C6: '"
+for n in POLL,,C6 POLL,C1, C1,C1 POLL,C1,C6,C7; do
+	"$W" synth -o u8.data --cstate-names "$n" 2> err
+	t_eq "synth --cstate-names $n: exit 2" 2 $?
+done
 "$W" synth -o u6.data --wake 1,2parsecs 2> err
 t_eq "synth: an unknown unit is exit 2" 2 $?
 t_check "synth: ... named" grep -q "unknown unit 'parsecs'" err

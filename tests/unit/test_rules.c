@@ -299,6 +299,27 @@ static void test_arm_ldist(void)
 }
 
 /*
+ * The LDist recorded is the one armed: unchanged without a clamp, else
+ * lengthened to what the clamp armed (nic: 2.1 us at least; a distance
+ * already past: armed at once, recorded as the time since the arm's date).
+ */
+static void test_armed_ldist(void)
+{
+	u64 rec = 1;
+
+	WT_EQ(wult_rule_armed_ldist(100000, 0, 0, &rec), 100000);
+	WT_EQ(rec, 100000);
+	WT_EQ(wult_rule_armed_ldist(100000, 30000, 2100, &rec), 70000);
+	WT_EQ(rec, 100000);
+	WT_EQ(wult_rule_armed_ldist(1000, 0, 2100, &rec), 2100);
+	WT_EQ(rec, 2100);
+	WT_EQ(wult_rule_armed_ldist(31000, 30000, 2100, &rec), 2100);
+	WT_EQ(rec, 32100);
+	WT_EQ(wult_rule_armed_ldist(20000, 80000, 0, &rec), 0);
+	WT_EQ(rec, 80000);
+}
+
+/*
  * MPERF over the TSC window: read 30 cycles after TBI's stamp and 200
  * after TAI's, it counted 170 cycles of C0 outside the window.
  */
@@ -339,6 +360,7 @@ int main(void)
 	test_tsc_rate();
 	test_tsc_stability();
 	test_arm_ldist();
+	test_armed_ldist();
 	test_lbr_restore();
 	test_mperf_delta();
 	return wt_done();

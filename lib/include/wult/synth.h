@@ -23,6 +23,7 @@ struct wult_synth_opts {
 	uint64_t tail_max;		/* ns */
 	uint64_t ldist_min, ldist_max;	/* ns: LDist uniform */
 	unsigned int round;		/* samples per FINISHED_ROUND */
+	const char *cstate_names;	/* "POLL,C1,C6": index 0, 1, ... (NULL: none) */
 };
 
 /* Defaults: 1000 datapoints, 1 CPU, 3 states, 2 GHz TSC, wake 1-20 us,

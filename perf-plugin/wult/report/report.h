@@ -25,6 +25,7 @@
 #include <wult/metrics.h>
 #include <wult/perfdata.h>
 #include <wult/stats.h>
+#include <wult/sysdesc.h>
 
 #define RPT_MAX_TIME	WULT_M_NR	/* time metrics tracked per state */
 #define RPT_MAX_STATES	256		/* distinct ReqCState values per input */
@@ -86,6 +87,10 @@ struct rpt_opts {
 	int force;				/* --force: overwrite existing outputs */
 	int allow_empty;			/* --allow-empty: nothing is exit 0 */
 	uint64_t time_req;			/* metrics asked for (WULT_METRIC_BIT) */
+	int info;				/* --info: the inputs' descriptions only */
+	int suggest;				/* --suggest */
+	double suggest_pct;			/* --suggest-pct, 0: none asked */
+	int declared_sysfs;			/* --declared-sysfs */
 };
 
 /* Counter metrics reported as means (wult_point indexes), report_fmt.c's. */
@@ -106,6 +111,7 @@ struct rpt_group {
 	char *hist;					/* rendered histogram */
 	struct wult_br_tally *br;			/* with --branches */
 	struct rpt_plot *plot;				/* with --html */
+	double pct[RPT_MAX_TIME];			/* o->suggest_pct's, NaN: none */
 };
 
 /* What an input is, field by field (desc has it as the header's lines):
@@ -118,6 +124,8 @@ struct rpt_meta {
 	char *tool, *tool_version, *device, *cpu;	/* an intel wult result's info.yml */
 	char **events;			/* the perf.data's event names, distinct */
 	unsigned int nevents;
+	struct wult_sysdesc *sysdesc;	/* the system description, NULL: none */
+	char *sysdesc_err;		/* why the one it carries does not parse */
 };
 
 /* One input and what the pass over it found. */
@@ -434,6 +442,72 @@ void rpt_print_branches(FILE *out, const struct rpt_opts *o, const struct rpt_fi
 /* The diff of @files, laid out from @d (rpt_diff_new() of the same files). */
 void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
 		    const struct rpt_diff *d);
+
+/* ---- report_sysinfo.c: the recorded system's description ---- */
+/* Parses the description @text (NULL: none) into @m. 0 or -ENOMEM; a bad
+ * one leaves m->sysdesc NULL and says why in m->sysdesc_err. */
+int rpt_sysinfo_parse(struct rpt_meta *m, const char *text);
+/* --info: each input's description. */
+void rpt_sysinfo_print(FILE *out, struct rpt_file *const *files, unsigned int nfiles);
+/* Of several inputs: the settings whose values differ, if any. */
+void rpt_sysinfo_print_diff(FILE *out, struct rpt_file *const *files, unsigned int nfiles);
+/* The settings that differ: calls @fn per key with each input's value
+ * (NULL: not in it); inputs without a description are left out. Returns
+ * how many keys differ. */
+unsigned int rpt_sysinfo_diff(struct rpt_file *const *files, unsigned int nfiles,
+			      void (*fn)(const char *key, const char *const *vals, void *ctx),
+			      void *ctx);
+
+/* ---- report_declared.c: declared against measured, --suggest ---- */
+/* Flags: p99.99 above the declared exit latency, or below this fraction
+ * of it. */
+#define RPT_DECL_FAR_BELOW	0.5
+#define RPT_SUGGEST_PCT		99.99	/* --suggest's percentile by default */
+enum rpt_decl_src {
+	RPT_DECL_NONE,		/* unknown: the input carries no description */
+	RPT_DECL_RECORDED,	/* the recording's system description */
+	RPT_DECL_SYSFS,		/* this machine's cpuidle sysfs (--declared-sysfs) */
+};
+struct rpt_decl_row {
+	const struct rpt_group *g;
+	const char *name;		/* the state's name in the description */
+	double lat_us, res_us;		/* declared; NaN: unknown */
+	double v[4];			/* measured ns: median, p99, p99.99, max */
+	double ratio;			/* p99.99 / declared latency; NaN */
+	const char *flag;		/* NULL, "exceeds", "far-below" */
+};
+struct rpt_decl {
+	enum rpt_decl_src src;
+	const char *src_text;		/* where the declared values come from */
+	const char *driver;		/* the cpuidle driver, NULL: unknown */
+	enum wult_metric metric;	/* measured: WakeLatency */
+	int mi;				/* its index in o->time, -1: not reported */
+	int synthetic;
+	unsigned int n;
+	struct rpt_decl_row *rows;
+};
+/* The measured stats beside the declared ones of @f's states. 0 or -ENOMEM. */
+int rpt_decl_new(const struct rpt_opts *o, const struct rpt_file *f, struct rpt_decl **out);
+void rpt_decl_free(struct rpt_decl *d);
+/* The text block; nothing when the declared values are unknown, unless
+ * @always. */
+void rpt_decl_print(FILE *out, const struct rpt_opts *o, const struct rpt_file *f,
+		    const struct rpt_decl *d, int always);
+/* --suggest: latencies to declare, the intel_idle.table= string, PM QoS. */
+void rpt_suggest_print(FILE *out, const struct rpt_opts *o, const struct rpt_file *f,
+		       const struct rpt_decl *d);
+/* The exit latency to declare for row @r (us): the measured
+ * o->suggest_pct percentile rounded up; NaN: none. */
+double rpt_suggest_us(const struct rpt_decl *d, const struct rpt_decl_row *r);
+/* The intel_idle.table= value into @buf; how many states it sets. */
+unsigned int rpt_suggest_table(const struct rpt_decl *d, char *buf, size_t len);
+/* The text report's declared-against-measured block of each input (when
+ * known; with --suggest always) and --suggest's. */
+void rpt_decl_print_all(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
+			unsigned int nfiles);
+/* Option @which of --info, --suggest, --suggest-pct P, --declared-sysfs
+ * (0-3) into @o. 0, or -EINVAL (said why). */
+int rpt_decl_opt(int which, const char *arg, struct rpt_opts *o);
 
 /* ---- report_capture.c: a --stop-on capture beside the input ---- */
 /* Prints @data_path.capture's story, if there is one. 0 or -errno (said). */

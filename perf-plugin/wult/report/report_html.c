@@ -101,6 +101,40 @@ static void branches_fn(FILE *m, const void *a, const void *b)
 	rpt_print_branches(m, a, b);
 }
 
+static void sysinfo_fn(FILE *m, const void *a, const void *b)
+{
+	struct rpt_file *const *files = a;
+
+	rpt_sysinfo_print(m, files, *(const unsigned int *)b);
+}
+
+static void sysdiff_fn(FILE *m, const void *a, const void *b)
+{
+	rpt_sysinfo_print_diff(m, a, *(const unsigned int *)b);
+}
+
+static void declared_fn(FILE *m, const void *a, const void *b)
+{
+	rpt_decl_print_all(m, b, a, 1);
+}
+
+/* The system description (folded), the settings in which the inputs
+ * differ, the declared-against-measured block and --suggest's. */
+static void put_sysinfo(FILE *f, const struct rpt_opts *o, struct rpt_file *const *files,
+			unsigned int j)
+{
+	const struct rpt_meta *m = &files[j]->meta;
+	unsigned int one = 1;
+
+	if (m->sysdesc || m->sysdesc_err) {
+		fputs("<details class=\"sysdesc\"><summary>System description</summary>\n", f);
+		put_pre(f, sysinfo_fn, &files[j], &one, "sysdesc");
+		fputs("</details>\n", f);
+	}
+	if (m->sysdesc || o->declared_sysfs || o->suggest)
+		put_pre(f, declared_fn, &files[j], o, "declared");
+}
+
 /* The measured CPUs (as ranges) and LDist range of the kept datapoints. */
 static void put_measured(FILE *f, const struct rpt_opts *o, const struct rpt_file *rf)
 {
@@ -150,7 +184,10 @@ static void write_header(FILE *f, const struct rpt_opts *o, struct rpt_file *con
 		put_pre(f, validity_fn, files[j], NULL, "desc");
 		if (files[j]->resid)
 			put_pre(f, resid_fn, files[j]->resid, NULL, "resid");
+		put_sysinfo(f, o, files, j);
 	}
+	if (nfiles > 1 && rpt_sysinfo_diff(files, nfiles, NULL, NULL))
+		put_pre(f, sysdiff_fn, files, &nfiles, "sysdiff");
 	fputs("</section>\n", f);
 }
 

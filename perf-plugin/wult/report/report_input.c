@@ -786,6 +786,7 @@ static int describe_meta(const struct rpt_src *s, struct rpt_meta *m)
 	ret |= meta_str(&m->format, s->dp_ready ? s->fmt_desc : NULL);
 	ret |= meta_str(&m->format_warning, s->fmt_warn[0] ? s->fmt_warn : NULL);
 	ret |= meta_events(s, m);
+	ret |= rpt_sysinfo_parse(m, wult_pd_sysdesc(s->pd));
 	return ret ? -ENOMEM : 0;
 }
 
@@ -802,6 +803,8 @@ void rpt_meta_free(struct rpt_meta *m)
 	free(m->tool_version);
 	free(m->device);
 	free(m->cpu);
+	wult_sysdesc_free(m->sysdesc);
+	free(m->sysdesc_err);
 	for (i = 0; i < m->nevents; i++)
 		free(m->events[i]);
 	free(m->events);

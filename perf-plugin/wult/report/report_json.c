@@ -363,6 +363,78 @@ static void put_resid(struct jw *w, const struct rpt_resid *r)
 	close_obj(&o);
 }
 
+/* The recorded system's description, as its keys and values. */
+static void put_system(struct jw *w, const struct rpt_file *rf)
+{
+	const char *k, *v;
+	unsigned int i;
+	struct jw so;
+
+	if (rf->meta.sysdesc_err)
+		kv_str(w, "system_error", rf->meta.sysdesc_err);
+	if (!rf->meta.sysdesc)
+		return;
+	open_obj(w, "system", &so);
+	for (i = 0; !wult_sysdesc_entry(rf->meta.sysdesc, i, &k, &v); i++)
+		kv_str(&so, k, v);
+	close_obj(&so);
+}
+
+/* Declared against measured (report_declared.c), and --suggest's values. */
+static void put_declared(struct jw *w, const struct rpt_opts *o, const struct rpt_file *rf)
+{
+	static const char *const names[4] = { "median", "p99", "p99.99", "max" };
+	struct rpt_decl *d;
+	struct jw dobj, a, so;
+	char tbl[1024];
+	unsigned int i;
+	int c;
+
+	if (rpt_decl_new(o, rf, &d))
+		return;
+	if (d->src == RPT_DECL_NONE && !o->suggest) {
+		rpt_decl_free(d);
+		return;
+	}
+	open_obj(w, "declared", &dobj);
+	kv_str(&dobj, "source", d->src_text);
+	kv_str(&dobj, "driver", d->driver);
+	key(&dobj, "synthetic");
+	fputs(d->synthetic ? "true" : "false", dobj.f);
+	kv_str(&dobj, "metric", "WakeLatency");
+	kv_num(&dobj, "far_below_fraction", RPT_DECL_FAR_BELOW);
+	open_arr(&dobj, "states", &a);
+	for (i = 0; d->src != RPT_DECL_NONE && i < d->n; i++) {
+		const struct rpt_decl_row *r = &d->rows[i];
+
+		open_obj(&a, NULL, &so);
+		kv_str(&so, "state", r->g->name);
+		kv_str(&so, "name", r->name);
+		kv_num(&so, "exit_latency_us", r->lat_us);
+		kv_num(&so, "target_residency_us", r->res_us);
+		for (c = 0; c < 4; c++) {
+			key(&so, names[c]);
+			put_ns(so.f, r->v[c]);
+		}
+		kv_num(&so, "ratio", isnan(r->ratio) ? NAN : round(r->ratio * 1e4) / 1e4);
+		kv_str(&so, "flag", r->flag);
+		if (o->suggest) {
+			key(&so, "suggest_measured");
+			put_ns(so.f, d->mi >= 0 ? r->g->pct[d->mi] : NAN);
+			kv_num(&so, "suggest_exit_latency_us", rpt_suggest_us(d, r));
+		}
+		close_obj(&so);
+	}
+	close_arr(&a);
+	if (o->suggest) {
+		kv_num(&dobj, "suggest_percentile", o->suggest_pct);
+		kv_str(&dobj, "intel_idle_table", d->src != RPT_DECL_NONE &&
+		       rpt_suggest_table(d, tbl, sizeof(tbl)) ? tbl : NULL);
+	}
+	close_obj(&dobj);
+	rpt_decl_free(d);
+}
+
 static void put_file(struct jw *w, const struct rpt_opts *o, const struct rpt_file *rf)
 {
 	struct jw fo, ga;
@@ -378,6 +450,8 @@ static void put_file(struct jw *w, const struct rpt_opts *o, const struct rpt_fi
 	put_group(&ga, o, &rf->all);
 	close_arr(&ga);
 	put_resid(&fo, rf->resid);
+	put_system(&fo, rf);
+	put_declared(&fo, o, rf);
 	close_obj(&fo);
 }
 

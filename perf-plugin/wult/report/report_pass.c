@@ -157,6 +157,9 @@ static int finish_metric(const struct rpt_opts *o, struct rpt_file *f, unsigned 
 		struct rpt_group *g = f->groups[k];
 
 		ret = wult_stats_summary(g->st[i], &g->sum[i]);
+		/* --suggest-pct's percentile, before the histogram goes */
+		g->pct[i] = o->suggest_pct > 0 ? wult_stats_percentile(g->st[i], o->suggest_pct) :
+			    NAN;
 		ret = ret ?: wult_stats_merge(all, g->st[i]);
 		f->clamped += g->sum[i].clamped;
 		if (!ret && o->hist && o->time[i] == o->hist_metric)
