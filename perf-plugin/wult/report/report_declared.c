@@ -212,21 +212,23 @@ void rpt_decl_print(FILE *out, const struct rpt_opts *o, const struct rpt_file *
 	}
 	fprintf(out, "  driver %s%s; declared in us, measured WakeLatency in %s\n",
 		d->driver ? d->driver : "unknown", d->synthetic ? ", synthetic" : "", o->unit);
-	fprintf(out, "  %-16s %8s %10s", "State", "ExitLat", "TargetRes");
+	fprintf(out, "  Lat, Res: the declared exit latency and target residency (us);\n"
+		"  Ratio: p99.99 / Lat\n");
+	fprintf(out, "  %-12s%6s%6s", "State", "Lat", "Res");
 	for (c = 0; c < 4; c++)
-		fprintf(out, " %10s", col_names[c]);
-	fprintf(out, " %15s  %s\n", "p99.99/ExitLat", "Flag");
+		fprintf(out, "%9s", col_names[c]);
+	fprintf(out, "%7s  %s\n", "Ratio", "Flag");
 	for (i = 0; i < d->n; i++) {
 		const struct rpt_decl_row *r = &d->rows[i];
 
-		fprintf(out, "  %-16s %8s", label(l, sizeof(l), r), fmt_us(a, sizeof(a), r->lat_us));
-		fprintf(out, " %10s", fmt_us(b, sizeof(b), r->res_us));
+		fprintf(out, "  %-12s%6s", label(l, sizeof(l), r), fmt_us(a, sizeof(a), r->lat_us));
+		fprintf(out, "%6s", fmt_us(b, sizeof(b), r->res_us));
 		for (c = 0; c < 4; c++)
-			fprintf(out, " %10s", rpt_fmt_time(a, sizeof(a), o, r->v[c]));
+			fprintf(out, " %8s", rpt_fmt_time(a, sizeof(a), o, r->v[c]));
 		if (isnan(r->ratio))
-			fprintf(out, " %15s", "-");
+			fprintf(out, "%7s", "-");
 		else
-			fprintf(out, " %15.2f", r->ratio);
+			fprintf(out, " %6.2f", r->ratio);
 		if (r->flag || !r->name)
 			fprintf(out, "  %s", r->flag ? r->flag : "not in the description");
 		fputc('\n', out);
@@ -315,11 +317,11 @@ void rpt_suggest_print(FILE *out, const struct rpt_opts *o, const struct rpt_fil
 	}
 	n = by_latency(d, idx);
 	fprintf(out, "  declared from %s\n", d->src_text);
-	fprintf(out, "  %-16s %8s %12s %10s\n", "State", "ExitLat", "Measured", "Declare");
+	fprintf(out, "  %-12s %8s %12s %10s\n", "State", "ExitLat", "Measured", "Declare");
 	for (i = 0; i < n; i++) {
 		const struct rpt_decl_row *r = &d->rows[idx[i]];
 
-		fprintf(out, "  %-16s %8s %12s %10s\n", label(l, sizeof(l), r),
+		fprintf(out, "  %-12s %8s %12s %10s\n", label(l, sizeof(l), r),
 			fmt_us(a, sizeof(a), r->lat_us),
 			rpt_fmt_time(b, sizeof(b), o, r->g->pct[d->mi]),
 			fmt_us(c, sizeof(c), rpt_suggest_us(d, r)));
@@ -327,11 +329,11 @@ void rpt_suggest_print(FILE *out, const struct rpt_opts *o, const struct rpt_fil
 	nt = rpt_suggest_table(d, tbl, sizeof(tbl));
 	fprintf(out, "  intel_idle.table=%s\n", nt ? tbl : "(no state to adjust)");
 	fprintf(out, "  (NAME:EXIT_LATENCY:TARGET_RESIDENCY in us; an empty field keeps the\n"
-		"  driver's value; POLL cannot be set. Only intel_idle reads it: this\n"
-		"  recording's driver is %s. Kernels taking it have intel_idle's 'table'\n"
-		"  parameter (the patch \"intel_idle: Add cmdline option to adjust C-states\n"
-		"  table\", linux-pm, December 2025); Debian's 6.1 and 6.12 do not: their\n"
-		"  intel_idle takes max_cstate, no_acpi, use_acpi, states_off,\n"
+		"  driver's value; POLL cannot be set. Only intel_idle reads it; this\n"
+		"  recording's driver: %s. Kernels taking it have intel_idle's 'table'\n"
+		"  parameter (the patch \"intel_idle: Add cmdline option to adjust\n"
+		"  C-states table\", linux-pm, December 2025); Debian's 6.1 and 6.12 do\n"
+		"  not: their intel_idle takes max_cstate, no_acpi, use_acpi, states_off,\n"
 		"  preferred_cstates, and on 6.12 force_irq_on and ibrs_off.)\n",
 		d->driver ? d->driver : "unknown");
 	fprintf(out, "  PM QoS (/dev/cpu_dma_latency, tuned's force_latency): a value allows a\n"
@@ -339,14 +341,14 @@ void rpt_suggest_print(FILE *out, const struct rpt_opts *o, const struct rpt_fil
 		"  every deeper one. Cost: the measured WakeLatency p%g of the deepest state\n"
 		"  a value allows.\n", o->suggest_pct);
 	snprintf(p, sizeof(p), "Cost (%s)", o->unit);
-	fprintf(out, "  %-16s %14s %16s %12s\n", "State", "Allowed at >=", "(suggested: >=)", p);
+	fprintf(out, "  %-12s %14s %16s %12s\n", "State", "Allowed at >=", "(suggested: >=)", p);
 	for (i = 0; i < n; i++) {
 		const struct rpt_decl_row *r = &d->rows[idx[i]];
 
 		snprintf(p, sizeof(p), "%.0f us", r->lat_us);
 		snprintf(c, sizeof(c), isnan(rpt_suggest_us(d, r)) ? "-" : "%.0f us",
 			 rpt_suggest_us(d, r));
-		fprintf(out, "  %-16s %14s %16s %12s\n", label(l, sizeof(l), r), p, c,
+		fprintf(out, "  %-12s %14s %16s %12s\n", label(l, sizeof(l), r), p, c,
 			rpt_fmt_time(b, sizeof(b), o, r->g->pct[d->mi]));
 	}
 	free(idx);
