@@ -51,6 +51,11 @@ t_check "no declared block for an input without a description" \
 t_check "--suggest on it says the declared values are unknown" \
 	grep -q 'declared latencies: unknown: the input carries no system description' old-sug.out
 
+# --declared-sysfs: this machine's sysfs, on request only, and said so.
+"$W" report --declared-sysfs "$DATA/wult_record.data" > sysfs.out 2>&1
+t_check "--declared-sysfs names its source and its caveat" \
+	grep -q "^Declared against measured, .*wult_record.data: this machine's cpuidle sysfs (--declared-sysfs: right only if" sysfs.out
+
 # The settings that differ: s3 has 3 states, s4 4.
 "$W" report s3.data s4.data > diff.out 2>&1
 t_check "the diff lists the differing state count" grep -Eq '^  cpuidle\.states +3 \| 4$' diff.out
