@@ -382,6 +382,10 @@ static int wult_ipi_get(int cpu, u64 config2)
 				   "ipi: waketask is not supported on PREEMPT_RT: its remote wakeups do not go through the call queue (the waker enqueues the task and sends a reschedule IPI), the path waketask reproduces");
 	/* launcher=0 (or none) while measuring CPU 0: the kernel's pick. */
 	launcher = !l && !cpu ? wult_ipi_pick(cpu) : (int)l;
+	if (!l && !cpu && launcher < 0)
+		return wult_refuse(-ENODEV,
+				   "ipi: CPU%d: no other CPU is online to launch from (ipi needs two)",
+				   cpu);
 	if (launcher < 0 || launcher >= nr_cpu_ids || !cpu_possible(launcher))
 		return wult_refuse(-EINVAL, "ipi: CPU%d: launcher CPU %llu does not exist",
 				   cpu, l);

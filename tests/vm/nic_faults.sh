@@ -19,6 +19,8 @@
 # - a device timer that does not fire at the claim (nic_drop 1 against
 #   its self-test) refuses the open, EIO, with the reason;
 # - suspend while a CPU measures with the NIC is refused (EBUSY);
+# - ipi on a one-CPU system says there is no other CPU (ENODEV), not that
+#   "launcher CPU 0" does not exist (EINVAL);
 # - the NIC removed (its sysfs remove file) during perf stat: perf stat
 #   ends cleanly, the kernel log has no oops (vm-run checks), the claim is
 #   released when the event closes, and after a rescan the NIC is
@@ -53,11 +55,12 @@ EV="wult/datapoints,source=3,device=0x80,ldist_min=300,ldist_max=600/"
 nic() {
 	tr ' ' '\n' < $D/nic | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }'
 }
-# refused NAME ERRNO REASON: perf stat cannot open the event, and wult's
-# refusals file has errno ERRNO with REASON (a grep pattern).
+# refused NAME ERRNO REASON [EVENT]: perf stat cannot open EVENT (the nic
+# event), and wult's refusals file has errno ERRNO with REASON (a grep
+# pattern).
 refused() {
-	perf stat -e "$EV" -C $C -- true > "$W/bad.out" 2>&1
-	if grep -q "<not supported>\|returned with" "$W/bad.out" &&
+	perf stat -e "${4:-$EV}" -C $C -- true > "$W/bad.out" 2>&1
+	if grep -q "<not supported>\|returned with\|Error:" "$W/bad.out" &&
 		grep -q "errno=$2 $3" $D/refusals; then
 		t_ok "$1"
 	else
@@ -134,6 +137,12 @@ echo 1 > $D/nic_drop
 refused "a device timer that does not fire: refused" 5 "nic: $BDF: its timer interrupt did not come within"
 t_eq "the refused NIC is 8139cp's again" 8139cp "$(driver)"
 echo 0 > $D/nic_drop
+
+# ---- errnos that say what is wrong (L3) ---------------------------------------
+# Not nic's, but a one-CPU guest is here: ipi with no other CPU online
+# named "launcher CPU 0 does not exist" (EINVAL).
+refused "ipi with one CPU online: ENODEV, no other CPU to launch from" 19 \
+	"ipi: CPU$C: no other CPU is online to launch from" "wult/datapoints,source=2/"
 
 # ---- suspend while claimed ------------------------------------------------------
 # opened: wait until perf stat's event exists (the claim alone may be in
