@@ -18,9 +18,15 @@ t_check "unknown kernel fails" test $? -ne 0
 "$vr" --clock tsc /bin/true >/dev/null 2>"$tmp/cerr"
 t_eq "unknown clock exits 2" 2 $?
 t_check "and names the problem" grep -q -- "--clock must be icount or host, not 'tsc'" "$tmp/cerr"
+"$vr" --slice 0 /bin/true >/dev/null 2>"$tmp/cerr"
+t_eq "--slice 0 exits 2" 2 $?
+t_check "and names the problem" grep -q -- "--slice must be a positive integer (us)" "$tmp/cerr"
+"$vr" --clock host --slice 50 /bin/true >/dev/null 2>"$tmp/cerr"
+t_eq "--slice on the host's clock exits 2" 2 $?
+t_check "and says why" grep -q -- "--slice needs --clock icount" "$tmp/cerr"
 
-# The VM suite's default machine (run-tests' vm_args), which is also make
-# run's (scripts/wult-run): its saved guest is restored here instead of
+# The VM suite's default machine (run-tests' vm_args), make run's but for
+# its slices (scripts/wult-run): its saved guest is restored here instead of
 # booting a machine of this test's own (~20 s of host CPU a boot). Only the
 # runs below that check a boot boot.
 m=(--nic rtl8139)
