@@ -54,7 +54,7 @@ t_check "--suggest on it says the declared values are unknown" \
 # --declared-sysfs: this machine's sysfs, on request only, and said so.
 "$W" report --declared-sysfs "$DATA/wult_record.data" > sysfs.out 2>&1
 t_check "--declared-sysfs names its source and its caveat" \
-	grep -q "^Declared against measured, .*wult_record.data: this machine's cpuidle sysfs (--declared-sysfs: right only if" sysfs.out
+	grep -q "^  declared: this machine's cpuidle sysfs (--declared-sysfs: right only if" sysfs.out
 
 # The settings that differ: s3 has 3 states, s4 4.
 "$W" report s3.data s4.data > diff.out 2>&1
@@ -141,7 +141,8 @@ EOF
 t_check "declared against measured and --suggest: JSON = the tables = the text" \
 	python3 check.py doc.json doc99.json text.out
 t_check "the text names where the declared values come from" \
-	grep -q '^Declared against measured, s3.data: the recording.s system description' text.out
+	sh -c "grep -A1 '^Declared against measured: s3.data\$' text.out |
+		grep -q '^  declared: the recording.s system description\$'"
 t_check "the text states the flag threshold" grep -q 'under 0.50 x the' text.out
 t_check "PM QoS: C6 allowed at 170 us, its cost shown" \
 	grep -Eq '^  state2=C6 +170 us +[0-9]+ us +[0-9.]+$' text.out
@@ -155,7 +156,7 @@ t_eq "--suggest-pct 99.9x is a usage error" 2 "$?"
 # HTML: the description and the block on the page.
 "$W" report --html page.html s3.data s4.data > /dev/null 2>&1
 t_check "HTML: the description" grep -q '<summary>System description</summary>' page.html
-t_check "HTML: declared against measured" grep -q 'Declared against measured, s3.data' page.html
+t_check "HTML: declared against measured" grep -q 'Declared against measured: s3.data' page.html
 t_check "HTML: the settings that differ" grep -q 'System settings that differ' page.html
 
 # Pipe mode (as wult record -o -): the description travels under

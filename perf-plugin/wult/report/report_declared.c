@@ -169,6 +169,34 @@ void rpt_decl_free(struct rpt_decl *d)
 	free(own);
 }
 
+/* "  @lead@text", wrapped at spaces to 78 columns, continued indented. */
+static void put_wrapped(FILE *out, const char *lead, const char *text)
+{
+	size_t col = 2 + strlen(lead);
+	const char *p = text;
+
+	fprintf(out, "  %s", lead);
+	while (*p) {
+		size_t w = strcspn(p, " ");
+
+		if (col + w > 78 && col > 4) {
+			fputs("\n   ", out);
+			col = 3;
+		}
+		fprintf(out, "%.*s", (int)w, p);
+		col += w;
+		p += w;
+		if (*p == ' ') {
+			p++;
+			if (*p && col + 1 + strcspn(p, " ") <= 78) {
+				fputc(' ', out);
+				col++;
+			}
+		}
+	}
+	fputc('\n', out);
+}
+
 /* The group's name, with the description's where it differs ("state2=C6"). */
 static const char *label(char *buf, size_t len, const struct rpt_decl_row *r)
 {
@@ -203,15 +231,16 @@ void rpt_decl_print(FILE *out, const struct rpt_opts *o, const struct rpt_file *
 
 	if (d->src == RPT_DECL_NONE && !always)
 		return;
-	fprintf(out, "\nDeclared against measured, %s: %s\n", f->path, d->src_text);
+	fprintf(out, "\nDeclared against measured: %s\n", f->path);
+	put_wrapped(out, "declared: ", d->src_text);
 	if (d->src == RPT_DECL_NONE)
 		return;
 	if (d->mi < 0) {
 		fprintf(out, "  (WakeLatency is not among the reported metrics: add it with -m)\n");
 		return;
 	}
-	fprintf(out, "  driver %s%s; declared in us, measured WakeLatency in %s\n",
-		d->driver ? d->driver : "unknown", d->synthetic ? ", synthetic" : "", o->unit);
+	fprintf(out, "  driver %s%s; measured: WakeLatency in %s\n",
+		d->driver ? d->driver : "unknown", d->synthetic ? " (synthetic)" : "", o->unit);
 	fprintf(out, "  Lat, Res: the declared exit latency and target residency (us);\n"
 		"  Ratio: p99.99 / Lat\n");
 	fprintf(out, "  %-12s%6s%6s", "State", "Lat", "Res");
@@ -230,7 +259,7 @@ void rpt_decl_print(FILE *out, const struct rpt_opts *o, const struct rpt_file *
 		else
 			fprintf(out, " %6.2f", r->ratio);
 		if (r->flag || !r->name)
-			fprintf(out, "  %s", r->flag ? r->flag : "not in the description");
+			fprintf(out, "  %s", r->flag ? r->flag : "no declared values");
 		fputc('\n', out);
 	}
 	fprintf(out, "  Flags: exceeds = p99.99 above the declared exit latency (a PM QoS limit\n"
@@ -308,15 +337,15 @@ void rpt_suggest_print(FILE *out, const struct rpt_opts *o, const struct rpt_fil
 	unsigned int *idx = calloc(d->n ? d->n : 1, sizeof(*idx)), n, i, nt;
 	char a[32], b[32], c[32], p[32], tbl[1024], l[96];
 
-	fprintf(out, "\nSuggested settings, %s (from WakeLatency p%g)\n", f->path, o->suggest_pct);
+	fprintf(out, "\nSuggested settings (WakeLatency p%g): %s\n", o->suggest_pct, f->path);
 	if (d->src == RPT_DECL_NONE || d->mi < 0 || !idx) {
-		fprintf(out, "  declared latencies: %s\n", d->mi < 0 ? "WakeLatency is not "
-			"reported (add it with -m)" : d->src_text);
+		put_wrapped(out, "declared latencies: ", d->mi < 0 ? "WakeLatency is not "
+			    "reported (add it with -m)" : d->src_text);
 		free(idx);
 		return;
 	}
 	n = by_latency(d, idx);
-	fprintf(out, "  declared from %s\n", d->src_text);
+	put_wrapped(out, "declared: ", d->src_text);
 	fprintf(out, "  %-12s %8s %12s %10s\n", "State", "ExitLat", "Measured", "Declare");
 	for (i = 0; i < n; i++) {
 		const struct rpt_decl_row *r = &d->rows[idx[i]];
