@@ -7,7 +7,9 @@
 # instruction-counted clock, as refidle.sh does for hrt.
 #
 # - the device is claimed from its driver (8139cp: QEMU's model is an
-#   RTL8139C+) for the recording and given back after it; refused while
+#   RTL8139C+) for the recordings and given back after them (the claim
+#   outlives its last event for a grace period; here rmmod ends it;
+#   nic_faults.sh checks the grace itself); refused while
 #   its interface is up (EBUSY), refused for a device wult does not know
 #   and for none at all (ENODEV), and without a device term (EINVAL);
 # - one state enabled at a time, one LDist range: the WakeLatency medians
