@@ -19,6 +19,7 @@
  * probe is registered exactly while this is not 0.
  * /sys/kernel/debug/wult/measure: measuring without perf (wult_measure.c).
  * /sys/kernel/debug/wult/refusals: why events were refused (wult_refusal.c).
+ * /sys/kernel/debug/wult/ipi: the ipi source's launches and task wakes.
  * /sys/kernel/debug/wult/fail_arms: fault injection, root only: write N and
  * the next N arms fail (counted arm_failed, retried: wult_engine.h).
  */
@@ -30,6 +31,7 @@
 #include "wult_dev.h"
 #include "wult_engine.h"
 #include "wult_hist.h"
+#include "wult_ipi.h"
 #include "wult_lbr.h"
 #include "wult_measure.h"
 #include "wult_refusal.h"
@@ -99,6 +101,7 @@ void wult_debugfs_init(void)
 	wult_measure_init(wult_dir);
 	wult_hist_debugfs_init(wult_dir);
 	wult_refusal_debugfs_init(wult_dir);
+	wult_ipi_debugfs_init(wult_dir);
 	wult_nic_debugfs_init(wult_dir);
 }
 

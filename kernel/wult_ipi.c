@@ -66,6 +66,7 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
@@ -74,6 +75,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/topology.h>
 #include <asm/msr.h>
@@ -82,6 +84,7 @@
 #include "uapi/linux/wult.h"
 #include "wult_compat.h"
 #include "wult_engine.h"
+#include "wult_ipi.h"
 #include "wult_refusal.h"
 #include "wult_rules.h"
 #include "wult_source.h"
@@ -108,7 +111,11 @@ struct wult_ipi_cpu {
 	u64 ltime;		/* TSC just before the wake was queued */
 	/* Written and read on the measured CPU. */
 	u32 task_gen;		/* the last request whose wake woke task */
-	unsigned long busy;	/* wakes not queued: the last still was */
+	/* Counters since load (debugfs "ipi"). */
+	u64 launches;		/* wakes launched (on the launcher) */
+	u64 busy;		/* ... not queued: the last still was */
+	u64 woke;		/* waketask: wakes that woke the thread */
+	u64 awake;		/* ... whose thread had not slept since */
 	struct hrtimer launch;	/* on the launcher */
 	struct hrtimer shadow;	/* on the measured CPU */
 	call_single_data_t arm_csd;	/* measured CPU -> launcher */
@@ -137,8 +144,14 @@ static notrace void wult_ipi_wake(void *info)
 	if (smp_load_acquire(&ic->launched_gen) != gen)
 		return;
 	/* Not woken: it has not slept since the last wake. */
-	if (ic->task && cpu_active(ic->cpu) && wake_up_process(ic->task))
-		ic->task_gen = gen;
+	if (ic->task && cpu_active(ic->cpu)) {
+		if (wake_up_process(ic->task)) {
+			ic->task_gen = gen;
+			WRITE_ONCE(ic->woke, ic->woke + 1);
+		} else {
+			WRITE_ONCE(ic->awake, ic->awake + 1);
+		}
+	}
 	hrtimer_try_to_cancel(&ic->shadow);
 	wult_engine_intr(ic->task ? rdtsc_ordered() : tsc, tsc);
 }
@@ -154,6 +167,7 @@ static notrace enum hrtimer_restart wult_ipi_launch(struct hrtimer *timer)
 	WRITE_ONCE(ic->ltime, rdtsc_ordered());
 	/* Pairs with wult_ipi_launched(): ltime before the generation. */
 	smp_store_release(&ic->launched_gen, gen);
+	WRITE_ONCE(ic->launches, ic->launches + 1);
 	if (smp_call_function_single_async(ic->cpu, &ic->wake_csd))
 		WRITE_ONCE(ic->busy, ic->busy + 1);
 	return HRTIMER_NORESTART;
@@ -426,7 +440,6 @@ static int wult_ipi_get(int cpu, u64 config2)
 		task = NULL;
 		ic->task_gen = ic->gen - 1;
 		WRITE_ONCE(ic->gone, false);
-		ic->busy = 0;
 	}
 	mutex_unlock(&wult_ipi_lock);
 	cpus_read_unlock();
@@ -534,6 +547,36 @@ static bool wult_ipi_hold(void)
 static u32 wult_ipi_dp_flags(void)
 {
 	return this_cpu_read(wult_ipi_cpus.shadow_on) ? WULT_DPF_SHADOW : 0;
+}
+
+/*
+ * debugfs "ipi": per CPU measured with ipi since load, its launcher (-1:
+ * none now) and its counters, a lockless snapshot (64-bit loads do not
+ * tear on x86-64): "cpu1 launcher=0 launches=L busy=B woke=W awake=A".
+ * With waketask, woke + awake = the wakes that ran on the measured CPU
+ * while it was active; awake ones give datapoints without a RunLatency.
+ */
+static int wult_ipi_show(struct seq_file *m, void *unused)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
+
+		if (!READ_ONCE(ic->users) && !READ_ONCE(ic->launches))
+			continue;
+		seq_printf(m, "cpu%u launcher=%d launches=%llu busy=%llu woke=%llu awake=%llu\n",
+			   cpu, READ_ONCE(ic->users) ? READ_ONCE(ic->launcher) : -1,
+			   READ_ONCE(ic->launches), READ_ONCE(ic->busy),
+			   READ_ONCE(ic->woke), READ_ONCE(ic->awake));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(wult_ipi);
+
+void wult_ipi_debugfs_init(struct dentry *parent)
+{
+	debugfs_create_file("ipi", 0444, parent, NULL, &wult_ipi_fops);
 }
 
 const struct wult_source wult_ipi_source = {

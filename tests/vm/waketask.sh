@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 25
+# vm-cost: 30
 #
 # The ipi method's --wake-task thread across CPU hotplug (issue 36, L2):
 # CPU 1 measured with only wult_refidle's C1 (hlt, exit 0), CPU 0 the
@@ -11,6 +11,9 @@
 # - a second --wake-task recording after the return, sharing that thread,
 #   has a RunLatency on >= 95% of its 200 datapoints (before: none, the
 #   thread ran on CPU 0);
+# - debugfs "ipi" counts the wakes: in that recording each woke the
+#   thread (woke >= 200; 2-3 of ~215 found it awake, with the first
+#   recording also open: at most 2%), none found its call still queued;
 # - an event of an offline CPU is refused with the reason, ENODEV (perf
 #   refused it after the PMU's event_init took it, which made the thread
 #   and woke it bound to the offline CPU: the scheduler moved it).
@@ -33,6 +36,12 @@ t_check "insmod wult_refidle exit_us=0,20,80" \
 t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
 cstate_only /sys/devices/system/cpu/cpu0/cpuidle 1
 cstate_only /sys/devices/system/cpu/cpu1/cpuidle 1
+
+# ipi_cnt KEY: CPU 1's counter of /sys/kernel/debug/wult/ipi.
+ipi_cnt() {
+	awk -v k="$1" '$1 == "cpu1" { for (i = 2; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == k) print kv[2] } }' /sys/kernel/debug/wult/ipi
+}
 
 # bound: the CPU list the thread of CPU 1 may run on ("none": no thread).
 bound() {
@@ -57,8 +66,15 @@ t_check "the offline CPU is said on stderr" grep -q 'CPU 1 went offline' "$W/hp.
 echo 1 > $ON1
 t_check "measured again after the return" wult_wait_change 1 emitted 100
 t_eq "the thread, still bound to CPU 1 after the return" 1 "$(bound)"
+w0=$(ipi_cnt woke) k0=$(ipi_cnt awake) b0=$(ipi_cnt busy) l0=$(ipi_cnt launches)
 wult record -q -C 1 -c 200 --ldist 1000,2000 --method ipi --launcher 0 --wake-task \
 	--no-counters -o "$W/after.data" 2> "$W/after.err"
+echo "# debugfs ipi: launches $(($(ipi_cnt launches) - l0)), woke $(($(ipi_cnt woke) - w0)), awake $(($(ipi_cnt awake) - k0)), busy $(($(ipi_cnt busy) - b0))"
+t_check "the wakes woke the thread: woke >= 200 ($(($(ipi_cnt woke) - w0)))" \
+	test $(($(ipi_cnt woke) - w0)) -ge 200
+t_check "at most 2% of them found it awake, not asleep again yet ($(($(ipi_cnt awake) - k0)))" \
+	test $((($(ipi_cnt awake) - k0) * 50)) -le $(($(ipi_cnt woke) - w0))
+t_eq "no launch found its call still queued" 0 $(($(ipi_cnt busy) - b0))
 wult report --csv "$W/after.csv" "$W/after.data" > /dev/null 2>&1
 k=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "RunLatency") r = i; next }
 	r && $r != "" { k++ } END { print k + 0 }' "$W/after.csv")
