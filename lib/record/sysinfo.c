@@ -44,11 +44,23 @@ static int read_text(const struct si *s, const char *path, char *buf, size_t len
 	fd = open(full, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, len - 1);
-	err = errno;
+	/* procfs may hand a large file over in several reads */
+	for (n = 0; (size_t)n < len - 1;) {
+		ssize_t k = read(fd, buf + n, len - 1 - n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			err = errno;
+			if (k < 0) {
+				close(fd);
+				return -err;
+			}
+			break;
+		}
+		n += k;
+	}
 	close(fd);
-	if (n < 0)
-		return -err;
 	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';

@@ -61,6 +61,13 @@ t_check "--declared-sysfs names its source and its caveat" \
 t_check "the diff lists the differing state count" grep -Eq '^  cpuidle\.states +3 \| 4$' diff.out
 t_check "the diff lists s4's extra state" grep -Eq '^  state3\.name +- \| C8$' diff.out
 t_check "the diff leaves equal settings out" bash -c '! grep -Eq "^  cpuidle\.governor " diff.out'
+"$W" report --json s3.data s4.data > diff.json 2>/dev/null
+t_check "--json: the settings that differ" python3 -c '
+import json, sys
+d = json.load(open("diff.json"))["system_differences"]
+v = {r["key"]: r["values"] for r in d}
+sys.exit(not (v.get("cpuidle.states") == ["3", "4"] and v.get("state3.name") == [None, "C8"]
+              and "cpuidle.governor" not in v))'
 "$W" report s3.data s3.data > same.out 2>&1
 t_check "two equal descriptions: no differing settings" \
 	bash -c '! grep -q "System settings that differ" same.out'

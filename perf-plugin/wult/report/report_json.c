@@ -435,6 +435,29 @@ static void put_declared(struct jw *w, const struct rpt_opts *o, const struct rp
 	rpt_decl_free(d);
 }
 
+struct diff_ctx {
+	struct jw *arr;
+	unsigned int nfiles;
+};
+
+static void put_diff_row(const char *k, const char *const *vals, void *ctx)
+{
+	struct diff_ctx *c = ctx;
+	struct jw ro, va;
+	unsigned int j;
+
+	open_obj(c->arr, NULL, &ro);
+	kv_str(&ro, "key", k);
+	open_arr(&ro, "values", &va);
+	for (j = 0; j < c->nfiles; j++) {
+		fputs(va.first ? "" : ",", va.f);
+		va.first = 0;
+		put_str(va.f, vals[j]);
+	}
+	close_arr(&va);
+	close_obj(&ro);
+}
+
 static void put_file(struct jw *w, const struct rpt_opts *o, const struct rpt_file *rf)
 {
 	struct jw fo, ga;
@@ -482,6 +505,14 @@ int rpt_json_write(FILE *f, const struct rpt_opts *o, struct rpt_file *const *fi
 	for (j = 0; j < nfiles; j++)
 		put_file(&a, o, files[j]);
 	close_arr(&a);
+	/* Several inputs with descriptions: the settings they differ in. */
+	if (nfiles > 1 && rpt_sysinfo_diff(files, nfiles, NULL, NULL)) {
+		struct diff_ctx c = { &a, nfiles };
+
+		open_arr(&doc, "system_differences", &a);
+		rpt_sysinfo_diff(files, nfiles, put_diff_row, &c);
+		close_arr(&a);
+	}
 	close_obj(&doc);
 	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;
