@@ -592,9 +592,11 @@ static const char *feat_name(unsigned int feat)
 static int check_section(struct wult_pd *pd, const struct file_section *s, const char *what)
 {
 	if (s->offset > pd->file_size || s->size > pd->file_size - s->offset)
-		return pd_fail(pd, -EINVAL, "%s section (offset %llu, size %llu) runs past the end "
-			       "of the file (%llu bytes)", what, (unsigned long long)s->offset,
-			       (unsigned long long)s->size, (unsigned long long)pd->file_size);
+		return pd_fail(pd, -EINVAL, "truncated: its %s section (offset %llu, size %llu) "
+			       "runs past the end of the file (%llu bytes); was it copied in "
+			       "part, or its writer killed before its header was written?", what,
+			       (unsigned long long)s->offset, (unsigned long long)s->size,
+			       (unsigned long long)pd->file_size);
 	return 0;
 }
 

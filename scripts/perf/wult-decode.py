@@ -59,8 +59,9 @@ def emit_br(src, br):
 
 
 def trace_begin():
+    # One name per column of emit()'s lines, in their order.
     print("# src ev cpu seq ltime tbi tai tintr ldist req_cstate intr_off "
-          "WakeLatency IntrLatency WakeLatencyC IntrLatencyC count")
+          "WakeLatencyRaw IntrLatencyRaw WakeLatency IntrLatency count source")
 
 
 def sample_count(param_dict):

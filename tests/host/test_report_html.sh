@@ -45,6 +45,7 @@ check_page() {
 		2> "$tmp/$name.err"
 	t_eq "$name: chromium ran" 0 $?
 	st=$(selftest "$tmp/$name.dom")
+	printf '%s\n' "$st" > "$tmp/$name.st"
 	t_check "$name: the page wrote its self-test" test -n "$st"
 	t_check "$name: no script error" grep -q '"errors":\[\]' <<< "$st"
 	t_check "$name: no fetch blocked by the CSP" grep -q '"blocked":\[\]' <<< "$st"
@@ -87,6 +88,32 @@ check_page one "$tmp/a.html" 6
 t_eq "--html of a diff exits 0" 0 $?
 t_check "the diff has change columns" grep -q '<th class="d">\[2\]-\[1\]</th>' "$tmp/d.html"
 check_page diff "$tmp/d.html" 12
+
+# chart_check NAME WHAT PYTHON-EXPR: EXPR true of every chart c of page
+# NAME's self-test (c: title, datasets, colours, ytype, ...).
+chart_check() {
+	python3 -c '
+import json, sys
+charts = json.load(open(sys.argv[1]))["charts"]
+sys.exit(0 if charts and all(eval(sys.argv[2], {"c": c}) for c in charts) else 1)' \
+		"$tmp/$1.st" "$3" 2> /dev/null
+	t_eq "$1: $2" 0 $?
+}
+# Scatters on a log y axis (the few outliers would squash the rest), the
+# histograms left linear; every series its own colour: a diff's files too.
+chart_check one "scatters have a log y axis" \
+	"' vs ' not in c['title'] or c['ytype'] == 'logarithmic'"
+chart_check one "histograms keep a linear y axis" "' vs ' in c['title'] or c['ytype'] == 'linear'"
+chart_check diff "a colour per series, the two files' apart" \
+	"len(set(c['colours'])) == c['datasets']"
+
+# ---- --per-cpu past the palette's ten colours ----
+$WREL synth -o "$tmp/pc.data" -c 3000 -s 4 --nr-cpus 4 --nr-cstates 4 > /dev/null 2>&1
+"$W" report --per-cpu --html "$tmp/pc.html" "$tmp/pc.data" > /dev/null
+t_eq "--per-cpu --html exits 0" 0 $?
+check_page percpu "$tmp/pc.html" 6
+chart_check percpu "16 CPU x state series (and all's), a colour each" \
+	"c['datasets'] >= 16 and len(set(c['colours'])) == c['datasets']"
 
 # ---- the checks can fail: a page that fetches is seen ----
 printf '<!DOCTYPE html><img src="http://192.0.2.1/x.png">\n' > "$tmp/bad.html"

@@ -28,7 +28,10 @@
 	Chart.defaults.animation = false;
 	Chart.defaults.font.size = 11;
 
-	// One colour per state, one point style (and dash) per file.
+	// One colour per state and file (a diff's files apart by colour too, not
+	// only by point style and dash), never reused: past the ten of the
+	// palette (--per-cpu's CPU x state groups) hues step round the wheel by
+	// the golden angle, a saturated one each.
 	var states = [];
 	function stateIdx(s) {
 		var i = states.indexOf(s);
@@ -36,7 +39,15 @@
 		return i;
 	}
 	D.hist.forEach(function (h) { if (h.s !== 'all') stateIdx(h.s); });
-	function colour(s) { return s === 'all' ? '#000000' : palette[stateIdx(s) % palette.length]; }
+	function nthColour(i) {
+		if (i < palette.length) return palette[i];
+		return 'hsl(' + Math.round((i - palette.length) * 137.508 % 360) + ',70%,' +
+			(38 + 8 * (Math.floor((i - palette.length) / 7) % 3)) + '%)';
+	}
+	function colour(s, f) {
+		if (s === 'all') return f ? nthColour(states.length * D.files.length + f - 1) : '#000000';
+		return nthColour((f || 0) * states.length + stateIdx(s));
+	}
 	function label(f, s) { return many ? '[' + (f + 1) + '] ' + s : s; }
 	function axisTitle(m) { return m.name + (m.unit ? ' (' + m.unit + ')' : ''); }
 
@@ -108,6 +119,7 @@
 			var lab = el('label', 'logy', box);
 			var cb = el('input', null, lab);
 			cb.type = 'checkbox';
+			cb.checked = ys.type === 'logarithmic';
 			lab.appendChild(document.createTextNode(' log y'));
 		}
 		var wrap = el('div', 'canvas', box);
@@ -142,7 +154,7 @@
 					pts[i] = { x: s.xy[2 * i], y: s.xy[2 * i + 1] };
 				return {
 					label: label(s.f, s.s) + ' (' + pts.length + ' of ' + s.n + ')',
-					data: pts, borderColor: colour(s.s), backgroundColor: colour(s.s),
+					data: pts, borderColor: colour(s.s, s.f), backgroundColor: colour(s.s, s.f),
 					pointStyle: styles[s.f % styles.length], pointRadius: 1.5,
 					pointHoverRadius: 4, showLine: false,
 				};
@@ -162,7 +174,7 @@
 			}
 			return {
 				label: label(h.f, h.s) + ' (' + h.n + ')', data: pts,
-				borderColor: colour(h.s), backgroundColor: colour(h.s),
+				borderColor: colour(h.s, h.f), backgroundColor: colour(h.s, h.f),
 				borderDash: h.f ? [6, 3 * h.f] : [], stepped: cumulative ? false : 'after',
 				pointRadius: 0, borderWidth: 1.5, showLine: true,
 				hidden: h.s === 'all' && states.length > 1,
@@ -170,8 +182,10 @@
 		});
 	}
 
-	function allPositive(sets) {
-		return sets.every(function (s) { return s.data.every(function (p) { return p.x > 0; }); });
+	function allPositive(sets, axis) {
+		return sets.every(function (s) {
+			return s.data.every(function (p) { return p[axis || 'x'] > 0; });
+		});
 	}
 
 	function draw() {
@@ -182,9 +196,12 @@
 		D.xmetrics.forEach(function (xm, xi) {
 			var sets = scatterSets(mi, xi);
 			if (!sets.length) return;
+			// Log y where it can be: a linear axis squashes 99.9% of the
+			// points under a few outliers (toggle off to see them linear).
+			var ytype = allPositive(sets, 'y') ? 'logarithmic' : 'linear';
 			makeChart(row, m.name + ' vs ' + xm.name, 'scatter', sets,
 				{ type: 'linear', title: { display: true, text: axisTitle(xm) } },
-				{ type: 'linear', title: { display: true, text: axisTitle(m) } }, xm, m, false);
+				{ type: ytype, title: { display: true, text: axisTitle(m) } }, xm, m, true);
 		});
 		var hs = histSets(mi, false), cs = histSets(mi, true);
 		var xtype = m.time && allPositive(hs) ? 'logarithmic' : 'linear';
@@ -216,7 +233,8 @@
 		}
 		self.charts.push({ title: c.title, datasets: ch.data.datasets.length,
 			points: points, coloured: coloured, x: [ch.scales.x.min, ch.scales.x.max],
-			y: [ch.scales.y.min, ch.scales.y.max] });
+			y: [ch.scales.y.min, ch.scales.y.max], ytype: ch.options.scales.y.type,
+			colours: ch.data.datasets.map(function (d) { return d.borderColor; }) });
 	}
 
 	try {

@@ -148,6 +148,9 @@ struct rpt_file {
 	uint64_t task_wakes;		/* ipi waketask wakes whose task ran (RunLatency) */
 	struct rpt_resid *resid;	/* idle residency, NULL: not recorded */
 	int khist;			/* wult.ko's histograms (wult hist), no datapoints */
+	char *cut;			/* why the input ended early (a pipe or file cut
+					 * short), NULL: read whole; the report then
+					 * covers the datapoints before it */
 	struct rpt_group *groups[RPT_MAX_STATES];	/* sorted after the pass */
 	unsigned int ngroups;
 	struct rpt_group all;

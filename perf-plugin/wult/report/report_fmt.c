@@ -122,7 +122,7 @@ const struct rpt_group *rpt_find_group(const struct rpt_file *f, const char *nam
 /* ---- state order ---- */
 
 /* POLL first, then by letters, number and suffix: C1 < C1E < C3 < C6 < C10. */
-int rpt_state_cmp(const char *a, const char *b)
+static int state_cmp(const char *a, const char *b)
 {
 	size_t la, lb;
 	unsigned long na, nb;
@@ -143,6 +143,25 @@ int rpt_state_cmp(const char *a, const char *b)
 	if (na != nb)
 		return na < nb ? -1 : 1;
 	return strcmp(ea, eb);
+}
+
+/*
+ * --per-cpu's groups, "CPUn STATE": by CPU, then each CPU's states in the
+ * order the report without --per-cpu has them (POLL, C1, C6; not C1, C6,
+ * POLL as the whole names would sort).
+ */
+int rpt_state_cmp(const char *a, const char *b)
+{
+	const char *sa = strchr(a, ' '), *sb = strchr(b, ' ');
+	char ca[32], cb[32];
+	int r;
+
+	if (!sa || !sb || sa - a >= (long)sizeof(ca) || sb - b >= (long)sizeof(cb))
+		return state_cmp(a, b);
+	snprintf(ca, sizeof(ca), "%.*s", (int)(sa - a), a);
+	snprintf(cb, sizeof(cb), "%.*s", (int)(sb - b), b);
+	r = state_cmp(ca, cb);
+	return r ? r : state_cmp(sa + 1, sb + 1);
 }
 
 const char *rpt_sources_name(unsigned int sources, char *buf, size_t len)

@@ -238,6 +238,7 @@ void rpt_file_free(struct rpt_file *f)
 	rpt_resid_free(f->resid);
 	rpt_meta_free(&f->meta);
 	free(f->desc);
+	free(f->cut);
 	free(f);
 }
 
@@ -671,13 +672,26 @@ int rpt_file_run(const struct rpt_opts *o, const char *path, struct rpt_file **o
 	ret = pass_run(o, f, src, &csv);
 	if (ret > 0)
 		goto out;
-	if (ret < 0) {
-		data_err(path, rpt_src_error(src));
-		goto out;
-	}
 	if (rpt_src_describe(src, f)) {
 		fprintf(stderr, "wult report: out of memory\n");
 		goto out;
+	}
+	if (ret < 0 && !f->read) {
+		data_err(path, rpt_src_error(src));
+		goto out;
+	}
+	/* Cut short (a pipe whose writer died, a file copied in part): the
+	 * datapoints before the cut are whole, so they are reported, and the
+	 * caller's exit status says the input was not. */
+	if (ret < 0) {
+		f->cut = strdup(rpt_src_error(src));
+		if (!f->cut) {
+			fprintf(stderr, "wult report: out of memory\n");
+			goto out;
+		}
+		fprintf(stderr, "wult report: %s: the input ends early (%s): the report covers "
+			"the %llu datapoints before that%s\n", path, f->cut,
+			(unsigned long long)f->read, o->csv_out ? "; no --csv written" : "");
 	}
 	f->resid = rpt_src_take_resid(src);
 	if (!f->read) {
@@ -701,7 +715,7 @@ int rpt_file_run(const struct rpt_opts *o, const char *path, struct rpt_file **o
 	}
 	status = 0;
 out:
-	if (o->csv_out && !status) {
+	if (o->csv_out && !status && !f->cut) {
 		ret = rpt_csv_close(&csv, src, path, 1);
 		status = ret == -ENODATA ? RPT_EXIT_EMPTY : ret ? RPT_EXIT_DATA : 0;
 	} else if (o->csv_out) {
