@@ -697,6 +697,9 @@ static int report_run(struct rpt_opts *o, const char *const *inputs, int nfiles)
 			fprintf(stderr, "wult report: write error on stdout\n");
 			status = RPT_EXIT_DATA;
 		}
+		for (i = 0; i < nfiles && !status; i++)
+			if (files[i]->cut)
+				status = RPT_EXIT_DATA;	/* said when it was read */
 		if (!status && !o->info)
 			status = nothing_check(o, files, nfiles);
 		if (!status && o->html_out) {
