@@ -67,11 +67,12 @@ refused() {
 		t_fail "$1: $(tail -n 2 "$W/bad.out"); $(tail -n 1 $D/refusals)"
 	fi
 }
-# grace_end: wait (guest time) until the claim's grace is over.
+# grace_end: wait (guest time) until the claim's grace is over and 8139cp
+# has the NIC again (between the two it has no driver).
 grace_end() {
 	local i
 	for i in $(seq 40); do
-		[ "$(driver)" != wult_nic ] && return 0
+		[ "$(driver)" = 8139cp ] && return 0
 		sleep 0.2
 	done
 	return 1
