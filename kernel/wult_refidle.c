@@ -53,8 +53,12 @@
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <asm/apic.h>
+#include <asm/cpufeature.h>
+#include <asm/hardirq.h>
+#include <asm/irq_vectors.h>
 #include <asm/irqflags.h>
 #include <asm/msr.h>
+#include <asm/mwait.h>
 #include <asm/processor.h>
 #include <asm/tsc.h>
 #include <trace/events/power.h>
@@ -64,26 +68,117 @@
 
 #define REFIDLE_STATES		3	/* C1..C3, after POLL */
 
+static char *profile = "ref";
 static unsigned int exit_us[REFIDLE_STATES] = { 1, 20, 80 };
 static unsigned int target_us[REFIDLE_STATES] = { 2, 100, 400 };
-static unsigned int n_exit, n_target;
+static unsigned int prewake_us[REFIDLE_STATES];
+static unsigned int n_exit, n_target, n_prewake;
 static unsigned int irqs_off;
 static unsigned int masked_max_us = 5000;
 static bool timer_stop;
 
+module_param(profile, charp, 0444);
+MODULE_PARM_DESC(profile, "state table: ref (the parameters below), skx, icx or spr (intel_idle's) (default ref)");
 module_param_array(exit_us, uint, &n_exit, 0444);
-MODULE_PARM_DESC(exit_us, "injected exit latency of C1,C2,C3 in us (default 1,20,80)");
+MODULE_PARM_DESC(exit_us, "injected exit latency of C1,C2,C3 in us (default 1,20,80; with a profile, injected instead of its declared ones)");
 module_param_array(target_us, uint, &n_target, 0444);
 MODULE_PARM_DESC(target_us, "target residency of C1,C2,C3 in us (default 2,100,400)");
+module_param_array(prewake_us, uint, &n_prewake, 0444);
+MODULE_PARM_DESC(prewake_us, "part of the exit latency of C1,C2,C3 a local timer wake saves, in us (default 0,0,0)");
 module_param(irqs_off, uint, 0444);
 MODULE_PARM_DESC(irqs_off, "mask of states left with interrupts off: bit 0 C1 .. bit 2 C3 (default 0)");
 module_param(masked_max_us, uint, 0444);
-MODULE_PARM_DESC(masked_max_us, "longest interrupts-off wait in us; past it the wait goes on with interrupts on (default 5000)");
+MODULE_PARM_DESC(masked_max_us, "longest polling wait in us; past it the wait goes on in hlt (default 5000)");
 module_param(timer_stop, bool, 0444);
-MODULE_PARM_DESC(timer_stop, "flag C3 CPUIDLE_FLAG_TIMER_STOP (default 0)");
+MODULE_PARM_DESC(timer_stop, "flag C3 (a profile's deep states) CPUIDLE_FLAG_TIMER_STOP (default 0)");
 
-/* Injected latency of each cpuidle state index, in TSC cycles. */
+/*
+ * intel_idle's state tables (drivers/idle/intel_idle.c), the figures of
+ * Debian's 6.1 and 6.12 kernels, which agree: name, description, flags
+ * word, exit latency and target residency (us). The flags word is
+ * intel_idle's: the MWAIT hint in its top byte, cpuidle's flags, and
+ * intel_idle's own from bit 14 on. What the driver makes of them, as
+ * intel_idle does:
+ *   - IRQ_ENABLE: entered with interrupts on; the idle task advertises
+ *     polling (mwait_idle_with_hints()), so a remote wakeup only writes
+ *     need_resched and the write ends the wait, as it ends mwait; an
+ *     interrupt runs inside the state once the CPU is awake;
+ *   - no IRQ_ENABLE: entered and left with interrupts off (mwait's
+ *     break-on-interrupt), polling advertised the same way;
+ *   - a hint deeper than C1: the local APIC timer stops where it lacks
+ *     ARAT, so CPUIDLE_FLAG_TIMER_STOP then (or with timer_stop=1);
+ *   - CPUIDLE_FLAG_TLB_FLUSHED: kept (cpuidle leaves the mm before it).
+ * ALWAYS_ENABLE (a _CST matter), IBRS and INIT_XSTATE (the MSR write and
+ * the FPU reset around mwait) change nothing here. intel_idle also lowers
+ * SKX's and SPR's C6 when the BIOS limits package C-states (to 92/276 and
+ * 190/600 us); these are the tables as written.
+ */
+#define REFIDLE_MWAIT(hint)	((u32)(hint) << 24)
+#define REFIDLE_HINT(flags)	((flags) >> 24)
+#define REFIDLE_IRQ_ENABLE	BIT(14)
+#define REFIDLE_ALWAYS_ENABLE	BIT(15)
+#define REFIDLE_IBRS		BIT(16)
+#define REFIDLE_INIT_XSTATE	BIT(17)
+
+struct refidle_cstate {
+	const char *name;
+	const char *desc;
+	u32 flags;
+	unsigned int exit_latency;	/* us */
+	unsigned int target_residency;	/* us */
+};
+
+struct refidle_profile {
+	const char *name;
+	struct refidle_cstate states[REFIDLE_STATES];
+};
+
+static const struct refidle_profile refidle_profiles[] = {
+	{ "skx", {
+		{ "C1", "MWAIT 0x00", REFIDLE_MWAIT(0x00) | REFIDLE_IRQ_ENABLE,
+		  2, 2 },
+		{ "C1E", "MWAIT 0x01", REFIDLE_MWAIT(0x01) | REFIDLE_ALWAYS_ENABLE,
+		  10, 20 },
+		{ "C6", "MWAIT 0x20", REFIDLE_MWAIT(0x20) |
+		  CPUIDLE_FLAG_TLB_FLUSHED | REFIDLE_IBRS, 133, 600 },
+	} },
+	{ "icx", {
+		{ "C1", "MWAIT 0x00", REFIDLE_MWAIT(0x00) | REFIDLE_IRQ_ENABLE,
+		  1, 1 },
+		{ "C1E", "MWAIT 0x01", REFIDLE_MWAIT(0x01) | REFIDLE_ALWAYS_ENABLE,
+		  4, 4 },
+		{ "C6", "MWAIT 0x20", REFIDLE_MWAIT(0x20) |
+		  CPUIDLE_FLAG_TLB_FLUSHED, 170, 600 },
+	} },
+	{ "spr", {
+		{ "C1", "MWAIT 0x00", REFIDLE_MWAIT(0x00), 1, 1 },
+		{ "C1E", "MWAIT 0x01", REFIDLE_MWAIT(0x01) | REFIDLE_ALWAYS_ENABLE,
+		  2, 4 },
+		{ "C6", "MWAIT 0x20", REFIDLE_MWAIT(0x20) |
+		  CPUIDLE_FLAG_TLB_FLUSHED | REFIDLE_INIT_XSTATE, 290, 800 },
+	} },
+};
+
+/* How a state waits for its wake, and where its wake interrupt runs. */
+enum refidle_wait {
+	REFIDLE_HLT,	/* sti; hlt: the handler at the wake, then exit_us */
+	REFIDLE_IRQ_ON,	/* polls; exit_us, then the handler inside the state */
+	REFIDLE_MASKED,	/* polls; exit_us, return, then the handler */
+};
+
+static const char *const refidle_wait_names[] = {
+	[REFIDLE_HLT]		= "hlt",
+	[REFIDLE_IRQ_ON]	= "irqs_on",
+	[REFIDLE_MASKED]	= "irqs_off",
+};
+
+/*
+ * Per cpuidle state index: how it waits, its injected latency and the part
+ * of it a local timer wake saves, in TSC cycles.
+ */
+static enum refidle_wait refidle_waits[REFIDLE_STATES + 1];
 static u64 refidle_cycles[REFIDLE_STATES + 1];
+static u64 refidle_prewake_cycles[REFIDLE_STATES + 1];
 static u64 refidle_masked_max_cycles;
 
 /*
@@ -106,12 +201,16 @@ static __always_inline void refidle_spin(void)
 }
 
 /*
- * Waits the injected latency from @start, the TSC at the wake. Returns
- * the TSC read that ended the wait: the idle exit.
+ * Waits the injected latency from @start, the TSC at the wake, less the
+ * state's pre-wake if the local timer woke it (@timer). Returns the TSC
+ * read that ended the wait: the idle exit.
  */
-static __always_inline u64 refidle_wait(u64 start, int index)
+static __always_inline u64 refidle_wait(u64 start, int index, bool timer)
 {
 	u64 end = start + refidle_cycles[index], now;
+
+	if (timer)
+		end -= refidle_prewake_cycles[index];
 
 	while ((s64)((now = rdtsc()) - end) < 0)
 		refidle_spin();
@@ -187,43 +286,121 @@ static __always_inline void refidle_halt(void)
  * (TIF_POLLING_NRFLAG): a remote wakeup or a cross-CPU call queued to
  * this CPU then sets need_resched and sends no interrupt, and the wait
  * ends on the flag as mwait ends on the write to the monitored line.
- * hlt sees no such write, so polling is withdrawn before it.
+ * hlt sees no such write, so polling is withdrawn before it. Otherwise
+ * the caller withdraws it (current_clr_polling()), where mwait's caller
+ * would: after the CPU woke.
  */
-static __always_inline void refidle_masked_sleep(void)
+static DEFINE_PER_CPU(bool, refidle_kicker);
+
+static __always_inline void refidle_poll(void)
 {
 	u64 limit = rdtsc() + refidle_masked_max_cycles;
 	unsigned int turn = 0;
 
-	if (!current_set_polling_and_test()) {
-		while (!need_resched() && !refidle_irq_pending(turn++)) {
-			if ((s64)(rdtsc() - limit) >= 0) {
-				if (!current_clr_polling_and_test()) {
-					raw_safe_halt();
-					raw_local_irq_disable();
-				}
-				break;
+	/* The kick facility's kicking CPU halts at once (see there). */
+	if (__this_cpu_read(refidle_kicker))
+		limit = 0;
+
+	if (current_set_polling_and_test())
+		return;
+	while (!need_resched() && !refidle_irq_pending(turn++)) {
+		if ((s64)(rdtsc() - limit) >= 0) {
+			if (!current_clr_polling_and_test()) {
+				raw_safe_halt();
+				raw_local_irq_disable();
 			}
-			refidle_spin();
+			return;
 		}
+		refidle_spin();
 	}
-	current_clr_polling();
+}
+
+/*
+ * Pre-wake (prewake_us): a wake by the local timer, which the hardware
+ * sees coming, costs less than one by a device or an IPI. The local
+ * timer woke the state if its vector (LOCAL_TIMER_VECTOR, the one-shot
+ * and TSC-deadline modes alike) is pending at the wake, or, for a wait
+ * that took its interrupt in hlt, if the local timer interrupt count moved
+ * since @timer_irqs: exact, and read only for states with a pre-wake.
+ */
+static __always_inline bool refidle_by_timer(int index, u32 timer_irqs)
+{
+	if (!refidle_prewake_cycles[index])
+		return false;
+	return this_cpu_read(irq_stat.apic_timer_irqs) != timer_irqs ||
+	       (wult_apic_irr(LOCAL_TIMER_VECTOR / 32) &
+		BIT(LOCAL_TIMER_VECTOR % 32));
+}
+
+static __always_inline u32 refidle_timer_irqs(void)
+{
+	return this_cpu_read(irq_stat.apic_timer_irqs);
+}
+
+/*
+ * mwait entered with interrupts on returns into the handler of the
+ * interrupt that woke it once the CPU is awake, polling still advertised:
+ * one instruction with interrupts on (sti's shadow covers the nop) runs
+ * whatever is pending here, inside the state.
+ */
+static __always_inline void refidle_take_irqs(void)
+{
+	raw_local_irq_enable();
+	asm volatile("nop");
+	raw_local_irq_disable();
 }
 
 /* The injected latency counts from the wake: the sleep's end. */
 static WULT_CPUIDLE int refidle_enter_halt(struct cpuidle_device *dev,
 					   struct cpuidle_driver *drv, int index)
 {
+	u32 t0;
+	u64 woke;
+
 	refidle_in();
+	t0 = refidle_timer_irqs();
 	refidle_halt();
-	return refidle_out(index, refidle_wait(rdtsc(), index));
+	woke = rdtsc();
+	return refidle_out(index, refidle_wait(woke, index,
+					       refidle_by_timer(index, t0)));
 }
 
 static WULT_CPUIDLE int refidle_enter_masked(struct cpuidle_device *dev,
 					     struct cpuidle_driver *drv, int index)
 {
+	u32 t0;
+	u64 woke;
+
 	refidle_in();
-	refidle_masked_sleep();
-	return refidle_out(index, refidle_wait(rdtsc(), index));
+	t0 = refidle_timer_irqs();
+	refidle_poll();
+	current_clr_polling();
+	woke = rdtsc();
+	return refidle_out(index, refidle_wait(woke, index,
+					       refidle_by_timer(index, t0)));
+}
+
+/*
+ * An IRQs-on mwait state (intel_idle's CPUIDLE_FLAG_IRQ_ENABLE): the wait
+ * polls as the masked one does, the injected latency passes, then the
+ * wake interrupt runs inside the state (TIntr and TAI both carry the
+ * latency), with polling advertised, and polling is withdrawn.
+ */
+static WULT_CPUIDLE int refidle_enter_irq_on(struct cpuidle_device *dev,
+					     struct cpuidle_driver *drv,
+					     int index)
+{
+	u32 t0;
+	u64 woke, end;
+
+	refidle_in();
+	t0 = refidle_timer_irqs();
+	refidle_poll();
+	woke = rdtsc();
+	end = refidle_wait(woke, index, refidle_by_timer(index, t0));
+	refidle_take_irqs();
+	current_clr_polling();
+	return refidle_out(index, end);
 }
 
 /*
@@ -251,6 +428,7 @@ static WULT_CPUIDLE int refidle_enter_masked(struct cpuidle_device *dev,
  */
 static DEFINE_PER_CPU(bool, refidle_ts_asleep);
 static struct tracepoint *refidle_irq_tp;
+static bool refidle_ts_used;
 
 static notrace void refidle_ts_irq(void *data, int irq,
 				   struct irqaction *action)
@@ -265,23 +443,29 @@ static notrace int refidle_enter_timer_stop(struct cpuidle_device *dev,
 					    struct cpuidle_driver *drv,
 					    int index)
 {
+	bool timer;
 	u64 woke;
+	u32 t0;
 
 	refidle_in();
 	__this_cpu_write(refidle_ts_asleep, true);
+	t0 = refidle_timer_irqs();
 	wult_ct_idle_enter();
-	if (irqs_off & BIT(index - 1))
-		refidle_masked_sleep();
-	else
+	if (refidle_waits[index] == REFIDLE_MASKED) {
+		refidle_poll();
+		current_clr_polling();
+	} else {
 		refidle_halt();
+	}
 	/* The broadcast exit is part of the injected latency, as on hardware. */
 	woke = rdtsc();
+	timer = refidle_by_timer(index, t0);
 	wult_ct_idle_exit();
 	if (__this_cpu_read(refidle_ts_asleep)) {
 		__this_cpu_write(refidle_ts_asleep, false);
 		tick_broadcast_exit();
 	}
-	return refidle_out(index, refidle_wait(woke, index));
+	return refidle_out(index, refidle_wait(woke, index, timer));
 }
 
 static void refidle_irq_find(struct tracepoint *tp, void *priv)
@@ -295,11 +479,11 @@ static int refidle_ts_init(void)
 {
 	int ret;
 
-	if (!timer_stop)
+	if (!refidle_ts_used)
 		return 0;
 	for_each_kernel_tracepoint(refidle_irq_find, NULL);
 	if (!refidle_irq_tp) {
-		pr_err("wult_refidle: timer_stop=1 needs the irq:irq_handler_entry tracepoint\n");
+		pr_err("wult_refidle: timer-stop states need the irq:irq_handler_entry tracepoint\n");
 		return -EOPNOTSUPP;
 	}
 	ret = tracepoint_probe_register(refidle_irq_tp, refidle_ts_irq, NULL);
@@ -663,12 +847,18 @@ static void refidle_bench_exit(void)
  * a remote task wakeup. "off" stops it. Reading gives "cpu=C period=NS
  * sent=N busy=B": calls queued, and periods skipped because the last one
  * had not run yet.
+ *
+ * While it kicks, the kicking CPU's polling waits halt at once: under
+ * QEMU's round-robin vCPUs (vm-run --clock icount) a polling vCPU keeps
+ * its turn for up to masked_max_us, and the kicked CPU would run only
+ * after both a kick and its timer had come, seeing them together.
  */
 #define REFIDLE_KICK_MAX_WRITE	32
 
 static DEFINE_MUTEX(refidle_kick_lock);
 static struct hrtimer refidle_kick_timer;
 static int refidle_kick_cpu = -1;
+static int refidle_kick_from;
 static u64 refidle_kick_period;
 static unsigned long refidle_kick_sent, refidle_kick_busy;
 
@@ -697,6 +887,7 @@ static void refidle_kick_stop(void)
 	/* As csd_lock_wait(): the call's last access precedes the unlock. */
 	while (smp_load_acquire(&refidle_kick_csd.node.u_flags) & CSD_FLAG_LOCK)
 		usleep_range(100, 1000);
+	WRITE_ONCE(per_cpu(refidle_kicker, refidle_kick_from), false);
 	refidle_kick_cpu = -1;
 }
 
@@ -732,6 +923,8 @@ static ssize_t refidle_kick_write(struct file *file, const char __user *ubuf,
 		ret = -EINVAL;
 	} else {
 		refidle_kick_cpu = cpu;
+		refidle_kick_from = smp_processor_id();
+		WRITE_ONCE(per_cpu(refidle_kicker, refidle_kick_from), true);
 		hrtimer_start(&refidle_kick_timer, ns_to_ktime(ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
@@ -785,6 +978,41 @@ static struct cpuidle_driver refidle_driver = {
 	.name	= "wult_refidle",
 };
 
+/* The profile in use, NULL for ref. */
+static const struct refidle_profile *refidle_prof;
+
+/*
+ * debugfs wult_refidle/states: per state after POLL, what sysfs does not
+ * show: "NAME intel_flags=X|- cpuidle_flags=X wait=KIND inject_us=N
+ * prewake_us=N", intel_flags being the profile's intel_idle flags word.
+ */
+static int refidle_states_show(struct seq_file *m, void *v)
+{
+	const struct cpuidle_state *s;
+	int i;
+
+	for (i = 1; i <= REFIDLE_STATES; i++) {
+		s = &refidle_driver.states[i];
+		seq_printf(m, "%s intel_flags=", s->name);
+		if (refidle_prof)
+			seq_printf(m, "0x%x", refidle_prof->states[i - 1].flags);
+		else
+			seq_puts(m, "-");
+		seq_printf(m, " cpuidle_flags=0x%x wait=%s inject_us=%u prewake_us=%u\n",
+			   s->flags, refidle_wait_names[refidle_waits[i]],
+			   exit_us[i - 1], prewake_us[i - 1]);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(refidle_states);
+
+/* In refidle_dir, which refidle_bench_init() made. */
+static void refidle_states_init(void)
+{
+	debugfs_create_file("states", 0444, refidle_dir, NULL,
+			    &refidle_states_fops);
+}
+
 /* The cost of a full IRR scan, the masked wait's coarsest turn, in ns. */
 static u64 refidle_detect_ns(void)
 {
@@ -802,7 +1030,17 @@ static u64 refidle_detect_ns(void)
 	return div_u64(best * 1000000, tsc_khz);
 }
 
-static void refidle_init_state(struct cpuidle_state *s, int index, u64 base_ns)
+typedef int (*refidle_enter_fn)(struct cpuidle_device *dev,
+				struct cpuidle_driver *drv, int index);
+
+static const refidle_enter_fn refidle_enters[] = {
+	[REFIDLE_HLT]		= refidle_enter_halt,
+	[REFIDLE_IRQ_ON]	= refidle_enter_irq_on,
+	[REFIDLE_MASKED]	= refidle_enter_masked,
+};
+
+/* State @index of the ref profile, from the module parameters. */
+static void refidle_init_ref(struct cpuidle_state *s, int index, u64 base_ns)
 {
 	unsigned int c = index - 1;
 	bool masked = irqs_off & BIT(c);
@@ -810,19 +1048,98 @@ static void refidle_init_state(struct cpuidle_state *s, int index, u64 base_ns)
 	snprintf(s->name, CPUIDLE_NAME_LEN, "C%d", index);
 	snprintf(s->desc, CPUIDLE_DESC_LEN, "%s, exit %u us",
 		 masked ? "IRQs off wait" : "hlt", exit_us[c]);
-	s->enter = masked ? refidle_enter_masked : refidle_enter_halt;
+	refidle_waits[index] = masked ? REFIDLE_MASKED : REFIDLE_HLT;
 	s->exit_latency = exit_us[c] + DIV_ROUND_UP_ULL(base_ns, NSEC_PER_USEC);
 	s->target_residency = max(target_us[c], s->exit_latency);
-	if (index == 3 && timer_stop) {
-		s->flags |= CPUIDLE_FLAG_TIMER_STOP | CPUIDLE_FLAG_RCU_IDLE;
+	if (index == 3 && timer_stop)
+		s->flags |= CPUIDLE_FLAG_TIMER_STOP;
+}
+
+/*
+ * State @index of an intel_idle profile: declared as intel_idle declares
+ * it, the latency injected its declared one unless exit_us says otherwise.
+ */
+static void refidle_init_intel(struct cpuidle_state *s, int index,
+			       const struct refidle_cstate *cs)
+{
+	strscpy(s->name, cs->name, CPUIDLE_NAME_LEN);
+	strscpy(s->desc, cs->desc, CPUIDLE_DESC_LEN);
+	s->exit_latency = cs->exit_latency;
+	s->target_residency = cs->target_residency;
+	s->flags = cs->flags & CPUIDLE_FLAG_TLB_FLUSHED;
+	refidle_waits[index] = cs->flags & REFIDLE_IRQ_ENABLE ?
+			       REFIDLE_IRQ_ON : REFIDLE_MASKED;
+	/* intel_idle_state_needs_timer_stop(): deeper than C1, no ARAT. */
+	if ((REFIDLE_HINT(cs->flags) >> MWAIT_SUBSTATE_SIZE) &
+	    MWAIT_CSTATE_MASK &&
+	    (timer_stop || !boot_cpu_has(X86_FEATURE_ARAT)))
+		s->flags |= CPUIDLE_FLAG_TIMER_STOP;
+	if (!n_exit)
+		exit_us[index - 1] = cs->exit_latency;
+}
+
+static const struct refidle_profile *refidle_find_profile(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(refidle_profiles); i++)
+		if (sysfs_streq(profile, refidle_profiles[i].name))
+			return &refidle_profiles[i];
+	return NULL;
+}
+
+/* The parameters against the profile, before anything is set up. */
+static int refidle_check_params(const struct refidle_profile *p)
+{
+	if (!p && !sysfs_streq(profile, "ref")) {
+		pr_err("wult_refidle: profile=%s: not one of ref, skx, icx, spr\n",
+		       profile);
+		return -EINVAL;
+	}
+	if (p && (n_target || irqs_off)) {
+		pr_err("wult_refidle: profile=%s sets its own residencies and wait kinds: target_us and irqs_off apply to profile=ref\n",
+		       profile);
+		return -EINVAL;
+	}
+	if (irqs_off & ~GENMASK(REFIDLE_STATES - 1, 0)) {
+		pr_err("wult_refidle: irqs_off=%#x: only bits 0-2 (C1-C3) exist\n",
+		       irqs_off);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The enter() callback, the injected cycles and the pre-wake of @index. */
+static int refidle_init_wait(struct cpuidle_state *s, int index)
+{
+	unsigned int c = index - 1;
+
+	if (prewake_us[c] > exit_us[c]) {
+		pr_err("wult_refidle: prewake_us of %s (%u) exceeds its exit latency (%u us)\n",
+		       s->name, prewake_us[c], exit_us[c]);
+		return -EINVAL;
+	}
+	s->enter = refidle_enters[refidle_waits[index]];
+	if (s->flags & CPUIDLE_FLAG_TIMER_STOP) {
+		if (refidle_waits[index] == REFIDLE_IRQ_ON) {
+			pr_err("wult_refidle: %s: no timer-stop IRQs-on state\n",
+			       s->name);
+			return -EINVAL;
+		}
+		s->flags |= CPUIDLE_FLAG_RCU_IDLE;
 		s->enter = refidle_enter_timer_stop;
 	}
 	refidle_cycles[index] = div_u64((u64)exit_us[c] * tsc_khz, 1000);
+	refidle_prewake_cycles[index] = div_u64((u64)prewake_us[c] * tsc_khz,
+						1000);
+	return 0;
 }
 
 static int __init refidle_init(void)
 {
+	const struct refidle_profile *p = refidle_find_profile();
 	struct cpuidle_driver *cur = cpuidle_get_driver();
+	struct cpuidle_state *s;
 	u64 base_ns;
 	int i, ret;
 
@@ -831,11 +1148,10 @@ static int __init refidle_init(void)
 		       cur->name);
 		return -EBUSY;
 	}
-	if (irqs_off & ~GENMASK(REFIDLE_STATES - 1, 0)) {
-		pr_err("wult_refidle: irqs_off=%#x: only bits 0-2 (C1-C3) exist\n",
-		       irqs_off);
-		return -EINVAL;
-	}
+	ret = refidle_check_params(p);
+	if (ret)
+		return ret;
+	refidle_prof = p;
 	if (!tsc_khz) {
 		pr_err("wult_refidle: no TSC frequency to time the exit latency\n");
 		return -ENODEV;
@@ -844,8 +1160,18 @@ static int __init refidle_init(void)
 	base_ns = refidle_detect_ns();
 	refidle_masked_max_cycles = div_u64((u64)masked_max_us * tsc_khz, 1000);
 	cpuidle_poll_state_init(&refidle_driver);
-	for (i = 1; i <= REFIDLE_STATES; i++)
-		refidle_init_state(&refidle_driver.states[i], i, base_ns);
+	for (i = 1; i <= REFIDLE_STATES; i++) {
+		s = &refidle_driver.states[i];
+		if (p)
+			refidle_init_intel(s, i, &p->states[i - 1]);
+		else
+			refidle_init_ref(s, i, base_ns);
+		ret = refidle_init_wait(s, i);
+		if (ret)
+			return ret;
+		if (s->flags & CPUIDLE_FLAG_TIMER_STOP)
+			refidle_ts_used = true;
+	}
 	refidle_driver.state_count = REFIDLE_STATES + 1;
 
 	ret = refidle_ts_init();
@@ -860,9 +1186,17 @@ static int __init refidle_init(void)
 	}
 	refidle_bench_init();
 	refidle_kick_init();
-	pr_info("wult_refidle: exit %u/%u/%u us, residency %u/%u/%u us, irqs_off %#x (at most %u us), timer_stop %d, detection %llu ns\n",
-		exit_us[0], exit_us[1], exit_us[2], target_us[0], target_us[1],
-		target_us[2], irqs_off, masked_max_us, timer_stop, base_ns);
+	refidle_states_init();
+	pr_info("wult_refidle: profile %s, exit %u/%u/%u us, pre-wake %u/%u/%u us, residency %u/%u/%u us, waits %s/%s/%s (at most %u us), timer_stop %d, detection %llu ns\n",
+		p ? p->name : "ref", exit_us[0], exit_us[1], exit_us[2],
+		prewake_us[0], prewake_us[1], prewake_us[2],
+		refidle_driver.states[1].target_residency,
+		refidle_driver.states[2].target_residency,
+		refidle_driver.states[3].target_residency,
+		refidle_wait_names[refidle_waits[1]],
+		refidle_wait_names[refidle_waits[2]],
+		refidle_wait_names[refidle_waits[3]], masked_max_us,
+		refidle_ts_used, base_ns);
 	return 0;
 }
 

@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# wult_refidle's pre-wake model (issue 38 item 4): prewake_us=0,0,30 with
+# exit_us=0,20,80, so a wake of C3 by the local timer (hrt: wult's hrtimer
+# on the local APIC timer) costs 80 - 30 = 50 us, and one by an IPI (the
+# ipi method, CPU 0 the launcher) the full 80 us. The driver tells the
+# local timer's wake by its vector pending at the wake or, for a wait that
+# took its interrupt in hlt, by the local timer interrupt count.
+# On the default machine: CPU 1 measured, CPU 0 the launcher in C1 (hlt,
+# exit 0: what it does after the send is the same in every state; see
+# ipi.sh), instruction-counted clock, LDist 1-2 ms, 60 datapoints each,
+# one state of CPU 1 enabled at a time, medians in ns:
+#   - C3 left with interrupts on (hlt): WakeLatency (the injected wait
+#     follows the handler, so TAI carries it) C3 - C1 = 50 us by hrt and
+#     80 us by ipi;
+#   - C3 left with interrupts off, which polls (LDist 500-1000 us): the
+#     same WakeLatency differences against C2, the same path with no exit
+#     (section below).
+# Tolerance +- 0.5 us on a difference of medians, as refidle.sh's and
+# ipi.sh's.
+# vm-cost: 30
+. "$WULT_SRC/tests/lib.sh"
+
+W=$OUT/refidle_prewake
+mkdir -p "$W"
+t_need_icount
+CPU0=/sys/devices/system/cpu/cpu0/cpuidle
+CPUIDLE=/sys/devices/system/cpu/cpu1/cpuidle
+taskset -pc 0 $$ > /dev/null	# this shell and its children stay off CPU 1
+
+# rec NAME STATE METHOD: 60 datapoints of CPU 1 with only STATE enabled.
+rec() {
+	local m=
+	[ "$3" = ipi ] && m="--method ipi --launcher 0"
+	cstate_only $CPUIDLE "$2"
+	# shellcheck disable=SC2086
+	wult record -q -C 1 -c 60 --ldist "$LDIST" $m --no-counters \
+		-o "$W/$1.data" 2> "$W/$1.err"
+	cstate_only $CPUIDLE 1
+	wult report --csv "$W/$1.csv" "$W/$1.data" > "$W/$1.rep" 2>&1
+}
+
+# median NAME COLUMN: in ns (the CSV's us have 3 decimals), -1 if none.
+median() {
+	awk -F, -v col="$2" 'NR == 1 { for (f = 1; f <= NF; f++) if ($f == col) c = f; next }
+		c { print $c }' "$W/$1.csv" | sort -g |
+		awk '{ v[NR] = $1 } END { print NR ? sprintf("%.0f", v[int((NR + 1) / 2)] * 1000) : -1 }'
+}
+
+# count NAME STATE: datapoints of NAME, and those of state STATE.
+count() {
+	awk -F, -v s="C$2" 'NR == 1 { for (f = 1; f <= NF; f++) c[$f] = f; next }
+		{ n++; k += ($c["ReqCState"] == s) } END { print n + 0, k + 0 }' "$W/$1.csv"
+}
+
+# diff NAME A B COLUMN WANT_US: B's median of COLUMN less A's is WANT_US.
+diff_is() {
+	local a b
+	a=$(median "$2" "$4") b=$(median "$3" "$4")
+	echo "# $1: $4 medians (ns) $2 $a, $3 $b"
+	t_within "$1: $4 $3 - $2 = $5 us +- 0.5 (ns)" $((b - a)) \
+		$(($5 * 1000 - 500)) $(($5 * 1000 + 500))
+}
+
+t_check "insmod wult_refidle exit_us=0,20,80 prewake_us=0,0,30" \
+	insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 prewake_us=0,0,30 || { t_done; exit 1; }
+t_eq "debugfs states: C3's pre-wake" 30 \
+	"$(awk '$1 == "C3" { for (i = 2; i <= NF; i++) if ($i ~ /^prewake_us=/) print substr($i, 12) }' \
+		/sys/kernel/debug/wult_refidle/states)"
+t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
+cstate_only $CPU0 1
+LDIST=1000,2000
+for m in hrt ipi; do
+	for s in 1 3; do
+		rec $m$s $s $m
+		read -r n k <<< "$(count $m$s $s)"
+		t_check "$m C$s: 60 datapoints, all C$s ($k of $n)" test "$n" -eq 60 -a "$k" -eq 60
+	done
+done
+diff_is "hlt C3, local timer wake" hrt1 hrt3 WakeLatency 50
+diff_is "hlt C3, IPI wake" ipi1 ipi3 WakeLatency 80
+t_check "rmmod wult" rmmod wult
+t_check "rmmod wult_refidle" rmmod wult_refidle
+
+# IRQs off (irqs_off=6, exit_us=0,0,80: C2 with no exit, the same path
+# as C3's with none, and C3; the launcher in C1, hlt): the wait polls with the
+# idle task advertising polling, so the ipi method's wake is a
+# need_resched write, not an interrupt (ipi.sh's POLL), and both methods'
+# datapoints are IntrOff=1: WakeLatency (TAI) carries the injected wait,
+# C2's is the same path with none. The spin costs host CPU for its guest
+# time: LDist 500-1000 us, no idle accounting counters (refidle.sh) and
+# expedited grace periods for wult record's opens and closes
+# (rcu_expedite).
+rcu_expedite
+t_check "insmod wult_refidle exit_us=0,0,80 prewake_us=0,0,30 irqs_off=6" \
+	insmod "$WULT_REFIDLE_KO" exit_us=0,0,80 prewake_us=0,0,30 irqs_off=6 ||
+	{ t_done; exit 1; }
+insmod "$WULT_KO"
+cstate_only $CPU0 1
+LDIST=500,1000
+for m in hrt ipi; do
+	for s in 2 3; do
+		rec ${m}m$s $s $m
+		read -r n k <<< "$(count ${m}m$s $s)"
+		t_check "$m IRQs-off C$s: 60 datapoints, all C$s ($k of $n)" test "$n" -eq 60 -a "$k" -eq 60
+	done
+done
+diff_is "IRQs-off C3, local timer wake" hrtm2 hrtm3 WakeLatency 50
+diff_is "IRQs-off C3, IPI (need_resched) wake" ipim2 ipim3 WakeLatency 80
+cstate_only $CPU0 all
+t_check "rmmod wult" rmmod wult
+t_check "rmmod wult_refidle" rmmod wult_refidle
+t_done
