@@ -71,8 +71,8 @@ refused() {
 # grace_end: wait (guest time) until the claim's grace is over and 8139cp
 # has the NIC again (between the two it has no driver).
 grace_end() {
-	local i
-	for i in $(seq 40); do
+	local _
+	for _ in $(seq 40); do
 		[ "$(driver)" = 8139cp ] && return 0
 		sleep 0.2
 	done
@@ -150,8 +150,8 @@ refused "ipi with one CPU online: ENODEV, no other CPU to launch from" 19 \
 # opened: wait until perf stat's event exists (the claim alone may be in
 # its grace, which a suspend gives back).
 opened() {
-	local i
-	for i in $(seq 200); do
+	local _
+	for _ in $(seq 200); do
 		[ "$(cat $D/events)" -gt 0 ] && return 0
 		sleep 0.01
 	done
