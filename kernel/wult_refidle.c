@@ -205,12 +205,18 @@ static __always_inline void refidle_spin(void)
  * state's pre-wake if the local timer woke it (@timer). Returns the TSC
  * read that ended the wait: the idle exit.
  */
-static __always_inline u64 refidle_wait(u64 start, int index, bool timer)
+static __always_inline u64 refidle_end(u64 start, int index, bool timer)
 {
-	u64 end = start + refidle_cycles[index], now;
+	u64 end = start + refidle_cycles[index];
 
 	if (timer)
 		end -= refidle_prewake_cycles[index];
+	return end;
+}
+
+static __always_inline u64 refidle_wait(u64 start, int index, bool timer)
+{
+	u64 end = refidle_end(start, index, timer), now;
 
 	while ((s64)((now = rdtsc()) - end) < 0)
 		refidle_spin();
@@ -350,10 +356,71 @@ static __always_inline void refidle_take_irqs(void)
 	raw_local_irq_disable();
 }
 
+/*
+ * Halting exit waits (debugfs wult_refidle/halt_exit, a CPU list), for CPUs
+ * that are not measured. Under QEMU's round-robin TCG a vCPU that spins
+ * keeps its turn: an ipi launcher or the CPU running wult record spinning
+ * its 80 us exit held the measured CPU up as long (Documentation/vm-run.md,
+ * "Slices"), where a real CPU executes nothing. On these CPUs the exit
+ * wait of a hlt state halts instead, woken by the local APIC timer,
+ * borrowed: its one-shot count is cut to the wait's end when that comes
+ * first, and the timer's interrupt then has the kernel's handler program
+ * its own next event again. A timer masked, periodic, in TSC-deadline mode
+ * or not running is left alone, and the wait spins. That interrupt runs
+ * inside the exit, so never on a measured CPU: wult.ko drops such a
+ * datapoint (other_intr). The exit ends late by the handler's length.
+ * The wait starts with a pause, which under TCG ends the vCPU's turn: the
+ * other vCPUs run what this wake's handler gave them (an ipi launcher's
+ * IPI) at once, whatever the state, as they would on hardware.
+ */
+static DEFINE_PER_CPU(bool, refidle_halt_exit);
+/* APIC timer ticks per TSC cycles, measured at load (0: not measured). */
+static u64 refidle_apic_ticks, refidle_apic_cycles;
+
+static __always_inline u32 refidle_apic_read(u32 reg)
+{
+	if (x2apic_mode)
+		return (u32)__rdmsr(APIC_BASE_MSR + (reg >> 4));
+	return readl((void __iomem *)(APIC_BASE + reg));
+}
+
+static __always_inline void refidle_apic_write(u32 reg, u32 val)
+{
+	if (x2apic_mode)
+		__wrmsr(APIC_BASE_MSR + (reg >> 4), val, 0);
+	else
+		writel(val, (void __iomem *)(APIC_BASE + reg));
+}
+
+static __always_inline u64 refidle_wait_halted(u64 end)
+{
+	u32 lvtt, left;
+	u64 now, want;
+
+	cpu_relax();
+	while ((s64)((now = rdtsc()) - end) < 0) {
+		lvtt = refidle_apic_read(APIC_LVTT);
+		left = refidle_apic_read(APIC_TMCCT);
+		if ((lvtt & (APIC_LVT_MASKED | APIC_LVT_TIMER_PERIODIC |
+			     APIC_LVT_TIMER_TSCDEADLINE)) || !left) {
+			refidle_spin();
+			continue;
+		}
+		want = div64_u64((end - now) * refidle_apic_ticks,
+				 refidle_apic_cycles) + 1;
+		if (want < left)
+			refidle_apic_write(APIC_TMICT, want);
+		raw_safe_halt();
+		raw_local_irq_disable();
+	}
+	return now;
+}
+
 /* The injected latency counts from the wake: the sleep's end. */
 static WULT_CPUIDLE int refidle_enter_halt(struct cpuidle_device *dev,
 					   struct cpuidle_driver *drv, int index)
 {
+	bool timer;
 	u32 t0;
 	u64 woke;
 
@@ -361,8 +428,12 @@ static WULT_CPUIDLE int refidle_enter_halt(struct cpuidle_device *dev,
 	t0 = refidle_timer_irqs();
 	refidle_halt();
 	woke = rdtsc();
-	return refidle_out(index, refidle_wait(woke, index,
-					       refidle_by_timer(index, t0)));
+	timer = refidle_by_timer(index, t0);
+	if (__this_cpu_read(refidle_halt_exit))
+		return refidle_out(index,
+				   refidle_wait_halted(refidle_end(woke, index,
+								   timer)));
+	return refidle_out(index, refidle_wait(woke, index, timer));
 }
 
 static WULT_CPUIDLE int refidle_enter_masked(struct cpuidle_device *dev,
@@ -1006,6 +1077,93 @@ static int refidle_states_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(refidle_states);
 
+/*
+ * The APIC timer's rate against the TSC, for halt_exit: two reads of its
+ * current count around a short delay, while the kernel's one-shot timer
+ * runs (it is re-armed at every tick of this busy CPU).
+ */
+static void refidle_apic_calibrate(void)
+{
+	unsigned long flags;
+	u32 c0, c1;
+	u64 t0, t1;
+	int i;
+
+	for (i = 0; i < 10 && !refidle_apic_cycles; i++) {
+		local_irq_save(flags);
+		c0 = refidle_apic_read(APIC_TMCCT);
+		t0 = rdtsc_ordered();
+		/* 20 us, interrupts off: the tick must not re-arm meanwhile. */
+		while (rdtsc() - t0 < 20ULL * tsc_khz / 1000)
+			cpu_relax();
+		c1 = refidle_apic_read(APIC_TMCCT);
+		t1 = rdtsc_ordered();
+		local_irq_restore(flags);
+		if (c1 && c1 < c0 && t1 > t0) {
+			refidle_apic_ticks = c0 - c1;
+			refidle_apic_cycles = t1 - t0;
+		} else {
+			usleep_range(1000, 2000);
+		}
+	}
+}
+
+static DEFINE_MUTEX(refidle_halt_lock);
+static struct cpumask refidle_halt_mask;
+
+static ssize_t refidle_halt_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	cpumask_var_t mask;
+	int cpu, ret;
+
+	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = cpumask_parselist_user(ubuf, len, mask);
+	if (!ret && !cpumask_empty(mask) && !refidle_apic_cycles)
+		ret = -EOPNOTSUPP;
+	if (!ret) {
+		mutex_lock(&refidle_halt_lock);
+		cpumask_copy(&refidle_halt_mask, mask);
+		for_each_possible_cpu(cpu)
+			WRITE_ONCE(per_cpu(refidle_halt_exit, cpu),
+				   cpumask_test_cpu(cpu, mask));
+		mutex_unlock(&refidle_halt_lock);
+	}
+	free_cpumask_var(mask);
+	return ret ? ret : len;
+}
+
+static int refidle_halt_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&refidle_halt_lock);
+	seq_printf(m, "%*pbl\n", cpumask_pr_args(&refidle_halt_mask));
+	mutex_unlock(&refidle_halt_lock);
+	return 0;
+}
+
+static int refidle_halt_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, refidle_halt_show, NULL);
+}
+
+static const struct file_operations refidle_halt_fops = {
+	.owner		= THIS_MODULE,
+	.open		= refidle_halt_open,
+	.read		= seq_read,
+	.write		= refidle_halt_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* In refidle_dir, which refidle_bench_init() made. */
+static void refidle_halt_init(void)
+{
+	refidle_apic_calibrate();
+	debugfs_create_file("halt_exit", 0600, refidle_dir, NULL,
+			    &refidle_halt_fops);
+}
+
 /* In refidle_dir, which refidle_bench_init() made. */
 static void refidle_states_init(void)
 {
@@ -1187,6 +1345,7 @@ static int __init refidle_init(void)
 	refidle_bench_init();
 	refidle_kick_init();
 	refidle_states_init();
+	refidle_halt_init();
 	pr_info("wult_refidle: profile %s, exit %u/%u/%u us, pre-wake %u/%u/%u us, residency %u/%u/%u us, waits %s/%s/%s (at most %u us), timer_stop %d, detection %llu ns\n",
 		p ? p->name : "ref", exit_us[0], exit_us[1], exit_us[2],
 		prewake_us[0], prewake_us[1], prewake_us[2],
