@@ -104,6 +104,6 @@ int wult_time_range_parse(const char *s, double bare_ns, unsigned int flags, dou
 	if (ret)
 		return ret;
 	if (*lo > *hi)
-		return wult_err_set(err, errlen, -EINVAL, "'%s': MIN is above MAX", s);
+		return wult_err_set(err, errlen, -EINVAL, "MIN is above MAX (want MIN <= MAX)");
 	return 0;
 }
