@@ -40,12 +40,9 @@ if [ -n "${WULT_CLOCK:-}" ]; then
 		/sys/devices/system/cpu/online)
 	[ -z "$others" ] || taskset -pc "$others" $$ > /dev/null ||
 		die "cannot keep wult record off CPU $cpu"
-	# The other CPUs' exit waits halt instead of spinning: a spinning
-	# vCPU keeps its turn, and a real CPU executes nothing there.
-	halt=/sys/kernel/debug/wult_refidle/halt_exit
-	if [ -n "$others" ] && [ -w $halt ] && ! echo "$others" 2> /dev/null > $halt; then
-		echo "wult: the other CPUs' exit waits spin (wult_refidle could not time its halts: $halt)"
-	fi
+	# (Their exit waits spin: wult_refidle's halt_exit on them gave C1
+	# and C2 outliers of +8 to +800 us, 3 in two runs, none in three
+	# without; Documentation/vm-run.md, "Slices".)
 fi
 # What a guest's figures are (Documentation/vm-run.md, "The clock").
 case "${WULT_CLOCK:-}" in
