@@ -57,7 +57,7 @@ int wult_synth_new(const struct wult_synth_opts *o, struct wult_synth **out)
 	*out = NULL;
 	if (!o->ncpus || o->ncpus > 4096 || !o->ncstates || !o->tsc_khz ||
 	    o->wake_min > o->wake_max || o->ldist_min > o->ldist_max ||
-	    o->tail_frac < 0 || o->tail_frac > 1)
+	    o->tail_frac < 0 || o->tail_frac > 1 || o->source >= WULT_SOURCE_MAX)
 		return -EINVAL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -128,6 +128,13 @@ void wult_synth_next(struct wult_synth *g, struct wult_dp *dp)
 	dp->tsc_delta = tsc;
 	dp->mperf_delta = tsc / 100 * uniform(g, 0, 5);	/* 0-5% in C0 */
 	dp->req_cstate = uniform(g, 0, o->ncstates - 1);
+	/* A state's own wake cost (a method comparison's pre-wake): after
+	 * every draw, so that files without one stay as they were. */
+	if (dp->req_cstate < WULT_SYNTH_MAX_OFFSETS) {
+		dp->tai += o->state_offset[dp->req_cstate];
+		dp->tintr += o->state_offset[dp->req_cstate];
+	}
+	dp->source = o->source;
 	dp->flags = WULT_DPF_MPERF | WULT_DPF_SMI | WULT_DPF_NMI;
 	dp->smi_cnt = 0;
 	dp->nmi_cnt = (rnd(g) % 1000) == 0;

@@ -650,8 +650,11 @@ static int print_report(const struct rpt_opts *o, struct rpt_file *const *files,
 		rpt_print_diff(stdout, o, files, d);
 		rpt_sysinfo_print_diff(stdout, files, nfiles);
 	}
-	if (!o->json_out || strcmp(o->json_out, "-"))
+	if (!o->json_out || strcmp(o->json_out, "-")) {
 		rpt_decl_print_all(stdout, o, files, nfiles);
+		rpt_gov_print_all(stdout, o, files, nfiles);
+		rpt_methods_print(stdout, o, files, nfiles);
+	}
 	/* What a wult record --stop-on --capture left beside an input. */
 	if (!o->json_out || strcmp(o->json_out, "-"))
 		for (int i = 0; i < nfiles; i++)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <wult/args.h>
+#include <wult/dpdec.h>
 #include <wult/synth.h>
 
 #include "cmds.h"
@@ -39,6 +40,10 @@ static void synth_usage(FILE *f)
 		"                        (default 0.001,500us)\n"
 		"      --ldist MIN,MAX   launch distance, uniform (default 1us,4ms)\n"
 		"      --round N         samples per FINISHED_ROUND, 0 for none (1000)\n"
+		"      --source NAME     the method the datapoints say: hrt (default),\n"
+		"                        tdt, ipi or nic\n"
+		"      --state-offset T,...  wake latency added to state index 0, 1,\n"
+		"                        ... (e.g. 0,0,56us: index 2's wakes 56 us longer)\n"
 		"  -h, --help            this text\n\n"
 		"Times take a unit: ns, us, ms or s; a number without one is in\n"
 		"microseconds, as in every wult command (wult synth took nanoseconds\n"
@@ -78,7 +83,32 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 	return end == s || *end || errno || *out > max || s[0] == '-' ? -EINVAL : 0;
 }
 
-enum { O_CPUS = 256, O_CSTATES, O_TSC, O_WAKE, O_TAIL, O_LDIST, O_ROUND, O_NAMES };
+enum { O_CPUS = 256, O_CSTATES, O_TSC, O_WAKE, O_TAIL, O_LDIST, O_ROUND, O_NAMES, O_SOURCE,
+	O_OFFSET };
+
+/* --state-offset T,T,...: one time per state index. 0 or -EINVAL. */
+static int parse_offsets(const char *arg, struct wult_synth_opts *o, char *err, size_t errlen)
+{
+	char buf[64];
+	const char *p = arg;
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; *p; i++) {
+		len = strcspn(p, ",");
+		if (i == WULT_SYNTH_MAX_OFFSETS || !len || len >= sizeof(buf)) {
+			snprintf(err, errlen, i == WULT_SYNTH_MAX_OFFSETS ? "more than %d states" :
+				 "an empty or too long time", WULT_SYNTH_MAX_OFFSETS);
+			return -EINVAL;
+		}
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (parse_time(buf, &o->state_offset[i], err, errlen))
+			return -EINVAL;
+		p += len + (p[len] == ',');
+	}
+	return i ? 0 : -EINVAL;
+}
 
 /* A non-zero @v below @max into @dst. 0 or -EINVAL. */
 static int parse_nonzero(const char *arg, uint64_t max, uint64_t *v)
@@ -108,6 +138,14 @@ static int synth_opt(int c, const char *arg, struct wult_synth_opts *o, char *er
 	case O_NAMES:
 		o->cstate_names = arg;
 		return 0;
+	case O_SOURCE:
+		for (o->source = 0; o->source < WULT_SOURCE_MAX; o->source++)
+			if (!strcmp(arg, wult_dpdec_source_name(o->source)))
+				return 0;
+		snprintf(err, errlen, "hrt, tdt, ipi or nic");
+		return -EINVAL;
+	case O_OFFSET:
+		return parse_offsets(arg, o, err, errlen);
 	case O_CSTATES:
 		ret = parse_nonzero(arg, 64, &v);
 		o->ncstates = v;
@@ -210,6 +248,8 @@ int wult_cmd_synth(int argc, char **argv)
 		{ "ldist", required_argument, NULL, O_LDIST },
 		{ "round", required_argument, NULL, O_ROUND },
 		{ "cstate-names", required_argument, NULL, O_NAMES },
+		{ "source", required_argument, NULL, O_SOURCE },
+		{ "state-offset", required_argument, NULL, O_OFFSET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -12,6 +12,8 @@
 
 struct wult_synth;
 
+#define WULT_SYNTH_MAX_OFFSETS	16	/* state indexes --state-offset sets */
+
 struct wult_synth_opts {
 	uint64_t count;			/* datapoints */
 	uint64_t seed;
@@ -24,6 +26,9 @@ struct wult_synth_opts {
 	uint64_t ldist_min, ldist_max;	/* ns: LDist uniform */
 	unsigned int round;		/* samples per FINISHED_ROUND */
 	const char *cstate_names;	/* "POLL,C1,C6": index 0, 1, ... (NULL: none) */
+	unsigned int source;		/* enum wult_source_id of every datapoint */
+	uint64_t state_offset[WULT_SYNTH_MAX_OFFSETS];	/* ns added to each state
+							 * index's wake */
 };
 
 /* Defaults: 1000 datapoints, 1 CPU, 3 states, 2 GHz TSC, wake 1-20 us,

@@ -93,6 +93,13 @@ struct rpt_opts {
 	int declared_sysfs;			/* --declared-sysfs */
 };
 
+/* The governor judged: LDist bands (their lower edges in us, the last open),
+ * and the unit SilentTime is counted in, exact against whole-us residencies. */
+#define RPT_GOV_BANDS	5
+#define RPT_GOV_UNIT	100
+extern const double rpt_gov_band_us[RPT_GOV_BANDS];
+extern const char *const rpt_gov_band_names[RPT_GOV_BANDS + 1];	/* and "all" */
+
 /* Counter metrics reported as means (wult_point indexes), report_fmt.c's. */
 extern const enum wult_metric rpt_ctr_metrics[RPT_NCTR];
 
@@ -112,6 +119,9 @@ struct rpt_group {
 	struct wult_br_tally *br;			/* with --branches */
 	struct rpt_plot *plot;				/* with --html */
 	double pct[RPT_MAX_TIME];			/* o->suggest_pct's, NaN: none */
+	/* The governor judged (report_governor.c): SilentTime in units of
+	 * RPT_GOV_UNIT ns per LDist band, when the input has a description. */
+	struct wult_stats *gov[RPT_GOV_BANDS];
 };
 
 /* What an input is, field by field (desc has it as the header's lines):
@@ -206,6 +216,9 @@ int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **ou
 /* 1 and fills @pt, 0 at the end, or -errno with the reason in rpt_src_error(). */
 int rpt_src_next(struct rpt_src *s, struct wult_point *pt);
 const char *rpt_src_error(const struct rpt_src *s);
+/* Whether the input carries a system description (known by its first
+ * datapoint): the governor is then judged on the way. */
+int rpt_src_has_sysdesc(const struct rpt_src *s);
 /* Like rpt_src_next() for a perf.data input (rpt_src_stable_names()), but
  * only metrics @m[0..@n-1] into @out and ReqCState's name into *@state:
  * decoding the others is skipped where it can be. */
@@ -511,6 +524,42 @@ void rpt_decl_print_all(FILE *out, const struct rpt_opts *o, struct rpt_file *co
 /* Option @which of --info, --suggest, --suggest-pct P, --declared-sysfs
  * (0-3) into @o. 0, or -EINVAL (said why). */
 int rpt_decl_opt(int which, const char *arg, struct rpt_opts *o);
+
+/* ---- report_governor.c: the governor's picks judged ---- */
+/* Adds a kept datapoint's SilentTime (ns) to @g's band of LDist @ldist (ns).
+ * 0 or -ENOMEM. */
+int rpt_gov_add(struct rpt_group *g, double ldist, double silent);
+void rpt_gov_free(struct rpt_group *g);
+/* The picks of one LDist band (or of all): counts, and what they cost. */
+struct rpt_gov_cell {
+	uint64_t n, shallow, right, deep;
+	double idle_ns;		/* the idle periods (SilentTime) summed */
+	double lost_ns;		/* ... of the too-shallow picks: residency lost */
+	double added_us;	/* declared exit latency added by too-deep picks */
+};
+struct rpt_gov {
+	const char *governor;	/* the description's, NULL: unknown */
+	double qos_us;		/* PM QoS CPU latency limit, NaN: unknown */
+	uint64_t unjudged;	/* datapoints of states the description lacks */
+	struct rpt_gov_cell band[RPT_GOV_BANDS + 1];	/* the last: every band */
+};
+/* @f's model: 0, -ENOENT (no description, or no SilentTime and LDist) or
+ * -ENOMEM. */
+int rpt_gov_new(const struct rpt_file *f, struct rpt_gov *g);
+/* Each input's governor block (only those with a description). */
+void rpt_gov_print_all(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
+		       unsigned int nfiles);
+/* The state index of group @name in description @sd ("C6", "stateN", with
+ * --per-cpu "CPU1 C6": *@cpu becomes its CPU), or -1 (report_declared.c). */
+int rpt_decl_state_index(const struct wult_sysdesc *sd, const char *name, int *cpu);
+
+/* ---- report_methods.c: the methods compared (pre-wake) ---- */
+/* With inputs of different methods: per state, the timer's wake against
+ * the device's or IPI's. Nothing when the inputs' methods do not differ. */
+void rpt_methods_print(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
+		       unsigned int nfiles);
+/* Whether @files hold a timer-only input and a device- or IPI-only one. */
+int rpt_methods_differ(struct rpt_file *const *files, unsigned int nfiles);
 
 /* ---- report_capture.c: a --stop-on capture beside the input ---- */
 /* Prints @data_path.capture's story, if there is one. 0 or -errno (said). */

@@ -57,7 +57,7 @@ static double num(const char *s)
  * The description's state index of group @name ("C6", "state2", or with
  * --per-cpu "CPU1 C6") on @cpu, or -1; *@cpu becomes the group's CPU.
  */
-static int state_index(const struct wult_sysdesc *sd, const char *name, int *cpu)
+int rpt_decl_state_index(const struct wult_sysdesc *sd, const char *name, int *cpu)
 {
 	const char *n = name, *dn;
 	unsigned int k, idx;
@@ -87,7 +87,7 @@ static void fill_row(const struct rpt_decl *d, const struct wult_sysdesc *sd, in
 	r->lat_us = r->res_us = r->ratio = NAN;
 	for (i = 0; i < 4; i++)
 		r->v[i] = d->mi >= 0 ? rpt_stat_val(&g->sum[d->mi], cols[i]) : NAN;
-	k = sd ? state_index(sd, g->name, &cpu) : -1;
+	k = sd ? rpt_decl_state_index(sd, g->name, &cpu) : -1;
 	if (k < 0)
 		return;
 	r->name = wult_sysdesc_state(sd, cpu, k, "name");

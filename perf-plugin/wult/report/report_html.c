@@ -118,6 +118,23 @@ static void declared_fn(FILE *m, const void *a, const void *b)
 	rpt_decl_print_all(m, b, a, 1);
 }
 
+struct methods_arg {
+	const struct rpt_opts *o;
+	unsigned int nfiles;
+};
+
+static void methods_fn(FILE *m, const void *a, const void *b)
+{
+	const struct methods_arg *ma = b;
+
+	rpt_methods_print(m, ma->o, a, ma->nfiles);
+}
+
+static void governor_fn(FILE *m, const void *a, const void *b)
+{
+	rpt_gov_print_all(m, b, a, 1);
+}
+
 /* The system description (folded), the settings in which the inputs
  * differ, the declared-against-measured block and --suggest's. */
 static void put_sysinfo(FILE *f, const struct rpt_opts *o, struct rpt_file *const *files,
@@ -133,6 +150,8 @@ static void put_sysinfo(FILE *f, const struct rpt_opts *o, struct rpt_file *cons
 	}
 	if (m->sysdesc || o->declared_sysfs || o->suggest)
 		put_pre(f, declared_fn, &files[j], o, "declared");
+	if (m->sysdesc)
+		put_pre(f, governor_fn, &files[j], o, "governor");
 }
 
 /* The measured CPUs (as ranges) and LDist range of the kept datapoints. */
@@ -188,6 +207,11 @@ static void write_header(FILE *f, const struct rpt_opts *o, struct rpt_file *con
 	}
 	if (nfiles > 1 && rpt_sysinfo_diff(files, nfiles, NULL, NULL))
 		put_pre(f, sysdiff_fn, files, &nfiles, "sysdiff");
+	if (rpt_methods_differ(files, nfiles)) {
+		struct methods_arg ma = { o, nfiles };
+
+		put_pre(f, methods_fn, files, &ma, "methods");
+	}
 	fputs("</section>\n", f);
 }
 

@@ -659,6 +659,11 @@ int rpt_src_stable_names(const struct rpt_src *s)
 	return s->pd != NULL;
 }
 
+int rpt_src_has_sysdesc(const struct rpt_src *s)
+{
+	return s->pd && wult_pd_sysdesc(s->pd) != NULL;
+}
+
 const char *rpt_src_error(const struct rpt_src *s)
 {
 	return s->err;

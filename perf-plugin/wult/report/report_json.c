@@ -435,6 +435,42 @@ static void put_declared(struct jw *w, const struct rpt_opts *o, const struct rp
 	rpt_decl_free(d);
 }
 
+/* The governor judged (report_governor.c), with a description only. */
+static void put_governor(struct jw *w, const struct rpt_file *rf)
+{
+	struct rpt_gov g;
+	struct jw go, a, bo;
+	unsigned int b;
+
+	if (rpt_gov_new(rf, &g))
+		return;
+	open_obj(w, "governor", &go);
+	kv_str(&go, "governor", g.governor);
+	kv_num(&go, "pm_qos_us", g.qos_us);
+	kv_str(&go, "idle_period", "SilentTime");
+	kv_u64(&go, "unjudged", g.unjudged);
+	open_arr(&go, "ldist_bands", &a);
+	for (b = 0; b <= RPT_GOV_BANDS; b++) {
+		const struct rpt_gov_cell *c = &g.band[b];
+
+		if (!c->n)
+			continue;
+		open_obj(&a, NULL, &bo);
+		kv_str(&bo, "band", rpt_gov_band_names[b]);
+		kv_num(&bo, "ldist_min_us", b < RPT_GOV_BANDS ? rpt_gov_band_us[b] : NAN);
+		kv_u64(&bo, "count", c->n);
+		kv_u64(&bo, "too_shallow", c->shallow);
+		kv_u64(&bo, "right", c->right);
+		kv_u64(&bo, "too_deep", c->deep);
+		kv_num(&bo, "idle_ns", c->idle_ns);
+		kv_num(&bo, "residency_lost_ns", c->lost_ns);
+		kv_num(&bo, "latency_added_us", c->added_us);
+		close_obj(&bo);
+	}
+	close_arr(&a);
+	close_obj(&go);
+}
+
 struct diff_ctx {
 	struct jw *arr;
 	unsigned int nfiles;
@@ -475,6 +511,7 @@ static void put_file(struct jw *w, const struct rpt_opts *o, const struct rpt_fi
 	put_resid(&fo, rf->resid);
 	put_system(&fo, rf);
 	put_declared(&fo, o, rf);
+	put_governor(&fo, rf);
 	close_obj(&fo);
 }
 

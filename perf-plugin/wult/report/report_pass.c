@@ -79,6 +79,7 @@ struct pass {
 	const char *name[GCACHE_N];
 	unsigned int ctr[RPT_NCTR];	/* rpt_ctr_metrics indexes */
 	int nctr;			/* -1: not known yet */
+	int gov;			/* judge the governor (report_governor.c) */
 };
 
 /* The statistics are in ns; CSV imports carry fractions of a ns. */
@@ -114,6 +115,8 @@ static int count_point(const struct rpt_opts *o, const struct pass *ps, struct r
 	}
 	if (pt->v[WULT_M_SCALED].num == 1)
 		g->scaled++;
+	if (ps->gov && rpt_gov_add(g, pt->v[WULT_M_LDIST].num, pt->v[WULT_M_SILENT_TIME].num))
+		return -ENOMEM;
 	if (g->plot && rpt_plot_add(g->plot, o, pt))
 		return -ENOMEM;
 	return 0;
@@ -220,6 +223,7 @@ static void free_group(struct rpt_group *g)
 	rpt_plot_free(g->plot);
 	for (i = 0; i < RPT_MAX_TIME; i++)
 		wult_stats_free(g->st[i]);
+	rpt_gov_free(g);
 	free(g->name);
 	free(g->hist);
 }
@@ -336,6 +340,7 @@ static void pass_learn(struct pass *ps, const struct rpt_src *src)
 	unsigned int i;
 
 	ps->nctr = 0;
+	ps->gov = rpt_src_has_sysdesc(src);
 	for (i = 0; i < RPT_NCTR; i++)
 		if (bits & WULT_METRIC_BIT(rpt_ctr_metrics[i]))
 			ps->ctr[ps->nctr++] = i;
@@ -408,6 +413,7 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 	uint64_t bits = WULT_METRIC_BIT(WULT_M_REQ_CSTATE) | WULT_METRIC_BIT(WULT_M_CPU) |
 			WULT_METRIC_BIT(WULT_M_LDIST) | WULT_METRIC_BIT(WULT_M_SOURCE) |
 			WULT_METRIC_BIT(WULT_M_SCALED) |
+			WULT_METRIC_BIT(WULT_M_SILENT_TIME) |	/* the governor judged */
 			WULT_METRIC_BIT(WULT_M_INTR_LATENCY) |	/* the ipi wake kind */
 			WULT_METRIC_BIT(WULT_M_RUN_LATENCY);	/* and its task */
 	unsigned int i, m;
@@ -441,6 +447,7 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 /* The columns a batch counts (-1: not carried, NaN on every row). */
 struct rows_cols {
 	int req, cpu, ldist, source, scaled, intr, run;
+	int silent;			/* -1 too when the governor is not judged */
 	unsigned int ntime, nctr;
 	unsigned int ti[RPT_MAX_TIME], tc[RPT_MAX_TIME];	/* o->time index, column */
 	unsigned int ci[RPT_NCTR], cc[RPT_NCTR];		/* rpt_ctr_metrics index, column */
@@ -459,6 +466,7 @@ static void rows_cols(const struct rpt_opts *o, const struct pass *ps,
 	c->scaled = rw->col[WULT_M_SCALED];
 	c->intr = rw->col[WULT_M_INTR_LATENCY];
 	c->run = rw->col[WULT_M_RUN_LATENCY];
+	c->silent = ps->gov ? rw->col[WULT_M_SILENT_TIME] : -1;
 	c->ntime = c->nctr = 0;
 	for (i = 0; i < o->ntime; i++) {
 		col = rw->col[o->time[i]];
@@ -570,6 +578,9 @@ static int block_count(const struct rows_cols *c, const struct rows_blk *b)
 				return -ENOMEM;
 		}
 	}
+	for (r = 0, v = b->v; c->silent >= 0 && r < b->n; r++, v += b->stride)
+		if (rpt_gov_add(b->g[r], c->ldist >= 0 ? v[c->ldist] : NAN, v[c->silent]))
+			return -ENOMEM;
 	return 0;
 }
 
