@@ -175,7 +175,12 @@ $(BUILD)/man/man1/%.1: Documentation/%.md scripts/md2man perf-plugin/wult/cmds.h
 	scripts/md2man $(VERSION) $< > $@.tmp && mv $@.tmp $@
 man: $(MANPAGES)
 
-user: $(WULT) $(WULT_SAN) $(TESTS) $(REPLAYS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
+# wult script finds the perf scripts of the build's source through it.
+$(BUILD)/src:
+	@mkdir -p $(BUILD)
+	ln -sfn $(CURDIR) $@
+
+user: $(WULT) $(WULT_SAN) $(TESTS) $(REPLAYS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES) $(BUILD)/src
 
 -include $(shell find $(BUILD)/rel $(BUILD)/san $(BUILD)/pic $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 

@@ -9,7 +9,8 @@
  * install or a DESTDIR staging tree works as well as the build tree:
  *   PREFIX/bin/wult    -> PREFIX/share/wult/{traceevent,dlfilter,scripts}
  *   BUILD/rel/wult     -> BUILD/plugins/{traceevent,dlfilter}, and the
- *                         source tree's scripts/perf (BUILD/..)
+ *                         source tree's scripts/perf through BUILD/src (a
+ *                         link the build makes: BUILD=DIR may be anywhere)
  * $WULT_SHARE_DIR names an installed share directory instead.
  */
 #include <errno.h>
@@ -77,11 +78,11 @@ static int find_paths(struct wult_paths *p)
 	resolve(share, sizeof(share), dir, "../share/wult");
 	if (!from_share(p, share))
 		return 0;
-	/* The build tree: BUILD/rel/wult, BUILD/plugins, SRC/scripts/perf. */
+	/* The build tree: BUILD/rel/wult, BUILD/plugins, BUILD/src/scripts/perf. */
 	resolve(build, sizeof(build), dir, "..");
 	resolve(p->tep_dir, sizeof(p->tep_dir), build, "plugins/traceevent");
 	resolve(p->dlfilter, sizeof(p->dlfilter), build, "plugins/dlfilter/" DLFILTER_NAME);
-	resolve(p->scripts, sizeof(p->scripts), build, "../scripts/perf");
+	resolve(p->scripts, sizeof(p->scripts), build, "src/scripts/perf");
 	return exists(p->tep_dir, TEP_PLUGIN_NAME) ? 0 : -ENOENT;
 }
 
