@@ -32,6 +32,7 @@
 #include "record/record_loop.h"
 #include "record/record_opts.h"
 #include "record/record_output.h"
+#include "record/record_remote.h"
 #include "record/record_sys.h"
 #include "record/record_yield.h"
 
@@ -297,6 +298,9 @@ int wult_cmd_record(int argc, char **argv)
 	ret = rec_opts_parse(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	/* -H: the recordings are the other hosts' (record/record_remote.c). */
+	if (o.hosts)
+		return rec_remote_run(&o, argc, argv);
 	/* A run killed with the states changed left them in a restore record. */
 	if (rec_cstates_recover(o.states || o.deepest || o.governor))
 		return 1;

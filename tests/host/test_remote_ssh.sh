@@ -85,6 +85,126 @@ timeout 60 ssh -p "$port" -i "$tmp/other" -o IdentitiesOnly=yes -o StrictHostKey
 	-o UserKnownHostsFile=/dev/null -o BatchMode=yes root@127.0.0.1 true 2>/dev/null
 t_eq "another key is refused (ssh exit 255)" 255 $?
 
+# wult record -H: the guest's wult record -o - over ssh, stored here.
+so="-i $key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+sut=root@127.0.0.1:$port
+cd "$tmp" || exit 1
+# key VALUE of the system description of FILE (wult report --json).
+sysval() {
+	"$W" report --json "$1" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["inputs"][0].get("system", {}).get(sys.argv[1], ""))' "$2"
+}
+ndp() { "$W" report "$1" 2>/dev/null | sed -n 's/^all: \([0-9]*\) datapoints.*/\1/p'; }
+"$W" record -H "$sut" --ssh-opts "$so" -t 2 -o r.data > r.out 2> r.err
+t_eq "record -H $sut -t 2: exit 0" 0 $?
+sed 's/^/  /' r.err
+t_check "the SUT's messages come through, named" grep -q "^$sut: wult record: .* datapoints in " r.err
+t_check "stdout stays empty" test ! -s r.out
+n=$(ndp r.data)
+t_check "wult report reads the file (${n:-no} datapoints)" test "${n:-0}" -ge 20
+t_eq "the file is the SUT's recording (its command line)" "wult record -o - -t 2" \
+	"$("$W" report --json r.data | python3 -c 'import json, sys; print(json.load(sys.stdin)["inputs"][0]["command"])')"
+t_eq "its system description: the guest's kernel" "$krel" "$(sysval r.data kernel.release)"
+t_check "its system description: the guest's cpuidle driver" test -n "$(sysval r.data cpuidle.driver)"
+perf script -i r.data > r.script 2> r.script.err
+t_eq "stock perf script reads it" 0 $?
+t_check "perf script: the datapoints" test "$(grep -c 'wult/datapoints' r.script)" -ge "${n:-1}"
+
+# Several hosts at once, and streams cut inside a record, through a
+# stand-in for ssh on PATH that plays r.data back (deterministic cuts).
+mkdir -p fake
+cat > fake/ssh <<'F'
+#!/bin/bash
+while [ $# -gt 0 ] && [ "$1" != -- ]; do a+=("$1"); shift; done
+h=$2
+printf '%s\n' "${a[@]}" "$3" > "$FAKE_DIR/$h.args"
+case $h in
+cut.example) head -c 100000 "$FAKE_DATA"; exit 255 ;;
+whole.example) cat "$FAKE_DATA" ;;
+junk.example) echo junk; echo 'a message' >&2 ;;
+esac
+F
+chmod +x fake/ssh
+PATH=$tmp/fake:$PATH FAKE_DIR=$tmp/fake FAKE_DATA=$tmp/r.data \
+	"$W" record -q -H cut.example,u@whole.example:2200,junk.example -c 5 2> f.err
+t_eq "three hosts, one cut, one not perf.data: exit 1" 1 $?
+sed 's/^/  /' f.err
+t_check "the whole stream stored byte for byte (whole.example-2200.data)" \
+	cmp -s r.data whole.example-2200.data
+t_check "ssh given the user and the port" \
+	grep -q ' -l u -p 2200 ' <<<" $(tr '\n' ' ' < fake/whole.example.args)"
+q="'\\''"	# a quote inside sh -c's quoted script
+t_check "the SUT runs wult record -o - with the options but -H" \
+	grep -qF "wult record -o - ${q}-q${q} ${q}-c${q} ${q}5${q} </dev/null" fake/whole.example.args
+t_check "the cut one: error names the host" \
+	grep -q '^wult record: cut.example: the connection failed or was lost (ssh exit 255) after 100000 bytes' f.err
+sz=$(stat -c %s cut.example.data 2>/dev/null || echo 0)
+t_check "the cut one: cut to its whole records ($sz bytes, the cut record left out)" \
+	grep -q "^wult record: cut.example: cut.example.data holds the $sz bytes of whole records received (the cut record left out)" f.err
+t_check "the cut one: a prefix of the stream below 100000 bytes" \
+	sh -c "test $sz -gt 0 -a $sz -lt 100000 && cmp -s -n $sz r.data cut.example.data"
+"$W" report cut.example.data > /dev/null 2>&1
+t_eq "the cut one: wult report reads it, exit 0 ($(ndp cut.example.data) datapoints)" 0 $?
+t_check "not perf.data: said, naming the host" \
+	grep -q '^wult record: junk.example: not a perf.data stream (it does not start as a perf.data pipe stream' f.err
+t_check "the SUT's stderr relayed with its name" grep -q '^junk.example: a message$' f.err
+
+# Without -o: HOST-PORT.data; -c passed on.
+"$W" record -q -H "$sut" --ssh-opts "$so" -c 30 2> c.err
+t_eq "record -H -c 30 (no -o): exit 0" 0 $?
+t_eq "written to 127.0.0.1-$port.data, 30 datapoints" 30 "$(ndp "127.0.0.1-$port.data")"
+
+# Stopped here (SIGINT to the controller): the SUT stops as a local wult
+# record does, and the file is whole.
+"$W" record -H "$sut" --ssh-opts "$so" -o i.data 2> i.err &
+wpid=$!
+for ((i = 0; i < 60; i++)); do [ "$(stat -c %s i.data 2>/dev/null || echo 0)" -gt 20000 ] && break; sleep 0.5; done
+kill -INT $wpid
+wait $wpid
+t_eq "SIGINT: exit 0" 0 $?
+t_check "SIGINT: the SUT's wult record ended cleanly (its summary)" \
+	grep -q "^$sut: wult record: .* datapoints in " i.err
+n=$(ndp i.data)
+"$W" report i.data > /dev/null 2>&1
+t_eq "SIGINT: wult report reads the whole file (${n:-no} datapoints), exit 0" 0 $?
+
+# A connection killed mid-run: the error names the host, the file is cut
+# at its last whole record and readable, and the SUT's wult record stops.
+"$W" record -H "$sut" --ssh-opts "$so" -o k.data 2> k.err &
+wpid=$!
+for ((i = 0; i < 60; i++)); do [ "$(stat -c %s k.data 2>/dev/null || echo 0)" -gt 20000 ] && break; sleep 0.5; done
+spid=$(ps -o pid= --ppid $wpid | head -n 1)
+t_check "the controller's ssh client found (pid ${spid:-none})" test -n "$spid"
+[ -z "$spid" ] || kill -KILL $spid
+wait $wpid
+t_eq "connection killed: exit 1" 1 $?
+sed 's/^/  /' k.err
+t_check "connection killed: the error names the host" \
+	grep -q "^wult record: $sut: ssh ended by signal 9 after [0-9]* bytes" k.err
+t_check "connection killed: says what the file holds" \
+	grep -q "^wult record: $sut: k.data holds the [0-9]* bytes of whole records" k.err
+n=$(ndp k.data)
+"$W" report k.data > /dev/null 2>&1
+t_eq "connection killed: wult report reads the file (${n:-no} datapoints), exit 0" 0 $?
+t_check "connection killed: datapoints kept" test "${n:-0}" -ge 20
+perf script -i k.data > /dev/null 2> k.script.err
+t_eq "connection killed: stock perf script reads the file" 0 $?
+for ((i = 0; i < 30; i++)); do
+	left=$(timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'pidof wult' 2>/dev/null)
+	[ -z "$left" ] && break
+	sleep 1
+done
+t_eq "connection killed: the SUT's wult record ended" "" "$left"
+
+# A SUT without wult: told to deploy it, exit 1, no file.
+timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'mv /usr/bin/wult /usr/bin/wult.away'
+"$W" record -H "$sut" --ssh-opts "$so" -c 10 -o none.data 2> none.err
+t_eq "SUT without wult: exit 1" 1 $?
+t_check "SUT without wult: says to run wult deploy" \
+	grep -q "^wult record: $sut: no wult command there: install it with \`wult deploy -H $sut\`" none.err
+t_check "SUT without wult: no file" test ! -e none.data
+timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'mv /usr/bin/wult.away /usr/bin/wult'
+
 timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'touch /tmp/done'
 wait $vpid
 t_eq "vm-run exits 0 once the host said done" 0 $?

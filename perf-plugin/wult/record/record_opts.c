@@ -37,6 +37,7 @@ enum {
 	OPT_CAPTURE,
 	OPT_WAKE_TASK,
 	OPT_MMAP,
+	OPT_SSH_OPTS,
 };
 
 static void usage(FILE *f)
@@ -108,6 +109,14 @@ static void usage(FILE *f)
 "                         %ums; a number without a unit: ms, as before)\n"
 "                         before the stop's datapoint in FILE.capture (wult\n"
 "                         report shows it); --capture T works too\n"
+"  -H, --host HOSTS       record on these systems instead, over ssh:\n"
+"                         [USER@]HOST[:PORT], comma-separated; each runs\n"
+"                         'wult record -o -' with the other options, and\n"
+"                         its perf.data is written here as it comes, to\n"
+"                         HOST.data (HOST-PORT.data with a port), or to -o\n"
+"                         FILE with one host\n"
+"      --ssh-opts OPTS    more options for ssh, split at spaces (e.g.\n"
+"                         '-i KEY -o StrictHostKeyChecking=no')\n"
 "  -h, --help             this text\n"
 "\n"
 "Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
@@ -318,6 +327,28 @@ static int parse_capture(const char *arg, struct rec_opts *o)
 	return 0;
 }
 
+/*
+ * The argv tokens of the option getopt_long() just returned with its value
+ * (-o, -H, --ssh-opts), which a remote recording keeps on the controller
+ * (record_remote.c). 0 or -1 (too many, said).
+ */
+static int note_local(int c, char **argv, struct rec_opts *o)
+{
+	/* A separate value is the token before optind, else it is attached. */
+	int i, first = optarg == argv[optind - 1] ? optind - 2 : optind - 1;
+	const char *t = argv[first];
+
+	if (o->nr_local + 2 > REC_MAX_LOCAL) {
+		fprintf(stderr, "wult record: too many -o, -H and --ssh-opts options\n");
+		return -1;
+	}
+	if (t[0] == '-' && t[1] != '-' && t[1] != c)
+		o->local_mixed = t;
+	for (i = first; i < optind; i++)
+		o->local_idx[o->nr_local++] = i;
+	return 0;
+}
+
 /* The options with a value. 0 or -1 (said why). */
 static int parse_valued(int c, char *arg, struct rec_opts *o)
 {
@@ -391,6 +422,8 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 		{ "idle-governor", required_argument, NULL, OPT_GOVERNOR },
 		{ "stop-on", required_argument, NULL, OPT_STOP_ON },
 		{ "capture", optional_argument, NULL, OPT_CAPTURE },
+		{ "host", required_argument, NULL, 'H' },
+		{ "ssh-opts", required_argument, NULL, OPT_SSH_OPTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -403,7 +436,7 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 	o->pages = 256;
 	o->launcher = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "C:l:c:t:e:o:m:qh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "C:l:c:t:e:o:m:qhH:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			if (parse_cpus(optarg))
@@ -428,8 +461,17 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 		case OPT_WAKE_TASK:
 			o->wake_task = 1;
 			break;
-		case 'o':
-			o->output = optarg;
+		case 'o': case 'H': case OPT_SSH_OPTS:
+			if (note_local(c, argv, o))
+				return -1;
+			if (c == 'o') {
+				o->output = optarg;
+				o->output_set = 1;
+			} else if (c == 'H') {
+				o->hosts = optarg;
+			} else {
+				o->ssh_opts = optarg;
+			}
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -477,6 +519,15 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 	if (o->capture_ms && !o->stop_on) {
 		fprintf(stderr, "wult record: --capture needs --stop-on (the datapoint to "
 			"capture before)\n");
+		return -1;
+	}
+	if (o->ssh_opts && !o->hosts) {
+		fprintf(stderr, "wult record: --ssh-opts is for -H (recording on other hosts)\n");
+		return -1;
+	}
+	if (o->capture_ms && o->hosts) {
+		fprintf(stderr, "wult record: --capture is not available with -H (the capture "
+			"would stay on the host)\n");
 		return -1;
 	}
 	if (o->capture_ms && !strcmp(o->output, "-")) {

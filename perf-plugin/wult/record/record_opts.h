@@ -8,6 +8,9 @@
 
 #include "record_events.h"	/* REC_MAX_EVENTS, REC_MAX_USER_EV */
 
+/* -o, -H and --ssh-opts tokens remembered (each option takes up to two). */
+#define REC_MAX_LOCAL	16
+
 /* wult record's options, as parsed (defaults set). */
 struct rec_opts {
 	const char *cpus;
@@ -28,7 +31,18 @@ struct rec_opts {
 	const char *stop_on;			/* --stop-on EXPR */
 	unsigned int capture_ms;		/* --capture[=MS], 0: no */
 	const char *output;
+	int output_set;				/* -o given */
 	unsigned int pages;
+	/* -H, --ssh-opts: record on these hosts instead (record_remote.c) */
+	const char *hosts, *ssh_opts;
+	/*
+	 * The argv indexes of -o, -H and --ssh-opts and their values, which
+	 * stay on the controller; @local_mixed: a cluster of short options
+	 * holding one of them with others (-qo FILE), which cannot be split.
+	 */
+	int local_idx[REC_MAX_LOCAL];
+	unsigned int nr_local;
+	const char *local_mixed;
 };
 
 /*
