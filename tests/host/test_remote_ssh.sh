@@ -149,6 +149,42 @@ t_check "not perf.data: said, naming the host" \
 	grep -q '^wult record: junk.example: not a perf.data stream (it does not start as a perf.data pipe stream' f.err
 t_check "the SUT's stderr relayed with its name" grep -q '^junk.example: a message$' f.err
 
+# Cuts anywhere, TRACING_DATA's trailing data included: the file is the
+# stream up to the last unit boundary at or before the cut (python walks
+# the pipe format's units here independently), no file without one.
+python3 - r.data > bounds <<'P'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+pos = 16
+print(16)
+while pos < len(d):
+    t, m, sz = struct.unpack_from("<IHH", d, pos)
+    if t == 66:
+        sz += struct.unpack_from("<I", d, pos + 8)[0]
+    pos += sz
+    print(pos)
+P
+td=$(python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read(); pos = 16
+while struct.unpack_from("<I", d, pos)[0] != 66: pos += struct.unpack_from("<H", d, pos + 6)[0]
+print(pos)' r.data)
+cat > fake/ssh <<'F'
+#!/bin/bash
+head -c "$FAKE_CUT" "$FAKE_DATA"
+exit 255
+F
+bad=
+for cut in 8 15 17 $((td + 8)) $((td + 12)) $((td + 500)) 50001; do
+	rm -f cut.data
+	PATH=$tmp/fake:$PATH FAKE_CUT=$cut FAKE_DATA=$tmp/r.data \
+		"$W" record -q -H cut.example -o cut.data 2>/dev/null
+	exp=$(awk -v c=$cut '$1 <= c { k = $1 } END { print k + 0 }' bounds)
+	sz=$(stat -c %s cut.data 2>/dev/null || echo 0)
+	[ "$sz" = "$exp" ] && { [ "$sz" = 0 ] || cmp -s -n "$sz" r.data cut.data; } ||
+		bad="$bad $cut:$sz/$exp"
+done
+t_eq "cuts at 8, 15, 17, in TRACING_DATA (at $td) and at 50001: whole units kept" "" "$bad"
+
 # Without -o: HOST-PORT.data; -c passed on.
 "$W" record -q -H "$sut" --ssh-opts "$so" -c 30 2> c.err
 t_eq "record -H -c 30 (no -o): exit 0" 0 $?
