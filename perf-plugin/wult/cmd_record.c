@@ -10,7 +10,8 @@
  * event group (record_events.c), the recording loop (record_loop.c), the
  * file and the summary (record_output.c), and the idle states, the yield
  * checks, --stop-on/--capture and the fallback counts (record_cstates.c,
- * record_yield.c, record_capture.c, record_fallback.c).
+ * record_yield.c, record_capture.c, record_fallback.c). With -H the
+ * recordings are other hosts', over ssh (record_remote.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
