@@ -388,6 +388,13 @@ static void scan(struct rr_host *h, const unsigned char *p, size_t n)
 	}
 }
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 /* More of the stream: into the file as it comes. 0, or -1 at the end. */
 static int take_data(struct rr_host *h)
 {
@@ -402,6 +409,7 @@ static int take_data(struct rr_host *h)
 		return 0;	/* drained, so that the SUT is not blocked */
 	if (h->file < 0 && open_output(h)) {
 		h->failed = 1;
+		close_fd(&h->in);	/* nowhere to keep it: the SUT stops */
 		return 0;
 	}
 	scan(h, buf, n);
@@ -409,6 +417,7 @@ static int take_data(struct rr_host *h)
 		fprintf(stderr, "wult record: %s: writing %s: %s\n", h->spec, h->path,
 			strerror(errno));
 		h->failed = 1;
+		close_fd(&h->in);
 	}
 	return 0;
 }
@@ -466,7 +475,7 @@ static int finish(struct rr_host *h)
 			unlink(h->path);
 	}
 	if (h->failed)
-		ret = 1;
+		return 1;	/* said: nothing here could keep the stream */
 	if (h->bad) {
 		fprintf(stderr, "wult record: %s: not a perf.data stream (%s, at byte %llu)\n",
 			h->spec, h->bad, (unsigned long long)h->unit);
@@ -534,13 +543,6 @@ static int name_outputs(struct rr_host *hs, unsigned int nr, const struct rec_op
 			}
 	}
 	return 0;
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
 }
 
 /* Until every ssh has exited: streams stored, messages relayed, signals passed on. */
