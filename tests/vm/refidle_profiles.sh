@@ -117,10 +117,10 @@ t_eq "no cpuidle driver left" none "$(cat $DRV)"
 # polling vCPU keeps its turn, and CPU 1 would see kicks and timer
 # together). Measured on 6.12 with the rule before 3101a67 (wult.ko
 # built from 3101a67^): IntrLatency min 628 ns, WakeLatency min 1316 ns
-# among 1216 kept of 1255 armed, other_wake 6; with it, mins 2596 and
-# 3407 ns, 303 kept, other_wake 868 (the kicks and the vCPUs' turns: a
-# kick that CPU 1 has not seen when our interrupt runs drops the
-# datapoint, however long ago it came).
+# among 1216 kept of 1255 armed, other_wake 6; with it (6.12), mins 2595
+# and 3404 ns, 736 kept of 1055 armed, other_wake 261 (the kicks and the
+# vCPUs' turns: a kick that CPU 1 has not seen when our interrupt runs
+# drops the datapoint, however long ago it came); 6.1 and 6.12-rt alike.
 taskset -pc 0 $$ > /dev/null
 K=/sys/kernel/debug/wult_refidle/kick
 M=/sys/kernel/debug/wult/measure
@@ -142,10 +142,8 @@ cpu_only 1 1
 a0=$(wult_cnt 1 armed)
 t_check "kick CPU 1 from CPU 0 every 50 us" sh -c "echo '1 50000' > $K"
 t_check "measure CPU 1, LDist 100-300 us" sh -c "echo '1 ldist=100,300' > $M"
-for i in $(seq 100); do
-	[ "$(wult_cnt 1 armed)" -ge $((a0 + 300)) ] && break
-	sleep 0.1
-done
+# 0.2 s of sleep (measured: ~1.5 guest s and ~2500 armed for 0.5 s).
+sleep 0.2
 echo none > $M
 kick=$(cat $K)
 echo off > $K
@@ -154,7 +152,7 @@ grep '^cpu1 ' /sys/kernel/debug/wult/stats | sed 's/^/# /'
 read -r n imin <<< "$(hist_c1 intr_latency)"
 read -r nw wmin <<< "$(hist_c1 wake_latency)"
 echo "# C1 kept: $n, IntrLatency min $imin ns, WakeLatency min $wmin ns"
-t_check "armed >= 300 ($(($(wult_cnt 1 armed) - a0)))" test $(($(wult_cnt 1 armed) - a0)) -ge 300
+t_check "armed >= 200 ($(($(wult_cnt 1 armed) - a0)))" test $(($(wult_cnt 1 armed) - a0)) -ge 200
 t_check "C1 datapoints kept >= 50 (${n:-0})" test "${n:-0}" -ge 50
 t_check "kicks in a wake window counted other_wake ($(wult_cnt 1 other_wake))" \
 	test "$(wult_cnt 1 other_wake)" -gt 0
