@@ -1232,7 +1232,8 @@ static void refidle_init_intel(struct cpuidle_state *s, int index,
 	    MWAIT_CSTATE_MASK &&
 	    (timer_stop || !boot_cpu_has(X86_FEATURE_ARAT)))
 		s->flags |= CPUIDLE_FLAG_TIMER_STOP;
-	if (!n_exit)
+	/* Those exit_us leaves out are the declared ones. */
+	if (index > n_exit)
 		exit_us[index - 1] = cs->exit_latency;
 }
 
