@@ -211,7 +211,7 @@ wpid=$!
 for ((i = 0; i < 60; i++)); do [ "$(stat -c %s k.data 2>/dev/null || echo 0)" -gt 20000 ] && break; sleep 0.5; done
 spid=$(ps -o pid= --ppid $wpid | head -n 1)
 t_check "the controller's ssh client found (pid ${spid:-none})" test -n "$spid"
-[ -z "$spid" ] || kill -KILL $spid
+[ -z "$spid" ] || kill -KILL "$spid"
 wait $wpid
 t_eq "connection killed: exit 1" 1 $?
 sed 's/^/  /' k.err
