@@ -35,6 +35,7 @@
 #include "record/record_output.h"
 #include "record/record_remote.h"
 #include "record/record_sys.h"
+#include "record/record_sysdesc.h"
 #include "record/record_yield.h"
 
 /* The measured CPUs (-C, else CPU 1 or 0), each there and online: 0, 1 or 2 (said). */
@@ -129,6 +130,8 @@ static int record_run(struct rec_state *st, const struct rec_opts *o,
 	if (st->nr_ev > 1 && st->ev[1].branches)	/* rec_events_build() puts it there */
 		rec_lbr_keep(st);
 	t = rec_loop_run(st, o, evlist);
+	rec_sysdesc_end(st->sysdesc, st->pdw, !strcmp(o->output, "-"), o->quiet);
+	st->sysdesc = NULL;
 	if (wult_pdw_close(st->pdw, err, sizeof(err))) {
 		fprintf(stderr, "wult record: %s\n", err);
 		st->failed = 1;

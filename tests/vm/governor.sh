@@ -24,6 +24,10 @@
 #   menu's 0-1.5% there: idle periods cut below 400 us by another wake (the
 #   tick, a guest timer) before the armed one, re-entered with the state
 #   the history chose.
+# cpuidle's own counts (usage, above, below of each state from its sysfs,
+# stored in the description at the recording's start and end): C3's usage
+# over a 1-2 ms recording is at least the report's C3 datapoints; a pipe
+# recording (its description sent at the start) says it has none.
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
 t_cpu0_only	# sets C and CPUIDLE
@@ -81,8 +85,20 @@ for g in menu ladder teo; do
 			fi
 			echo "ladder LDist $ld: right $right, deep $deep (hundredths of %)" ;;
 		esac
+		# cpuidle's own counts over the recording: every datapoint picked
+		# its state through an idle entry cpuidle counted.
+		if [ "$name" = 1-10ms ]; then
+			n3=$(awk '$1 == "C3:" && $3 == "datapoints" { print $2 }' "$f.out")
+			u3=$(awk '/^  cpuidle.s own counts/ { on = 1 } on && $1 == "'"$C"'" && $2 == "C3" { print $3; exit }' "$f.out")
+			t_within "$g LDist $ld: cpuidle's C3 usage over the recording >= the C3 datapoints ($n3)" \
+				"${u3:-0}" "${n3:-1}" 100000000
+		fi
 	done
 done
+# Pipe mode: the description went out at the start, the end counts cannot.
+wult record -q -C $C -c 20 --ldist 1000,2000 --no-counters -o - 2> p.err | wult report - > p.out 2>&1
+t_check "pipe mode: the block says cpuidle's counts are not in the description" \
+	grep -q "above/below counts: not in the description" p.out
 echo menu > "$GOV/current_governor" 2>/dev/null
 rmmod wult
 rmmod wult_refidle

@@ -30,6 +30,15 @@ int wult_sysinfo_collect(struct wult_sysdesc *sd, const char *root, const int *c
 			 unsigned int ncpus);
 
 /*
+ * cpuidle's own counters of the measured CPUs' states, as
+ * "cpuN.stateK.usage_@when", "above_@when", "below_@when" (@when: "start"
+ * or "end"; counters the kernel lacks are left out): wult record stores them
+ * as the recording starts and, in file mode, ends, so that wult report can
+ * show cpuidle's above/below counts over it. 0, or -ENOMEM.
+ */
+int wult_sysinfo_counters(struct wult_sysdesc *sd, const char *root, const int *cpus,
+			  unsigned int ncpus, const char *when);
+/*
  * A plausible description marked synthetic (synthetic=yes) for wult synth's
  * files: @nstates idle states (at most 6) named and declared as in
  * Documentation/sysdesc.md, on CPUs 0..@ncpus-1. 0 or -ENOMEM.

@@ -50,6 +50,7 @@ struct rec_state {
 	int *cpu_ids;			/* the measured CPUs */
 	struct rec_yield *yield;	/* their wult.ko counters, NULL: unread */
 	struct rec_stop *stop;		/* --stop-on, NULL: none */
+	struct rec_sysdesc *sysdesc;	/* the description stored, for its end */
 };
 
 /*

@@ -185,7 +185,7 @@ int rec_output_open(struct rec_state *st, const struct rec_opts *o,
 	wult_pdw_set_group(st->pdw, 0, st->nr_ev);
 	describe(st, argc, argv);
 	describe_cstates(st, cpus);
-	rec_sysdesc_store(st->pdw, cpus, o->quiet);
+	st->sysdesc = rec_sysdesc_store(st->pdw, cpus, o->quiet);
 	rec_output_add_ids(st);
 	ret = wult_pdw_sync(st->pdw);
 	if (ret) {
@@ -193,6 +193,8 @@ int rec_output_open(struct rec_state *st, const struct rec_opts *o,
 			strerror(-ret));
 		wult_pdw_close(st->pdw, NULL, 0);
 		st->pdw = NULL;
+		rec_sysdesc_free(st->sysdesc);
+		st->sysdesc = NULL;
 		return -1;
 	}
 	return 0;

@@ -13,6 +13,10 @@
  * adds wake latency, the picked state's declared exit latency minus the
  * right one's (a worst case, as declared latencies are).
  *
+ * cpuidle's own view beside it: each state's usage, above and below
+ * counters over the recording, from the description's start and end
+ * values (wult record stores both in file mode).
+ *
  * The pass counts SilentTime per state and LDist band in units of
  * RPT_GOV_UNIT ns, exact against whole-us residencies, so the judgement
  * is made once the description is read, without the datapoints.
@@ -216,6 +220,65 @@ static void put_us(FILE *out, double v, int width)
 		fprintf(out, " %*.1f", width, v);
 }
 
+static void put_count(FILE *out, double v)
+{
+	if (isnan(v))
+		fprintf(out, " %10s", "-");
+	else
+		fprintf(out, " %10.0f", v);
+}
+
+/* A counter's growth over the recording (end - start), NaN: not both. */
+static double grew(const struct wult_sysdesc *sd, int cpu, unsigned int k, const char *f)
+{
+	char a[64], b[64];
+
+	snprintf(a, sizeof(a), "cpu%d.state%u.%s_start", cpu, k, f);
+	snprintf(b, sizeof(b), "cpu%d.state%u.%s_end", cpu, k, f);
+	return num(wult_sysdesc_get(sd, b)) - num(wult_sysdesc_get(sd, a));
+}
+
+/* cpuidle's own counts (usage, above, below) over the recording, per
+ * measured CPU and state, from the description's start and end values. */
+static void print_counters(FILE *out, const struct wult_sysdesc *sd)
+{
+	const char *cpus = wult_sysdesc_get(sd, "cpuidle.cpus"), *p = cpus;
+	unsigned int k, rows = 0;
+	double u, a, b;
+	char *end;
+	int cpu;
+
+	while (p && *p) {
+		cpu = (int)strtol(p, &end, 10);
+		if (end == p)
+			break;
+		p = *end == ',' ? end + 1 : end;
+		for (k = 0; k < MAX_STATES && wult_sysdesc_state(sd, cpu, k, "name"); k++) {
+			u = grew(sd, cpu, k, "usage");
+			if (isnan(u))
+				continue;
+			if (!rows++)
+				fprintf(out, "  cpuidle's own counts over the recording (above: the idle\n"
+					"  period was shorter than the state's target residency; below:\n"
+					"  long enough for a deeper state):\n"
+					"  %-5s %-10s %10s %10s %10s %7s %7s\n", "CPU", "State", "Usage",
+					"Above", "Below", "Above%", "Below%");
+			a = grew(sd, cpu, k, "above");
+			b = grew(sd, cpu, k, "below");
+			fprintf(out, "  %-5d %-10s %10.0f", cpu, wult_sysdesc_state(sd, cpu, k, "name"),
+				u);
+			put_count(out, a);
+			put_count(out, b);
+			put_pct(out, u > 0 ? 100 * a / u : NAN);
+			put_pct(out, u > 0 ? 100 * b / u : NAN);
+			fputc('\n', out);
+		}
+	}
+	if (!rows)
+		fprintf(out, "  cpuidle's own above/below counts: not in the description (recorded\n"
+			"  by an older wult, in pipe mode, or not by wult record)\n");
+}
+
 static void print_one(FILE *out, const struct rpt_file *f, const struct rpt_gov *g)
 {
 	unsigned int b;
@@ -250,8 +313,7 @@ static void print_one(FILE *out, const struct rpt_file *f, const struct rpt_gov 
 	if (g->unjudged)
 		fprintf(out, "  %llu datapoints not judged: their state is not in the "
 			"description\n", (unsigned long long)g->unjudged);
-	fprintf(out, "  cpuidle's own above/below counts: not in the description (wult\n"
-		"  record stores the states' settings, not their usage counters)\n");
+	print_counters(out, f->meta.sysdesc);
 }
 
 void rpt_gov_print_all(FILE *out, const struct rpt_opts *o, struct rpt_file *const *files,
