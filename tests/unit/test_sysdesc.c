@@ -207,6 +207,19 @@ static void collect(void)
 	HAS("bios.vendor", "absent");
 	WT_CHECK(!strncmp(wult_sysdesc_get(sd, "pmqos.cpu_dma_latency_us"), "absent", 6),
 		 "pmqos");
+	/* cpuidle's counters: every measured CPU's, keyed by when; one the
+	 * kernel lacks (all but CPU 3 state 1's here) is left out. */
+	put("/sys/devices/system/cpu/cpu3/cpuidle/state1/usage", "1234\n");
+	put("/sys/devices/system/cpu/cpu3/cpuidle/state1/above", "56\n");
+	WT_EQ(wult_sysinfo_counters(sd, root, cpus, 2, "start"), 0);
+	HAS("cpu3.state1.usage_start", "1234");
+	HAS("cpu3.state1.above_start", "56");
+	WT_CHECK(!wult_sysdesc_get(sd, "cpu3.state1.below_start"), "absent counter left out");
+	WT_CHECK(!wult_sysdesc_get(sd, "cpu1.state1.usage_start"), "absent counter left out");
+	put("/sys/devices/system/cpu/cpu3/cpuidle/state1/usage", "2000\n");
+	WT_EQ(wult_sysinfo_counters(sd, root, cpus, 2, "end"), 0);
+	HAS("cpu3.state1.usage_end", "2000");
+	HAS("cpu3.state1.usage_start", "1234");
 	wult_sysdesc_free(sd);
 
 	/* An unreadable MSR is said, never an error. */
