@@ -5,7 +5,7 @@
 # no limit; ReqCState drawn at random, so the governor is judged on known
 # idle periods). The expected figures are computed here, datapoint by
 # datapoint, from the --csv export of the same file: the right state is
-# the deepest whose target residency <= SilentTime (whole 100 ns, as the
+# the deepest whose target residency <= SilentTime (whole us, as the
 # report counts), too shallow / right / too deep, the idle time lost and
 # the exit latency added, per LDist band; the text and --json must give
 # them. One band is known by hand: LDist 1300 us - 4 ms keeps every idle
@@ -60,17 +60,17 @@ cells = {n: [0, 0, 0, 0, 0.0, 0.0, 0.0] for n in names}
 for r in csv.DictReader(open(sys.argv[1])):
     silent = round(float(r["SilentTime"]) * 1000)
     ldist = float(r["LDist"])
-    v = silent // 100
-    right = max(i for i, s in enumerate(order) if res[s] * 10 <= v)
+    v = silent // 1000
+    right = max(i for i, s in enumerate(order) if res[s] <= v)
     pick = order.index(r["ReqCState"])
     b = max(i for i, e in enumerate(edges) if ldist >= e)
     for n in (names[b], "all"):
         c = cells[n]
         c[0] += 1
-        c[4] += v * 100
+        c[4] += v * 1000
         if pick < right:
             c[1] += 1
-            c[5] += v * 100
+            c[5] += v * 1000
         elif pick == right:
             c[2] += 1
         else:

@@ -96,7 +96,7 @@ struct rpt_opts {
 /* The governor judged: LDist bands (their lower edges in us, the last open),
  * and the unit SilentTime is counted in, exact against whole-us residencies. */
 #define RPT_GOV_BANDS	5
-#define RPT_GOV_UNIT	100
+#define RPT_GOV_UNIT	1000
 extern const double rpt_gov_band_us[RPT_GOV_BANDS];
 extern const char *const rpt_gov_band_names[RPT_GOV_BANDS + 1];	/* and "all" */
 

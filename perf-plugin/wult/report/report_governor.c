@@ -18,8 +18,10 @@
  * values (wult record stores both in file mode).
  *
  * The pass counts SilentTime per state and LDist band in units of
- * RPT_GOV_UNIT ns, exact against whole-us residencies, so the judgement
- * is made once the description is read, without the datapoints.
+ * RPT_GOV_UNIT ns (whole us, rounded down), exact against whole-us
+ * residencies, so the judgement is made once the description is read,
+ * without the datapoints (not with --per-cpu: a histogram per CPU, state
+ * and band would be too many).
  */
 #include <errno.h>
 #include <math.h>

@@ -150,7 +150,7 @@ static void put_sysinfo(FILE *f, const struct rpt_opts *o, struct rpt_file *cons
 	}
 	if (m->sysdesc || o->declared_sysfs || o->suggest)
 		put_pre(f, declared_fn, &files[j], o, "declared");
-	if (m->sysdesc)
+	if (m->sysdesc && !o->per_cpu)
 		put_pre(f, governor_fn, &files[j], o, "governor");
 }
 

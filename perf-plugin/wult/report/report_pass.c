@@ -334,13 +334,14 @@ static const char *group_name(const struct rpt_opts *o, const struct wult_point 
 }
 
 /* The counter metrics @src can carry, learnt at its first datapoint. */
-static void pass_learn(struct pass *ps, const struct rpt_src *src)
+static void pass_learn(struct pass *ps, const struct rpt_opts *o, const struct rpt_src *src)
 {
 	uint64_t bits = rpt_src_metrics(src);
 	unsigned int i;
 
 	ps->nctr = 0;
-	ps->gov = rpt_src_has_sysdesc(src);
+	/* Not per CPU: a histogram per CPU, state and band is too much. */
+	ps->gov = !o->per_cpu && rpt_src_has_sysdesc(src);
 	for (i = 0; i < RPT_NCTR; i++)
 		if (bits & WULT_METRIC_BIT(rpt_ctr_metrics[i]))
 			ps->ctr[ps->nctr++] = i;
@@ -386,7 +387,7 @@ static int take_point(const struct rpt_opts *o, struct pass *ps, struct rpt_file
 	char err[256];
 
 	if (ps->nctr < 0)
-		pass_learn(ps, src);
+		pass_learn(ps, o, src);
 	g = group_cached(ps, f, o, src, pt, err, sizeof(err));
 	if (!g) {
 		fprintf(stderr, "wult report: %s: %s\n", f->path, err);
@@ -593,7 +594,7 @@ static int count_rows(const struct rpt_opts *o, struct pass *ps, struct rpt_file
 	unsigned int r;
 
 	if (ps->nctr < 0)
-		pass_learn(ps, src);
+		pass_learn(ps, o, src);
 	rows_cols(o, ps, rw, &c);
 	b.stride = rw->stride;
 	b.end = rw->val + (size_t)rw->n * rw->stride;
