@@ -134,6 +134,13 @@ if [ "$got" = "POLL 0.000 C1 1.000 C6 56.000 " ] &&
 else
 	t_fail "hrt against nic: got '$got'"
 fi
+"$W" report --json t.data n.data >m.json || t_fail "report --json t.data n.data failed"
+got=$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["methods_compared"]
+print(len(m), m[0]["timer_input"], m[0]["other_input"],
+      " ".join("%s:%g:%g" % (s["state"], s["saved_median"], s["saved_p99"]) for s in m[0]["states"]))' m.json)
+t_eq "--json methods_compared: saved median and p99 (ns) per state" \
+	"1 0 1 POLL:0:0 C1:1000:1000 C6:56000:56000" "$got"
 "$W" report t.data t.data >tt.txt || t_fail "report t.data t.data failed"
 if ! grep -q "Methods compared" tt.txt; then
 	t_ok "two hrt inputs: no methods block"

@@ -560,6 +560,9 @@ void rpt_methods_print(FILE *out, const struct rpt_opts *o, struct rpt_file *con
 		       unsigned int nfiles);
 /* Whether @files hold a timer-only input and a device- or IPI-only one. */
 int rpt_methods_differ(struct rpt_file *const *files, unsigned int nfiles);
+/* 1: @f's datapoints are all by timer (hrt, tdt); 2: all by a device or
+ * IPI (nic, ipi); 0: neither or mixed. */
+int rpt_methods_kind(const struct rpt_file *f);
 
 /* ---- report_capture.c: a --stop-on capture beside the input ---- */
 /* Prints @data_path.capture's story, if there is one. 0 or -errno (said). */

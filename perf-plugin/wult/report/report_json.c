@@ -471,6 +471,65 @@ static void put_governor(struct jw *w, const struct rpt_file *rf)
 	close_obj(&go);
 }
 
+/* The methods compared (report_methods.c): each timer input against each
+ * device or IPI input, per state both had, WakeLatency median and p99. */
+static void put_methods(struct jw *doc, const struct rpt_opts *o, struct rpt_file *const *files,
+			unsigned int nfiles)
+{
+	static const int cols[2] = { RPT_S_MEDIAN, RPT_S_P99 };
+	static const char *const names[2] = { "median", "p99" };
+	struct jw a, po, sa, so;
+	unsigned int i, j, k, mi;
+	int c;
+
+	for (mi = 0; mi < o->ntime && o->time[mi] != WULT_M_WAKE_LATENCY; mi++)
+		;
+	if (mi == o->ntime || !rpt_methods_differ(files, nfiles))
+		return;
+	open_arr(doc, "methods_compared", &a);
+	for (i = 0; i < nfiles; i++) {
+		if (rpt_methods_kind(files[i]) != 1)
+			continue;
+		for (j = 0; j < nfiles; j++) {
+			if (rpt_methods_kind(files[j]) != 2)
+				continue;
+			open_obj(&a, NULL, &po);
+			kv_num(&po, "timer_input", i);
+			kv_num(&po, "other_input", j);
+			kv_str(&po, "metric", "WakeLatency");
+			open_arr(&po, "states", &sa);
+			for (k = 0; k < files[i]->ngroups; k++) {
+				const struct rpt_group *gt = files[i]->groups[k];
+				const struct rpt_group *gd = rpt_find_group(files[j], gt->name);
+
+				if (!gd)
+					continue;
+				open_obj(&sa, NULL, &so);
+				kv_str(&so, "state", gt->name);
+				for (c = 0; c < 2; c++) {
+					double vt = rpt_stat_val(&gt->sum[mi], cols[c]);
+					double vd = rpt_stat_val(&gd->sum[mi], cols[c]);
+					char kt[32], kd[32], ks[32];
+
+					snprintf(kt, sizeof(kt), "timer_%s", names[c]);
+					snprintf(kd, sizeof(kd), "other_%s", names[c]);
+					snprintf(ks, sizeof(ks), "saved_%s", names[c]);
+					key(&so, kt);
+					put_ns(so.f, vt);
+					key(&so, kd);
+					put_ns(so.f, vd);
+					key(&so, ks);
+					put_ns(so.f, vd - vt);
+				}
+				close_obj(&so);
+			}
+			close_arr(&sa);
+			close_obj(&po);
+		}
+	}
+	close_arr(&a);
+}
+
 struct diff_ctx {
 	struct jw *arr;
 	unsigned int nfiles;
@@ -550,6 +609,7 @@ int rpt_json_write(FILE *f, const struct rpt_opts *o, struct rpt_file *const *fi
 		rpt_sysinfo_diff(files, nfiles, put_diff_row, &c);
 		close_arr(&a);
 	}
+	put_methods(&doc, o, files, nfiles);
 	close_obj(&doc);
 	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;

@@ -64,14 +64,21 @@ static void put_pair(FILE *out, const struct rpt_opts *o, const struct rpt_file 
 	}
 }
 
+int rpt_methods_kind(const struct rpt_file *f)
+{
+	if (f->sources && !(f->sources & ~TIMER_SOURCES))
+		return 1;
+	return f->sources && !(f->sources & ~OTHER_SOURCES) ? 2 : 0;
+}
+
 static int is_timer(const struct rpt_file *f)
 {
-	return f->sources && !(f->sources & ~TIMER_SOURCES);
+	return rpt_methods_kind(f) == 1;
 }
 
 static int is_other(const struct rpt_file *f)
 {
-	return f->sources && !(f->sources & ~OTHER_SOURCES);
+	return rpt_methods_kind(f) == 2;
 }
 
 int rpt_methods_differ(struct rpt_file *const *files, unsigned int nfiles)
