@@ -16,6 +16,13 @@
 
 #include "record_sysdesc.h"
 
+/*
+ * cpuidle's counters are stored for the first this many measured CPUs: 6
+ * keys per CPU and state would otherwise crowd out the description
+ * (WULT_SYSDESC_MAX_ENTRIES, a pipe record's 64 KiB) on a large machine.
+ */
+#define COUNTER_CPUS	16
+
 struct rec_sysdesc {
 	struct wult_sysdesc *sd;
 	int *ids;
@@ -63,7 +70,8 @@ struct rec_sysdesc *rec_sysdesc_store(struct wult_pdw *pdw, struct perf_cpu_map 
 		r->ids[i] = perf_cpu_map__cpu(cpus, i).cpu;
 	ret = !r || !r->ids ? -ENOMEM : wult_sysdesc_new(&r->sd);
 	ret = ret ?: wult_sysinfo_collect(r->sd, NULL, r->ids, r->n);
-	ret = ret ?: wult_sysinfo_counters(r->sd, NULL, r->ids, r->n, "start");
+	ret = ret ?: wult_sysinfo_counters(r->sd, NULL, r->ids,
+					   r->n < COUNTER_CPUS ? r->n : COUNTER_CPUS, "start");
 	ret = ret ?: store(pdw, r->sd);
 	said(ret, quiet);
 	if (ret) {
@@ -75,9 +83,13 @@ struct rec_sysdesc *rec_sysdesc_store(struct wult_pdw *pdw, struct perf_cpu_map 
 
 void rec_sysdesc_end(struct rec_sysdesc *r, struct wult_pdw *pdw, int pipe, int quiet)
 {
+	int ret;
+
 	/* A pipe's description went out with the stream's start. */
-	if (r && !pipe)
-		said(wult_sysinfo_counters(r->sd, NULL, r->ids, r->n, "end") ?:
-		     store(pdw, r->sd), quiet);
+	if (r && !pipe) {
+		ret = wult_sysinfo_counters(r->sd, NULL, r->ids,
+					    r->n < COUNTER_CPUS ? r->n : COUNTER_CPUS, "end");
+		said(ret ?: store(pdw, r->sd), quiet);
+	}
 	rec_sysdesc_free(r);
 }
