@@ -8,6 +8,9 @@
 #   real machine, whose unbind waits for its users) has the NIC: the open
 #   is refused, EBUSY, with the reason, and the device stays with it
 #   (before: wult unbound any driver);
+# - an interface of the NIC in another network namespace (a container's;
+#   netns_hold moves it there): the open is refused, EBUSY, with the
+#   reason (before: wult took the device from under the container);
 # - a claim outlives its last event for a grace period: two opens back to
 #   back take the NIC from 8139cp once, and 8139cp has it again after the
 #   grace (before: every open and close re-probed the NIC's driver);
@@ -58,9 +61,10 @@ nic() {
 }
 # refused NAME ERRNO REASON [EVENT]: perf stat cannot open EVENT (the nic
 # event), and wult's refusals file has errno ERRNO with REASON (a grep
-# pattern).
+# pattern). PRE: a command to run perf stat under (an array).
+PRE=()
 refused() {
-	perf stat -e "${4:-$EV}" -C $C -- true > "$W/bad.out" 2>&1
+	"${PRE[@]}" perf stat -e "${4:-$EV}" -C $C -- true > "$W/bad.out" 2>&1
 	if grep -q "<not supported>\|returned with\|Error:" "$W/bad.out" &&
 		grep -q "errno=$2 $3" $D/refusals; then
 		t_ok "$1"
@@ -91,6 +95,19 @@ echo "$BDF" > /sys/bus/pci/drivers/pci-stub/unbind
 echo > "$DEV/driver_override"
 echo "$BDF" > /sys/bus/pci/drivers/8139cp/bind
 t_eq "8139cp's again" 8139cp "$(driver)"
+
+# ---- an interface in another network namespace --------------------------------
+IF=$(ls "$DEV/net" 2>/dev/null | head -n 1)
+if [ -z "$IF" ]; then
+	t_fail "8139cp's interface: none under $DEV/net"
+else
+	PRE=(netns_hold "$IF")
+	refused "its interface in another network namespace: refused" 16 \
+		"nic: $BDF is in use: its interface $IF is in another network namespace"
+	PRE=()
+	t_check "the interface back in the initial namespace" test -e "$DEV/net/$IF"
+	t_eq "still 8139cp's" 8139cp "$(driver)"
+fi
 
 # ---- the claim's grace ---------------------------------------------------------
 t0=$(dmesg | grep -c "wult: nic: $BDF taken from 8139cp")
