@@ -6,6 +6,7 @@
  * description holds tens to hundreds of entries, and the parser caps them.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,4 +326,15 @@ int wult_sysdesc_parse(const char *text, size_t len, struct wult_sysdesc **out,
 	}
 	*out = sd;
 	return 0;
+}
+
+double wult_sysdesc_num(const char *value)
+{
+	char *end;
+	double v;
+
+	if (!value || !*value)
+		return NAN;
+	v = strtod(value, &end);
+	return *end ? NAN : v;
 }

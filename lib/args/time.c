@@ -38,11 +38,12 @@ double wult_time_unit(const char *u, size_t n, unsigned int flags)
 	return 0;
 }
 
-/* digits[.digits][e[+-]digits]: the length of the number at @p, 0 if none. */
-static size_t number_len(const char *p)
+size_t wult_number_len(const char *p, int sign)
 {
 	size_t n = 0, digits = 0;
 
+	if (sign && (p[n] == '+' || p[n] == '-'))
+		n++;
 	for (; p[n] >= '0' && p[n] <= '9'; n++)
 		digits++;
 	if (p[n] == '.')
@@ -60,7 +61,7 @@ static size_t number_len(const char *p)
 int wult_time_parse(const char *s, double bare_ns, unsigned int flags, double *ns,
 		    char *err, size_t errlen)
 {
-	size_t n = number_len(s);
+	size_t n = wult_number_len(s, 0);
 	char buf[64];
 	double v, mult = bare_ns;
 

@@ -153,27 +153,6 @@ static const char *parse_op(const char *p, struct wult_gate *g, int *ret, char *
 	return NULL;
 }
 
-/* A plain decimal: [+-]digits[.digits][e[+-]digits]; no hex, inf or nan. */
-static size_t number_len(const char *p)
-{
-	size_t n = 0, digits = 0;
-
-	if (p[n] == '+' || p[n] == '-')
-		n++;
-	for (; p[n] >= '0' && p[n] <= '9'; n++)
-		digits++;
-	if (p[n] == '.')
-		for (n++; p[n] >= '0' && p[n] <= '9'; n++)
-			digits++;
-	if (!digits)
-		return 0;
-	if ((p[n] == 'e' || p[n] == 'E') && ((p[n + 1] >= '0' && p[n + 1] <= '9') ||
-	    ((p[n + 1] == '+' || p[n + 1] == '-') && p[n + 2] >= '0' && p[n + 2] <= '9')))
-		for (n += 2; p[n] >= '0' && p[n] <= '9'; n++)
-			;
-	return n;
-}
-
 /* @is_time: the value is a time (a time metric's statistic, not its count). */
 static int parse_value(const char *p, struct wult_gate *g, int is_time, char *err,
 		       size_t errlen)
@@ -184,7 +163,7 @@ static int parse_value(const char *p, struct wult_gate *g, int is_time, char *er
 	char *num;
 
 	p = skip_blanks(p);
-	n = number_len(p);
+	n = wult_number_len(p, 1);	/* no hex, inf or nan */
 	if (!n)
 		return wult_err_set(err, errlen, -EINVAL, "'%s' is not a number", *p ? p : "");
 	num = strndup(p, n);

@@ -27,6 +27,12 @@
 double wult_time_unit(const char *u, size_t n, unsigned int flags);
 
 /*
+ * The length of the plain decimal at @p, digits[.digits][e[+-]digits]
+ * after a sign where @sign allows one; no hex, inf or nan. 0 if none.
+ */
+size_t wult_number_len(const char *p, int sign);
+
+/*
  * "100us", "1.5ms", "20" (a bare number is @bare_ns ns per unit) into
  * *@ns. A plain decimal (no sign, hex, inf or nan); a value of 0 only
  * with WULT_TIME_ZERO. Returns 0 or -EINVAL, @err saying why ("unknown

@@ -44,6 +44,10 @@ const char *wult_sysdesc_get(const struct wult_sysdesc *sd, const char *key);
 const char *wult_sysdesc_state(const struct wult_sysdesc *sd, int cpu, unsigned int k,
 			       const char *field);
 
+/* A value (of _get() or _state()) as a number: NAN when NULL, empty or not
+ * wholly a number ("unreadable: ...", "n/a"). */
+double wult_sysdesc_num(const char *value);
+
 unsigned int wult_sysdesc_nr(const struct wult_sysdesc *sd);
 /* Entry @i in order: 0, or -ERANGE. */
 int wult_sysdesc_entry(const struct wult_sysdesc *sd, unsigned int i, const char **key,

@@ -42,17 +42,6 @@ static int first_cpu(const struct rpt_file *f)
 	return -1;
 }
 
-static double num(const char *s)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return NAN;
-	v = strtod(s, &end);
-	return *end ? NAN : v;
-}
-
 /*
  * The description's state index of group @name ("C6", "state2", or with
  * --per-cpu "CPU1 C6") on @cpu, or -1; *@cpu becomes the group's CPU.
@@ -91,8 +80,8 @@ static void fill_row(const struct rpt_decl *d, const struct wult_sysdesc *sd, in
 	if (k < 0)
 		return;
 	r->name = wult_sysdesc_state(sd, cpu, k, "name");
-	r->lat_us = num(wult_sysdesc_state(sd, cpu, k, "latency_us"));
-	r->res_us = num(wult_sysdesc_state(sd, cpu, k, "residency_us"));
+	r->lat_us = wult_sysdesc_num(wult_sysdesc_state(sd, cpu, k, "latency_us"));
+	r->res_us = wult_sysdesc_num(wult_sysdesc_state(sd, cpu, k, "residency_us"));
 	p = r->v[2];
 	/* A state declaring 0 (POLL) makes no promise to hold: no ratio. */
 	if (isnan(p) || isnan(r->lat_us) || r->lat_us <= 0)

@@ -70,17 +70,6 @@ void rpt_gov_free(struct rpt_group *g)
 	}
 }
 
-static double num(const char *s)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return NAN;
-	v = strtod(s, &end);
-	return *end ? NAN : v;
-}
-
 /* What the description says of the states one CPU may pick. */
 struct gov_states {
 	unsigned int n;
@@ -95,8 +84,8 @@ static void read_states(const struct wult_sysdesc *sd, int cpu, double qos, stru
 	unsigned int k;
 
 	for (k = 0; k < MAX_STATES && wult_sysdesc_state(sd, cpu, k, "name"); k++) {
-		s->lat[k] = num(wult_sysdesc_state(sd, cpu, k, "latency_us"));
-		s->res[k] = (int64_t)(num(wult_sysdesc_state(sd, cpu, k, "residency_us")) *
+		s->lat[k] = wult_sysdesc_num(wult_sysdesc_state(sd, cpu, k, "latency_us"));
+		s->res[k] = (int64_t)(wult_sysdesc_num(wult_sysdesc_state(sd, cpu, k, "residency_us")) *
 				      1e3 / RPT_GOV_UNIT);
 		dis = wult_sysdesc_state(sd, cpu, k, "disable");
 		s->ok[k] = !isnan(s->lat[k]) && !(dis && strcmp(dis, "0")) &&
@@ -174,7 +163,7 @@ int rpt_gov_new(const struct rpt_file *f, struct rpt_gov *g)
 	if (!s)
 		return -ENOMEM;
 	g->governor = wult_sysdesc_get(sd, "cpuidle.governor");
-	g->qos_us = num(wult_sysdesc_get(sd, "pmqos.cpu_dma_latency_us"));
+	g->qos_us = wult_sysdesc_num(wult_sysdesc_get(sd, "pmqos.cpu_dma_latency_us"));
 	for (i = 0; !ret && i < f->ngroups; i++) {
 		const struct rpt_group *gr = f->groups[i];
 		int cpu = 0;
@@ -237,7 +226,7 @@ static double grew(const struct wult_sysdesc *sd, int cpu, unsigned int k, const
 
 	snprintf(a, sizeof(a), "cpu%d.state%u.%s_start", cpu, k, f);
 	snprintf(b, sizeof(b), "cpu%d.state%u.%s_end", cpu, k, f);
-	return num(wult_sysdesc_get(sd, b)) - num(wult_sysdesc_get(sd, a));
+	return wult_sysdesc_num(wult_sysdesc_get(sd, b)) - wult_sysdesc_num(wult_sysdesc_get(sd, a));
 }
 
 /* cpuidle's own counts (usage, above, below) over the recording, per
