@@ -74,6 +74,26 @@ t_need_icount() {
 	exit 1
 }
 
+# t_need_nic: the guest's emulated NIC (vm-run --nic rtl8139) with its
+# driver's modules loaded: sets BDF and DEV (its sysfs directory); fails
+# and exits without one. nic_driver: the name of the driver bound to it,
+# or none.
+t_need_nic() {
+	local m
+	BDF=${WULT_NIC_BDF:-}
+	if [ -z "$BDF" ]; then
+		t_fail "no NIC in this guest (vm-run --nic rtl8139)"
+		t_done
+		exit 1
+	fi
+	DEV=/sys/bus/pci/devices/$BDF
+	while read -r m; do insmod /wult/nicmods/"$m"; done < /wult/nicmods/order
+}
+nic_driver() {
+	local d
+	d=$(readlink "$DEV/driver" 2>/dev/null) && echo "${d##*/}" || echo none
+}
+
 # perf_nsamples FILE: the wult datapoint samples stock perf script reads
 # from perf.data FILE (- for stdin), from its C output: wult-decode.py costs
 # ~2.5 ms of host CPU a datapoint under TCG (half of it perf's own python

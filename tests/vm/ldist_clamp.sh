@@ -30,13 +30,7 @@ W=$OUT/ldist_clamp
 mkdir -p "$W"
 t_cpu0_only
 t_need_icount
-BDF=${WULT_NIC_BDF:-}
-if [ -z "$BDF" ]; then
-	t_fail "no NIC in this guest (vm-run --nic rtl8139)"
-	t_done
-	exit 1
-fi
-for m in $(cat /wult/nicmods/order); do insmod /wult/nicmods/"$m"; done
+t_need_nic
 t_check "insmod wult_refidle exit_us=0,20,80 target_us=2,50,100" \
 	insmod "$WULT_REFIDLE_KO" exit_us=0,20,80 target_us=2,50,100 || { t_done; exit 1; }
 t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }

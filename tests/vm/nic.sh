@@ -46,19 +46,8 @@ C=0
 CPUIDLE=/sys/devices/system/cpu/cpu$C/cpuidle
 t_need_icount
 
-BDF=${WULT_NIC_BDF:-}
-if [ -z "$BDF" ]; then
-	t_fail "no NIC in this guest (vm-run --nic rtl8139)"
-	t_done
-	exit 1
-fi
-DEV=/sys/bus/pci/devices/$BDF
-driver() {
-	local d
-	d=$(readlink "$DEV/driver" 2>/dev/null) && echo "${d##*/}" || echo none
-}
-for m in $(cat /wult/nicmods/order); do insmod /wult/nicmods/"$m"; done
-t_eq "the NIC's driver before" 8139cp "$(driver)"
+t_need_nic
+t_eq "the NIC's driver before" 8139cp "$(nic_driver)"
 IF=$(ls "$DEV/net" 2>/dev/null | head -n 1)
 
 # decode NAME: wult report --csv's datapoints of NAME.data as NAME.txt,
@@ -103,7 +92,7 @@ ip link set "$IF" up
 fails "interface $IF up: refused" "<not supported>\|busy\|returned with 16" "wult/datapoints,source=3,device=0x80/"
 t_check "dmesg says the device is in use" sh -c "dmesg | grep -q 'wult: nic: $BDF is in use: its interface $IF is up'"
 ip link set "$IF" down
-t_eq "still with its driver after the refusal" 8139cp "$(driver)"
+t_eq "still with its driver after the refusal" 8139cp "$(nic_driver)"
 fails "a device wult does not know (virtio 00:02.0): refused" "No such device" "wult/datapoints,source=3,device=0x10/"
 t_check "dmesg says it is not a device wult knows" sh -c "dmesg | grep -q 'wult: nic: 0000:00:02.0 (1af4:.*) is not a device wult knows'"
 fails "no such device (00:1f.7): refused" "No such device" "wult/datapoints,source=3,device=0xff/"
@@ -179,7 +168,7 @@ wult record -q -C $C -c 40 --ldist 1000,2000 --no-counters --method nic \
 	--device "$BDF" -o "$W/aff.data" 2> "$W/aff.err" &
 rp=$!
 for i in $(seq 500); do
-	[ "$(driver)" = wult_nic ] && grep -q wult_nic /proc/interrupts && break
+	[ "$(nic_driver)" = wult_nic ] && grep -q wult_nic /proc/interrupts && break
 	sleep 0.01
 done
 irq=$(awk -F: '/wult_nic/ { gsub(/ /, "", $1); print $1; exit }' /proc/interrupts)
@@ -231,7 +220,7 @@ t_eq "IRQs-off C3: WakeLatencies below the injected 80 us" 0 "$(awk '$14 < 80000
 
 dmesg | grep 'wult: nic:' | tail -n 3 | sed 's/^/# /'
 t_check "rmmod wult" rmmod wult
-t_eq "the NIC is back with its driver after rmmod" 8139cp "$(driver)"
+t_eq "the NIC is back with its driver after rmmod" 8139cp "$(nic_driver)"
 t_check "dmesg: given back to 8139cp" sh -c "dmesg | grep -q 'wult: nic: $BDF given back to 8139cp'"
 t_check "rmmod wult_refidle" rmmod wult_refidle
 t_done

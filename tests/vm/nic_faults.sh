@@ -38,19 +38,8 @@ W=$OUT/nicf
 mkdir -p "$W"
 t_cpu0_only
 
-BDF=${WULT_NIC_BDF:-}
-if [ -z "$BDF" ]; then
-	t_fail "no NIC in this guest (vm-run --nic rtl8139)"
-	t_done
-	exit 1
-fi
-DEV=/sys/bus/pci/devices/$BDF
-driver() {
-	local d
-	d=$(readlink "$DEV/driver" 2>/dev/null) && echo "${d##*/}" || echo none
-}
-for m in $(cat /wult/nicmods/order); do insmod /wult/nicmods/"$m"; done
-t_eq "the NIC's driver before" 8139cp "$(driver)"
+t_need_nic
+t_eq "the NIC's driver before" 8139cp "$(nic_driver)"
 t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
 D=/sys/kernel/debug/wult
 EV="wult/datapoints,source=3,device=0x80,ldist_min=300,ldist_max=600/"
@@ -77,7 +66,7 @@ refused() {
 grace_end() {
 	local _
 	for _ in $(seq 40); do
-		[ "$(driver)" = 8139cp ] && return 0
+		[ "$(nic_driver)" = 8139cp ] && return 0
 		sleep 0.2
 	done
 	return 1
@@ -88,13 +77,13 @@ echo "$BDF" > /sys/bus/pci/drivers/8139cp/unbind
 insmod /wult/nicmods/pci-stub.ko
 echo pci-stub > "$DEV/driver_override"
 echo "$BDF" > /sys/bus/pci/drivers/pci-stub/bind
-t_eq "the NIC bound to pci-stub by hand" pci-stub "$(driver)"
+t_eq "the NIC bound to pci-stub by hand" pci-stub "$(nic_driver)"
 refused "held by pci-stub: refused" 16 "nic: $BDF is bound to pci-stub, which wult does not take devices from (only from 8139cp"
-t_eq "still pci-stub's after the refusal" pci-stub "$(driver)"
+t_eq "still pci-stub's after the refusal" pci-stub "$(nic_driver)"
 echo "$BDF" > /sys/bus/pci/drivers/pci-stub/unbind
 echo > "$DEV/driver_override"
 echo "$BDF" > /sys/bus/pci/drivers/8139cp/bind
-t_eq "8139cp's again" 8139cp "$(driver)"
+t_eq "8139cp's again" 8139cp "$(nic_driver)"
 
 # ---- an interface in another network namespace --------------------------------
 IF=$(ls "$DEV/net" 2>/dev/null | head -n 1)
@@ -106,18 +95,18 @@ else
 		"nic: $BDF is in use: its interface $IF is in another network namespace"
 	PRE=()
 	t_check "the interface back in the initial namespace" test -e "$DEV/net/$IF"
-	t_eq "still 8139cp's" 8139cp "$(driver)"
+	t_eq "still 8139cp's" 8139cp "$(nic_driver)"
 fi
 
 # ---- the claim's grace ---------------------------------------------------------
 t0=$(dmesg | grep -c "wult: nic: $BDF taken from 8139cp")
 perf stat -e "$EV" -C $C -- sleep 0.05 > "$W/g1.out" 2>&1
 perf stat -e "$EV" -C $C -- sleep 0.05 > "$W/g2.out" 2>&1
-t_eq "two opens back to back: still claimed between them" wult_nic "$(driver)"
+t_eq "two opens back to back: still claimed between them" wult_nic "$(nic_driver)"
 t1=$(dmesg | grep -c "wult: nic: $BDF taken from 8139cp")
 t_eq "two opens back to back take the NIC from 8139cp once" 1 $((t1 - t0))
 t_check "after the grace the NIC is 8139cp's again" grace_end
-t_eq "after the grace: driver" 8139cp "$(driver)"
+t_eq "after the grace: driver" 8139cp "$(nic_driver)"
 
 # ---- lost device events ------------------------------------------------------
 # Idle: three arms not written; each costs one datapoint (ended by the
@@ -154,7 +143,7 @@ t_check "busy: the idle CPU measures after them ($((e1 - e0)) datapoints in 0.3 
 t_check "the grace over before the self-test" grace_end
 echo 1 > $D/nic_drop
 refused "a device timer that does not fire: refused" 5 "nic: $BDF: its timer interrupt did not come within"
-t_eq "the refused NIC is 8139cp's again" 8139cp "$(driver)"
+t_eq "the refused NIC is 8139cp's again" 8139cp "$(nic_driver)"
 echo 0 > $D/nic_drop
 
 # ---- errnos that say what is wrong (L3) ---------------------------------------
@@ -194,7 +183,7 @@ t_eq "perf stat beside the refused suspend exits 0" 0 $?
 perf stat -e "$EV" -C $C -- sleep 1 > "$W/rm.out" 2>&1 &
 pp=$!
 t_check "perf stat's event open" opened
-t_eq "claimed before the removal" wult_nic "$(driver)"
+t_eq "claimed before the removal" wult_nic "$(nic_driver)"
 sleep 0.2
 echo 1 > "$DEV/remove"
 t_check "the NIC is gone" test ! -e "$DEV"
@@ -205,12 +194,12 @@ t_check "perf stat across the removal counted the datapoints before it ($n)" tes
 t_check "dmesg: removed while claimed" sh -c "dmesg | grep -q 'wult: nic: $BDF was removed while claimed'"
 t_check "dmesg: released once closed" sh -c "dmesg | grep -q 'wult: nic: $BDF released (it was removed)'"
 echo 1 > /sys/bus/pci/rescan
-t_eq "after a rescan the NIC is 8139cp's" 8139cp "$(driver)"
+t_eq "after a rescan the NIC is 8139cp's" 8139cp "$(nic_driver)"
 perf stat -e "$EV" -C $C -- sleep 0.2 > "$W/re.out" 2>&1
 n=$(awk '/datapoints/ { gsub(/,/, "", $1); print $1; exit }' "$W/re.out")
 t_check "after a rescan it measures again ($n datapoints)" test "${n:-0}" -ge 20
 cat $D/nic | sed 's/^/# nic: /'
 
 t_check "rmmod wult" rmmod wult
-t_eq "8139cp's after rmmod" 8139cp "$(driver)"
+t_eq "8139cp's after rmmod" 8139cp "$(nic_driver)"
 t_done
