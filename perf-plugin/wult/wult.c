@@ -16,6 +16,8 @@ static const struct wult_cmd cmds[] = {
 	{ "synth", "write a perf.data of synthetic datapoints", wult_cmd_synth },
 	{ "script", "perf script with wult's plugin, dlfilter and scripts", wult_cmd_script },
 	{ "hist", "show wult.ko's in-kernel latency histograms", wult_cmd_hist },
+	{ "sweep", "record over the product of settings (states, governor, ...)",
+	  wult_cmd_sweep },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

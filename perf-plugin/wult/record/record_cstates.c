@@ -176,6 +176,30 @@ int rec_cstates_set(const char *only, const char *deepest, const char *governor,
 	return 0;
 }
 
+int rec_cstates_check(const char *only, const char *deepest, const char *governor,
+		      const int *cpus, unsigned int n, char *err, size_t errlen)
+{
+	const char *opt = only ? "--states" : deepest ? "--deepest-state" : "--idle-governor";
+	struct wult_cpuidle *idle;
+	char why[768];
+	int ret;
+
+	if (!only && !deepest && !governor)
+		return 0;
+	ret = wult_cpuidle_open(sysfs_root(), cpus, n, &idle, why, sizeof(why));
+	if (!ret && (only || deepest))
+		ret = only ? wult_cpuidle_only(idle, only, why, sizeof(why)) :
+		      wult_cpuidle_deepest(idle, deepest, why, sizeof(why));
+	if (!ret && governor) {
+		opt = "--idle-governor";
+		ret = wult_cpuidle_governor(idle, governor, why, sizeof(why));
+	}
+	wult_cpuidle_free(idle);
+	if (ret)
+		snprintf(err, errlen, "%s: %s", opt, why);
+	return !ret ? 0 : ret == -EINVAL ? 2 : 1;
+}
+
 int rec_cstates_restore(struct rec_cstates *c, int quiet)
 {
 	char err[768];

@@ -27,6 +27,15 @@ int rec_cstates_recover(int need);
 int rec_cstates_set(const char *only, const char *deepest, const char *governor,
 		    const int *cpus, unsigned int n, int quiet, struct rec_cstates **out);
 
+/*
+ * Whether rec_cstates_set() would accept these values on @cpus, without
+ * writing anything (wult sweep checks its points first). 0, 2 for a state
+ * or governor the system lacks, 1 when cpuidle cannot be read; @err says
+ * which option and why.
+ */
+int rec_cstates_check(const char *only, const char *deepest, const char *governor,
+		      const int *cpus, unsigned int n, char *err, size_t errlen);
+
 /* Puts the states back and frees @c (NULL: nothing). 0, or 1 (said). */
 int rec_cstates_restore(struct rec_cstates *c, int quiet);
 
