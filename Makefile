@@ -55,7 +55,8 @@ REPLAYS := $(patsubst tests/fuzz/%.c,$(BUILD)/san/fuzz/%,$(FUZZ_SRCS))
 KTAGS   := 6.1 6.12 6.12-rt
 KMODS   := $(foreach t,$(KTAGS),$(BUILD)/kernel/$(t)/wult.ko \
 	$(BUILD)/kernel/$(t)/wult_refidle.ko)
-KSRCS   := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile kernel/uapi/linux/*.h)
+KSRCS   := $(wildcard kernel/*.[ch] kernel/*/*.[ch] kernel/*/*/*.[ch] kernel/Kbuild \
+	kernel/Makefile)
 
 .PHONY: all deps user modules fuzzers check run bench fuzz soak clean install-plugins \
 	man install uninstall dkms-src dkms-install dkms-uninstall
@@ -305,10 +306,9 @@ uninstall:
 # builds and installs them for the running kernel (and, through DKMS, for
 # every kernel installed later).
 dkms-src:
-	install -d $(DESTDIR)$(DKMS_SRC)/uapi/linux
-	install -m 0644 kernel/*.c kernel/*.h kernel/Kbuild kernel/Makefile \
-		$(DESTDIR)$(DKMS_SRC)/
-	install -m 0644 kernel/uapi/linux/*.h $(DESTDIR)$(DKMS_SRC)/uapi/linux/
+	install -d $(DESTDIR)$(DKMS_SRC)
+	for f in $(KSRCS); do \
+		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$${f#kernel/} || exit 1; done
 	sed 's|@VERSION@|$(VERSION)|' scripts/install/dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
 
 dkms-install: dkms-src

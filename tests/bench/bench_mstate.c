@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Benchmark for the idle accounting's work per idle transition
- * (kernel/wult_mstate.h), replicated in user space because no module
+ * (kernel/accounting/wult_mstate.h), replicated in user space because no module
  * loads on this host. A transition is one cpu_idle probe call: an entry
  * (users test, bounds check, entry count, rdtsc, two stores) or an exit
  * (users test, rdtsc, subtraction, two stores); an idle period is two.

@@ -25,8 +25,8 @@ t_eq "make dkms-src: exit 0" 0 $?
 src=$tmp/stage/usr/src/wult-$ver
 t_check "dkms.conf names the version" grep -qx "PACKAGE_VERSION=\"$ver\"" "$src/dkms.conf"
 t_eq "every kernel source staged" \
-	"$(cd "$top/kernel" && ls *.c *.h Kbuild Makefile uapi/linux/*.h | sort)" \
-	"$(cd "$src" && ls *.c *.h Kbuild Makefile uapi/linux/*.h | sort)"
+	"$(cd "$top/kernel" && find . -name '*.[ch]' -o -name Kbuild -o -name Makefile | sort)" \
+	"$(cd "$src" && find . -name '*.[ch]' -o -name Kbuild -o -name Makefile | sort)"
 mkdir -p "$tmp/tree"
 opts=(--sourcetree "$tmp/stage/usr/src" --dkmstree "$tmp/tree")
 dkms add -m wult -v "$ver" "${opts[@]}" > "$tmp/add" 2>&1

@@ -19,8 +19,8 @@
 # and must get past its options (any exit but 2, the usage error: without
 # wult.ko they stop at the PMU or the histogram directory); each wult
 # event (wult/NAME,TERM=V/) must name wult.ko's event aliases and format
-# terms (kernel/wult_pmu.c) and each wult:NAME a tracepoint of
-# kernel/wult_trace.h; every scripts/ or build/ path named must exist.
+# terms (kernel/core/wult_pmu.c) and each wult:NAME a tracepoint of
+# kernel/trace/wult_trace.h; every scripts/ or build/ path named must exist.
 # The guest suites run these for real (tests/vm/).
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,11 +50,11 @@ def read(path):
         return f.read()
 
 # What wult.ko offers perf: event aliases, format terms, tracepoints.
-pmu = read(top + "/kernel/wult_pmu.c")
+pmu = read(top + "/kernel/core/wult_pmu.c")
 aliases = set(re.findall(r'\[WULT_KIND_\w+\]\s*=\s*\{\s*\.name\s*=\s*"(\w+)"', pmu))
 terms = set(re.findall(r'PMU_FORMAT_ATTR\((\w+),', pmu))
 terms |= {"period", "freq", "name", "config", "config1", "config2"}	# perf's own
-tracepoints = set(re.findall(r'TRACE_EVENT\((\w+),', read(top + "/kernel/wult_trace.h")))
+tracepoints = set(re.findall(r'TRACE_EVENT\((\w+),', read(top + "/kernel/trace/wult_trace.h")))
 
 def examples():
     """(file:line, command) of every example in the docs' code blocks."""

@@ -6,7 +6,7 @@
 # libwult (lib/) or in the wult command (perf-plugin/), and libwult uses
 # nothing of the command. A piece two files share belongs to a third file
 # below both (lib/README.md). Reads the ASan build's objects (no LTO).
-# The same for wult.ko: no loop among kernel/*.c (the 6.12 build's objects;
+# The same for wult.ko: no loop among kernel/**/*.c (the 6.12 build's objects;
 # the PMU hands the engine a callback rather than being called by name).
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)

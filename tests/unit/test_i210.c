@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The I210/I211 device type's register sequences (kernel/wult_i210.h) on a
+ * The I210/I211 device type's register sequences (kernel/sources/nic/wult_i210.h) on a
  * mock register file that models what Intel's I210 datasheet says of the
  * registers they touch: SYSTIMR latching SYSTIML/SYSTIMH, ICR clearing on
  * read, TSICR bits cleared by writing 1, target time 0 setting TSICR.TT0
@@ -37,7 +37,7 @@ static void mock_wr(struct mock *m, u32 reg, u32 val);
 
 #define WULT_I210_RD(ctx, reg)		mock_rd(ctx, reg)
 #define WULT_I210_WR(ctx, reg, val)	mock_wr(ctx, reg, val)
-#include "../../kernel/wult_i210.h"
+#include "../../kernel/sources/nic/wult_i210.h"
 
 #include "wt.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wult.ko's validity rules (kernel/wult_rules.h) on crafted counter values:
+ * wult.ko's validity rules (kernel/core/wult_rules.h) on crafted counter values:
  * the cases a guest cannot produce (posted interrupts, Hyper-V vectors,
  * NMIs between the halves, counter wraps) decided by the kernel's own code.
  */
@@ -9,7 +9,7 @@
 
 typedef uint32_t u32;
 typedef uint64_t u64;
-#include "../../kernel/wult_rules.h"
+#include "../../kernel/core/wult_rules.h"
 
 #include "wt.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wult.ko's cross-timestamp arithmetic (kernel/wult_xts.h) against a
+ * wult.ko's cross-timestamp arithmetic (kernel/sources/nic/wult_xts.h) against a
  * simulated device clock whose every tick boundary is known: the 32-bit
  * extension across wraps, the measured rate, and the conversion of a
  * device time to the TSC within the bound it claims, whatever the latch
@@ -11,7 +11,7 @@
 
 typedef uint32_t u32;
 typedef uint64_t u64;
-#include "../../kernel/wult_xts.h"
+#include "../../kernel/sources/nic/wult_xts.h"
 
 #include "wt.h"
 

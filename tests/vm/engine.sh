@@ -183,7 +183,7 @@ refused() {
 # Two through perf record itself, for what it tells its user.
 open_fails "ldist_min > ldist_max: EINVAL" 22 wult/ldist_min=200,ldist_max=100/ -C 1
 open_fails "exclude_kernel (:u): EOPNOTSUPP" 95 wult/datapoints/u -C 1
-# The kind's terms (kernel/wult_pmu.c's wult_kinds[]): a state or a
+# The kind's terms (kernel/core/wult_pmu.c's wult_kinds[]): a state or a
 # source-specific term where the kind or the source takes none. Datapoints
 # happen in the kernel, in idle, on the host.
 refused "evopen's control: a valid event opens|0|wult/datapoints,ldist_min=100,ldist_max=1000/" \
@@ -203,7 +203,7 @@ perf stat -x, -e wult/idle_time,ldist_max=100/ -e wult/idle_entries,source=1/ \
 	-e wult/idle_irqs,device=1/ -C 1 -- true 2> "$W/bad.out"
 t_eq "idle kinds with LDist, source or device terms: refused" 3 \
 	"$(grep -c '<not supported>' "$W/bad.out")"
-# The LDist floor (kernel/wult_rules.h), known on CPU 1 after the runs
+# The LDist floor (kernel/core/wult_rules.h), known on CPU 1 after the runs
 # above: an LDist max below it is refused, the log naming the minimum, and
 # that minimum is accepted. ldist_max=0 means the default range, so a floor
 # of 1 us or less leaves nothing to refuse.

@@ -10,8 +10,8 @@
 #include <linux/percpu.h>
 #include <asm/msr.h>
 
-#include "wult_compat.h"
-#include "uapi/linux/wult.h"
+#include "../uapi/linux/wult.h"
+#include "../wult_compat.h"
 #include "wult_source.h"
 
 #define WULT_HRT_MODE	HRTIMER_MODE_ABS_PINNED_HARD

@@ -14,8 +14,8 @@
 #include <linux/percpu.h>
 #include <linux/printk.h>
 
-#include "uapi/linux/wult.h"
-#include "wult_refusal.h"
+#include "../trace/wult_refusal.h"
+#include "../uapi/linux/wult.h"
 #include "wult_source.h"
 
 static const struct wult_source *const wult_sources[WULT_SOURCE_MAX] = {

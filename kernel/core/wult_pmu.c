@@ -42,14 +42,14 @@
 #include <linux/ptrace.h>
 #include <linux/sysfs.h>
 
+#include "../accounting/wult_hist.h"
+#include "../accounting/wult_lbr.h"
+#include "../accounting/wult_mstate.h"
+#include "../sources/wult_source.h"
+#include "../trace/wult_refusal.h"
 #include "wult_engine.h"
-#include "wult_hist.h"
-#include "wult_lbr.h"
-#include "wult_mstate.h"
 #include "wult_pmu.h"
-#include "wult_refusal.h"
 #include "wult_rules.h"
-#include "wult_source.h"
 
 #define WULT_CFG_KNOWN	((WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MIN_SHIFT) | \
 			 (WULT_CFG_LDIST_MASK << WULT_CFG_LDIST_MAX_SHIFT) | \

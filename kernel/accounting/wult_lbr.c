@@ -31,9 +31,9 @@
 #include <asm/perf_event.h>
 #include <asm/processor.h>
 
-#include "uapi/linux/wult.h"
+#include "../core/wult_rules.h"
+#include "../uapi/linux/wult.h"
 #include "wult_lbr.h"
-#include "wult_rules.h"
 
 enum wult_lbr_kind {
 	WULT_LBR_NONE,

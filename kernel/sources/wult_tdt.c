@@ -38,10 +38,10 @@
 #include <asm/msr.h>
 #include <asm/tsc.h>
 
-#include "uapi/linux/wult.h"
-#include "wult_compat.h"
-#include "wult_refusal.h"
-#include "wult_rules.h"
+#include "../core/wult_rules.h"
+#include "../trace/wult_refusal.h"
+#include "../uapi/linux/wult.h"
+#include "../wult_compat.h"
 #include "wult_source.h"
 #include "wult_tdt.h"
 

@@ -14,9 +14,9 @@
 #include <linux/percpu.h>
 #include <linux/tracepoint.h>
 
+#include "../accounting/wult_hist.h"
+#include "../trace/wult_trace.h"
 #include "wult_deliver.h"
-#include "wult_hist.h"
-#include "wult_trace.h"
 
 struct wult_outbox {
 	bool held;

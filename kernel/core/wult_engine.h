@@ -10,7 +10,7 @@
 #include <linux/trace_events.h>
 #include <linux/types.h>
 
-#include "uapi/linux/wult.h"
+#include "../uapi/linux/wult.h"
 
 struct wult_source;
 

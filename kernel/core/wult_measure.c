@@ -30,10 +30,10 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
-#include "uapi/linux/wult.h"
+#include "../sources/wult_source.h"
+#include "../uapi/linux/wult.h"
 #include "wult_measure.h"
 #include "wult_pmu.h"
-#include "wult_source.h"
 
 #define WULT_MEASURE_MAX_WRITE	256
 

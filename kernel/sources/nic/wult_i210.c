@@ -7,7 +7,7 @@
 #include <linux/io.h>
 #include <linux/pci.h>
 
-#include "wult_compat.h"
+#include "../../wult_compat.h"
 #include "wult_dev.h"
 
 #define WULT_I210_RD(ctx, reg)		ioread32((void __iomem *)(ctx) + (reg))

@@ -68,14 +68,14 @@
 #include <asm/tsc.h>
 #include <trace/events/power.h>
 
+#include "../accounting/wult_irqs.h"
+#include "../accounting/wult_lbr.h"
+#include "../accounting/wult_mstate.h"
+#include "../sources/wult_source.h"
+#include "../trace/wult_trace.h"
 #include "wult_deliver.h"
 #include "wult_engine.h"
-#include "wult_irqs.h"
-#include "wult_lbr.h"
-#include "wult_mstate.h"
 #include "wult_rules.h"
-#include "wult_source.h"
-#include "wult_trace.h"
 
 struct wult_cpu {
 	bool active;		/* measuring this CPU: the probes' first test */

@@ -10,15 +10,15 @@
 #include <linux/module.h>
 #include <linux/string.h>
 
-#include "wult_debugfs.h"
+#include "../accounting/wult_hist.h"
+#include "../accounting/wult_lbr.h"
+#include "../accounting/wult_mstate.h"
+#include "../sources/wult_source.h"
+#include "../sources/wult_tdt.h"
+#include "../trace/wult_debugfs.h"
+#include "../trace/wult_refusal.h"
 #include "wult_engine.h"
-#include "wult_hist.h"
-#include "wult_lbr.h"
-#include "wult_mstate.h"
 #include "wult_pmu.h"
-#include "wult_refusal.h"
-#include "wult_source.h"
-#include "wult_tdt.h"
 
 static char *lbr = "auto";
 module_param(lbr, charp, 0444);

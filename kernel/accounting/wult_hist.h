@@ -8,7 +8,7 @@
 
 #include <linux/dcache.h>
 
-#include "uapi/linux/wult.h"
+#include "../uapi/linux/wult.h"
 
 /**
  * wult_hist_get() - make sure a CPU has its histograms

@@ -18,7 +18,7 @@
 #include <linux/io.h>
 #include <linux/pci.h>
 
-#include "wult_compat.h"
+#include "../../wult_compat.h"
 #include "wult_dev.h"
 
 #define RTL_INTR_MASK		0x3c	/* 16 bits */

@@ -81,12 +81,12 @@
 #include <asm/msr.h>
 #include <asm/tsc.h>
 
-#include "uapi/linux/wult.h"
-#include "wult_compat.h"
-#include "wult_engine.h"
+#include "../core/wult_engine.h"
+#include "../core/wult_rules.h"
+#include "../trace/wult_refusal.h"
+#include "../uapi/linux/wult.h"
+#include "../wult_compat.h"
 #include "wult_ipi.h"
-#include "wult_refusal.h"
-#include "wult_rules.h"
 #include "wult_source.h"
 
 #define WULT_IPI_MODE	HRTIMER_MODE_ABS_PINNED_HARD

@@ -15,7 +15,7 @@
 
 #include <linux/tracepoint.h>
 
-#include "uapi/linux/wult.h"
+#include "../uapi/linux/wult.h"
 
 /*
  * The entries and assignments come from the payload's field list

@@ -27,15 +27,15 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
+#include "../accounting/wult_hist.h"
+#include "../accounting/wult_lbr.h"
+#include "../core/wult_engine.h"
+#include "../core/wult_measure.h"
+#include "../sources/nic/wult_dev.h"
+#include "../sources/wult_ipi.h"
+#include "../sources/wult_source.h"
 #include "wult_debugfs.h"
-#include "wult_dev.h"
-#include "wult_engine.h"
-#include "wult_hist.h"
-#include "wult_ipi.h"
-#include "wult_lbr.h"
-#include "wult_measure.h"
 #include "wult_refusal.h"
-#include "wult_source.h"
 
 static struct dentry *wult_dir;
 

@@ -27,8 +27,8 @@
 #include <linux/tracepoint.h>
 #include <asm/msr.h>
 
+#include "../trace/wult_refusal.h"
 #include "wult_mstate.h"
-#include "wult_refusal.h"
 
 static notrace void wult_irq_open(bool count)
 {

@@ -15,7 +15,7 @@
 #ifndef _WULT_RULES_H
 #define _WULT_RULES_H
 
-#include "uapi/linux/wult.h"
+#include "../uapi/linux/wult.h"
 
 enum wult_verdict {
 	WULT_KEEP,		/* go on with this datapoint */

@@ -33,7 +33,7 @@
 #include <asm/cpufeature.h>
 #include <asm/hardirq.h>
 
-#include "wult_apic.h"
+#include "../wult_apic.h"
 #include "wult_irqs.h"
 
 /* Interrupts and exceptions seen by the probes below, per CPU. */

@@ -10,7 +10,7 @@
 #define CREATE_TRACE_POINTS
 #include "wult_trace.h"
 
-#include "wult_engine.h"
+#include "../core/wult_engine.h"
 
 #define WULT_TP_OFF(f)	offsetof(struct trace_event_raw_datapoint, f)
 #define WULT_DP_OFF(f)	offsetof(struct wult_rec, dp.f)

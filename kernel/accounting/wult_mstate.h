@@ -11,7 +11,7 @@
 #include <asm/msr.h>
 #include <trace/events/power.h>
 
-#include "uapi/linux/wult.h"
+#include "../uapi/linux/wult.h"
 
 struct wult_mstate {
 	unsigned int users;	/* accounting events scheduled in here */

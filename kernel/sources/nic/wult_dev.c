@@ -98,12 +98,12 @@
 #include <asm/tsc.h>
 #include <net/net_namespace.h>
 
-#include "uapi/linux/wult.h"
-#include "wult_compat.h"
+#include "../../core/wult_rules.h"
+#include "../../trace/wult_refusal.h"
+#include "../../uapi/linux/wult.h"
+#include "../../wult_compat.h"
+#include "../wult_source.h"
 #include "wult_dev.h"
-#include "wult_refusal.h"
-#include "wult_rules.h"
-#include "wult_source.h"
 #include "wult_xts.h"
 
 #define WULT_NIC_DRV		"wult_nic"
