@@ -5,7 +5,7 @@
  * reads it as wult:datapoint tracepoint samples.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h>	/* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,39 +16,7 @@
 #include <wult/synth.h>
 
 #include "cmds.h"
-
-static void synth_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: wult synth [options]\n\n"
-		"  -o, --output FILE     perf.data to write (default wult.data, as wult\n"
-		"                        record, so that `wult report` reads it; an\n"
-		"                        existing non-empty FILE is kept as FILE.old)\n"
-		"  -c, --count N         datapoints (default 1000)\n"
-		"  -s, --seed N          random seed (default 1): same seed, same file\n"
-		"      --nr-cpus N       how many CPUs the datapoints cycle over, 0..N-1\n"
-		"                        (default 1; --cpus N is an old name of it)\n"
-		"      --nr-cstates N    how many requested idle states, indexes 0..N-1\n"
-		"                        (default 3; --cstates N is an old name of it)\n"
-		"      --cstate-names NAMES  the states' names, comma-separated, index 0\n"
-		"                        first (e.g. POLL,C1,C6), stored as wult record\n"
-		"                        stores a machine's (default: none, the report\n"
-		"                        says POLL, C1, state2, ...)\n"
-		"      --tsc-khz N       TSC frequency in kHz (default 2000000)\n"
-		"      --wake MIN,MAX    raw wake latency, uniform (default 1us,20us)\n"
-		"      --tail FRAC,MAX   fraction with a wake latency up to MAX\n"
-		"                        (default 0.001,500us)\n"
-		"      --ldist MIN,MAX   launch distance, uniform (default 1us,4ms)\n"
-		"      --round N         samples per FINISHED_ROUND, 0 for none (1000)\n"
-		"      --source NAME     the method the datapoints say: hrt (default),\n"
-		"                        tdt, ipi or nic\n"
-		"      --state-offset T,...  wake latency added to state index 0, 1,\n"
-		"                        ... (e.g. 0,0,56us: index 2's wakes 56 us longer)\n"
-		"  -h, --help            this text\n\n"
-		"Times take a unit: ns, us, ms or s; a number without one is in\n"
-		"microseconds, as in every wult command (wult synth took nanoseconds\n"
-		"before: give old scripts' values a unit).\n");
-}
+#include "opts.h"
 
 /* A time ("50us"; bare: microseconds) in ns; 0 or -EINVAL. */
 static int parse_time(const char *s, uint64_t *ns, char *err, size_t errlen)
@@ -83,9 +51,6 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 	return end == s || *end || errno || *out > max || s[0] == '-' ? -EINVAL : 0;
 }
 
-enum { O_CPUS = 256, O_CSTATES, O_TSC, O_WAKE, O_TAIL, O_LDIST, O_ROUND, O_NAMES, O_SOURCE,
-	O_OFFSET };
-
 /* --state-offset T,T,...: one time per state index. 0 or -EINVAL. */
 static int parse_offsets(const char *arg, struct wult_synth_opts *o, char *err, size_t errlen)
 {
@@ -118,56 +83,92 @@ static int parse_nonzero(const char *arg, uint64_t max, uint64_t *v)
 	return ret ?: (*v ? 0 : -EINVAL);
 }
 
-/* One option with a value (not -o). 0 or -EINVAL (@err: why, for a time). */
-static int synth_opt(int c, const char *arg, struct wult_synth_opts *o, char *err,
-		     size_t errlen)
+/* wult synth's options as parsed, and the reason of the last refusal. */
+struct synth_args {
+	struct wult_synth_opts o;
+	const char *out;
+	char err[512];
+};
+
+/* A refused value, said with the option's long name. -EINVAL. */
+static int bad_value(const struct wult_opt *opt, const char *arg, const char *err)
 {
-	const char *comma;
+	fprintf(stderr, "wult synth: bad value '%s' for --%s%s%s\n", arg, opt->name,
+		*err ? ": " : "", err);
+	return -EINVAL;
+}
+
+/* -c, -s: any count into the uint64_t at opt->data. */
+static int u64_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	(void)ctx;
+	return parse_uint(arg, UINT64_MAX, opt->data) ? bad_value(opt, arg, "") : 0;
+}
+
+/* --nr-cpus, --nr-cstates, --tsc-khz, --round: an unsigned int (its limit,
+ * and whether 0 is allowed, by the field). */
+static int uint_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	struct wult_synth_opts *o = &((struct synth_args *)ctx)->o;
+	unsigned int *dst = opt->data;
 	uint64_t v = 0;
 	int ret;
 
-	switch (c) {
-	case 'c':
-		return parse_uint(arg, UINT64_MAX, &o->count);
-	case 's':
-		return parse_uint(arg, UINT64_MAX, &o->seed);
-	case O_CPUS:
+	if (dst == &o->ncpus)
 		ret = parse_nonzero(arg, 4096, &v);
-		o->ncpus = v;
-		return ret;
-	case O_NAMES:
-		o->cstate_names = arg;
-		return 0;
-	case O_SOURCE:
-		for (o->source = 0; o->source < WULT_SOURCE_MAX; o->source++)
-			if (!strcmp(arg, wult_dpdec_source_name(o->source)))
-				return 0;
-		snprintf(err, errlen, "hrt, tdt, ipi or nic");
-		return -EINVAL;
-	case O_OFFSET:
-		return parse_offsets(arg, o, err, errlen);
-	case O_CSTATES:
+	else if (dst == &o->ncstates)
 		ret = parse_nonzero(arg, 64, &v);
-		o->ncstates = v;
-		return ret;
-	case O_TSC:
+	else if (dst == &o->tsc_khz)
 		ret = parse_nonzero(arg, UINT32_MAX, &v);
-		o->tsc_khz = v;
-		return ret;
-	case O_WAKE:
-		return parse_range(arg, &o->wake_min, &o->wake_max, err, errlen);
-	case O_LDIST:
-		return parse_range(arg, &o->ldist_min, &o->ldist_max, err, errlen);
-	case O_TAIL:
-		comma = strchr(arg, ',');
-		o->tail_frac = strtod(arg, NULL);
-		return !comma || o->tail_frac < 0 || o->tail_frac > 1 ||
-		       parse_time(comma + 1, &o->tail_max, err, errlen) ? -EINVAL : 0;
-	default:	/* O_ROUND */
+	else
 		ret = parse_uint(arg, UINT32_MAX, &v);
-		o->round = v;
-		return ret;
-	}
+	*dst = v;
+	return ret ? bad_value(opt, arg, "") : 0;
+}
+
+/* --wake, --ldist: a time range; opt->data its MIN's field. */
+static int range_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	struct synth_args *a = ctx;
+	uint64_t *lo = opt->data;
+	uint64_t *hi = lo == &a->o.wake_min ? &a->o.wake_max : &a->o.ldist_max;
+
+	a->err[0] = '\0';
+	return parse_range(arg, lo, hi, a->err, sizeof(a->err)) ? bad_value(opt, arg, a->err) : 0;
+}
+
+/* --tail FRAC,MAX. */
+static int tail_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	struct synth_args *a = ctx;
+	const char *comma = strchr(arg, ',');
+
+	a->err[0] = '\0';
+	a->o.tail_frac = strtod(arg, NULL);
+	return !comma || a->o.tail_frac < 0 || a->o.tail_frac > 1 ||
+	       parse_time(comma + 1, &a->o.tail_max, a->err, sizeof(a->err)) ?
+	       bad_value(opt, arg, a->err) : 0;
+}
+
+/* --source NAME, as libwult's dpdec names the sources. */
+static int source_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	struct wult_synth_opts *o = &((struct synth_args *)ctx)->o;
+
+	for (o->source = 0; o->source < WULT_SOURCE_MAX; o->source++)
+		if (!strcmp(arg, wult_dpdec_source_name(o->source)))
+			return 0;
+	return bad_value(opt, arg, "hrt, tdt, ipi or nic");
+}
+
+/* --state-offset T,... */
+static int offset_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	struct synth_args *a = ctx;
+
+	a->err[0] = '\0';
+	return parse_offsets(arg, &a->o, a->err, sizeof(a->err)) ?
+	       bad_value(opt, arg, a->err) : 0;
 }
 
 /*
@@ -233,68 +234,83 @@ static int keep_old(const char *path)
 
 int wult_cmd_synth(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "nr-cpus", required_argument, NULL, O_CPUS },
-		{ "nr-cstates", required_argument, NULL, O_CSTATES },
-		/* The old names, kept for scripts. */
-		{ "cpus", required_argument, NULL, O_CPUS },
-		{ "cstates", required_argument, NULL, O_CSTATES },
-		{ "tsc-khz", required_argument, NULL, O_TSC },
-		{ "wake", required_argument, NULL, O_WAKE },
-		{ "tail", required_argument, NULL, O_TAIL },
-		{ "ldist", required_argument, NULL, O_LDIST },
-		{ "round", required_argument, NULL, O_ROUND },
-		{ "cstate-names", required_argument, NULL, O_NAMES },
-		{ "source", required_argument, NULL, O_SOURCE },
-		{ "state-offset", required_argument, NULL, O_OFFSET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct wult_synth_opts o;
 	/* wult record's default: `wult synth && wult report` works. */
-	const char *out = "wult.data";
-	char err[512];
-	int c, ret, li;
+	struct synth_args a = { .out = "wult.data" };
+	struct wult_synth_opts *o = &a.o;
+	const struct wult_opt opts[] = {
+		WULT_OPT_STRING('o', "output", "FILE", &a.out, "perf.data to write (default "
+				"wult.data, as wult\nrecord, so that `wult report` reads it; an\n"
+				"existing non-empty FILE is kept as FILE.old)"),
+		WULT_OPT_CALLBACK('c', "count", "N", u64_opt, &o->count,
+				  "datapoints (default 1000)"),
+		WULT_OPT_CALLBACK('s', "seed", "N", u64_opt, &o->seed,
+				  "random seed (default 1): same seed, same file"),
+		WULT_OPT_CALLBACK(0, "nr-cpus", "N", uint_opt, &o->ncpus,
+				  "how many CPUs the datapoints cycle over, 0..N-1\n"
+				  "(default 1; --cpus N is an old name of it)"),
+		WULT_OPT_CALLBACK(0, "nr-cstates", "N", uint_opt, &o->ncstates,
+				  "how many requested idle states, indexes 0..N-1\n"
+				  "(default 3; --cstates N is an old name of it)"),
+		/* The old names, kept for scripts. */
+		WULT_OPT_CALLBACK(0, "cpus", "N", uint_opt, &o->ncpus, NULL),
+		WULT_OPT_CALLBACK(0, "cstates", "N", uint_opt, &o->ncstates, NULL),
+		WULT_OPT_STRING(0, "cstate-names", "NAMES", &o->cstate_names,
+				"the states' names, comma-separated, index 0\n"
+				"first (e.g. POLL,C1,C6), stored as wult record\n"
+				"stores a machine's (default: none, the report\n"
+				"says POLL, C1, state2, ...)"),
+		WULT_OPT_CALLBACK(0, "tsc-khz", "N", uint_opt, &o->tsc_khz,
+				  "TSC frequency in kHz (default 2000000)"),
+		WULT_OPT_CALLBACK(0, "wake", "MIN,MAX", range_opt, &o->wake_min,
+				  "raw wake latency, uniform (default 1us,20us)"),
+		WULT_OPT_CALLBACK(0, "tail", "FRAC,MAX", tail_opt, NULL,
+				  "fraction with a wake latency up to MAX\n"
+				  "(default 0.001,500us)"),
+		WULT_OPT_CALLBACK(0, "ldist", "MIN,MAX", range_opt, &o->ldist_min,
+				  "launch distance, uniform (default 1us,4ms)"),
+		WULT_OPT_CALLBACK(0, "round", "N", uint_opt, &o->round,
+				  "samples per FINISHED_ROUND, 0 for none (1000)"),
+		WULT_OPT_CALLBACK(0, "source", "NAME", source_opt, NULL,
+				  "the method the datapoints say: hrt (default),\n"
+				  "tdt, ipi or nic"),
+		WULT_OPT_CALLBACK(0, "state-offset", "T,...", offset_opt, NULL,
+				  "wake latency added to state index 0, 1,\n"
+				  "... (e.g. 0,0,56us: index 2's wakes 56 us longer)"),
+		WULT_OPT_HELP(),
+		WULT_OPT_END(),
+	};
+	const struct wult_optset set = {
+		.head = "usage: wult synth [options]\n\n",
+		.opts = opts,
+		.tail = "\nTimes take a unit: ns, us, ms or s; a number without one is in\n"
+			"microseconds, as in every wult command (wult synth took nanoseconds\n"
+			"before: give old scripts' values a unit).\n",
+		.col = 24,
+	};
+	const char *out;
+	int ret;
 
-	wult_synth_defaults(&o);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:c:s:h", lopts, &li)) != -1) {
-		if (c < 256)
-			li = c == 'c' ? 1 : 2;	/* the short options' long names */
-		if (c == 'o') {
-			out = optarg;
-			continue;
-		}
-		if (c == 'h') {
-			synth_usage(stdout);
-			return 0;
-		}
-		if (c == '?' || c == ':') {
-			synth_usage(stderr);
-			return 2;
-		}
-		err[0] = '\0';
-		if (synth_opt(c, optarg, &o, err, sizeof(err))) {
-			fprintf(stderr, "wult synth: bad value '%s' for --%s%s%s\n", optarg,
-				lopts[li].name, *err ? ": " : "", err);
-			return 2;
-		}
-	}
+	wult_synth_defaults(o);
+	ret = wult_opts_parse(&set, argc, argv, &a);
+	if (ret == WULT_OPTS_HELP)
+		return 0;
+	if (ret == WULT_OPTS_USAGE)
+		wult_opts_usage(&set, stderr);
+	if (ret)
+		return 2;
 	if (optind < argc) {
 		fprintf(stderr, "wult synth: unexpected argument '%s'\n", argv[optind]);
-		synth_usage(stderr);
+		wult_opts_usage(&set, stderr);
 		return 2;
 	}
-	if (check_names(&o))
+	out = a.out;
+	if (check_names(o))
 		return 2;
 	if (keep_old(out))
 		return 1;
-	ret = wult_synth_write(&o, out, err, sizeof(err));
+	ret = wult_synth_write(o, out, a.err, sizeof(a.err));
 	if (ret) {
-		fprintf(stderr, "wult synth: %s\n", err);
+		fprintf(stderr, "wult synth: %s\n", a.err);
 		return 1;
 	}
 	fprintf(stderr, "wult synth: wrote %s\n", strcmp(out, "-") ? out : "standard output");
