@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wult_refidle: what its files share. The module is a test fixture, the
+ * known answer the kernel tests check wult against, not part of wult.ko:
+ *
+ *   refidle_main.c      the driver: parameters, its states, registration,
+ *                       unloading (the epilogue of CPUs still inside);
+ *   refidle_profiles.c  intel_idle's state tables (profile=skx, icx, spr);
+ *   refidle_wait.c      the enter() callbacks and their injected waits;
+ *   refidle_halt.c      debugfs halt_exit: exit waits that halt;
+ *   refidle_kick.c      debugfs kick: remote wakeups for the tests;
+ *   refidle_bench.c     debugfs bench: the instruction benchmark's stamps.
+ */
+#ifndef _REFIDLE_H
+#define _REFIDLE_H
+
+#include <linux/compiler.h>
+#include <linux/cpuidle.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+#include <asm/apic.h>
+#include <asm/io.h>
+#include <asm/msr.h>
+
+#define REFIDLE_STATES		3	/* C1..C3, after POLL */
+
+/* How a state waits for its wake, and where its wake interrupt runs. */
+enum refidle_wait {
+	REFIDLE_HLT,	/* sti; hlt: the handler at the wake, then exit_us */
+	REFIDLE_IRQ_ON,	/* polls; exit_us, then the handler inside the state */
+	REFIDLE_MASKED,	/* polls; exit_us, return, then the handler */
+};
+
+/*
+ * Per cpuidle state index: how it waits, its injected latency and the part
+ * of it a local timer wake saves, in TSC cycles. Set at load
+ * (refidle_main.c), read by the waits (refidle_wait.c).
+ */
+extern enum refidle_wait refidle_waits[REFIDLE_STATES + 1];
+extern u64 refidle_cycles[REFIDLE_STATES + 1];
+extern u64 refidle_prewake_cycles[REFIDLE_STATES + 1];
+extern u64 refidle_masked_max_cycles;
+
+/*
+ * The TSC read that ended the last wait of each CPU: where its idle state
+ * ended. One store per wake; only the instruction benchmark reads it.
+ */
+DECLARE_PER_CPU(u64, refidle_exit_tsc);
+/* While a CPU runs an enter() callback (refidle_wait.c). */
+DECLARE_PER_CPU(bool, refidle_inside);
+/* The kick facility's kicking CPU: its polling waits halt at once. */
+DECLARE_PER_CPU(bool, refidle_kicker);
+/* The CPUs whose exit waits halt (debugfs halt_exit). */
+DECLARE_PER_CPU(bool, refidle_halt_exit);
+/* APIC timer ticks per TSC cycles, measured at load (0: not measured). */
+extern u64 refidle_apic_ticks, refidle_apic_cycles;
+
+/* A timer-stop state exists: its device interrupt probe is needed. */
+extern bool refidle_ts_used;
+
+/* One of intel_idle's states: flags word, latencies in us. */
+struct refidle_cstate {
+	const char *name;
+	const char *desc;
+	u32 flags;
+	unsigned int exit_latency;	/* us */
+	unsigned int target_residency;	/* us */
+};
+
+struct refidle_profile {
+	const char *name;
+	struct refidle_cstate states[REFIDLE_STATES];
+};
+
+/* The local APIC, without instrumentation (x2APIC: no read_msr tracepoint). */
+static __always_inline u32 refidle_apic_read(u32 reg)
+{
+	if (x2apic_mode)
+		return (u32)__rdmsr(APIC_BASE_MSR + (reg >> 4));
+	return readl((void __iomem *)(APIC_BASE + reg));
+}
+
+static __always_inline void refidle_apic_write(u32 reg, u32 val)
+{
+	if (x2apic_mode)
+		__wrmsr(APIC_BASE_MSR + (reg >> 4), val, 0);
+	else
+		writel(val, (void __iomem *)(APIC_BASE + reg));
+}
+
+/* A state's enter() callback. */
+typedef int (*refidle_enter_fn)(struct cpuidle_device *dev,
+				struct cpuidle_driver *drv, int index);
+
+/* refidle_profiles.c */
+const struct refidle_profile *refidle_find_profile(const char *name);
+void refidle_init_intel(struct cpuidle_state *s, int index,
+			const struct refidle_cstate *cs, bool timer_stop);
+
+/* refidle_wait.c */
+refidle_enter_fn refidle_enter_of(enum refidle_wait wait, bool timer_stop);
+u64 refidle_detect_ns(void);
+int refidle_ts_init(void);
+void refidle_ts_exit(void);
+
+/* The debugfs files, in the module's directory @dir. */
+struct dentry;
+
+void refidle_bench_init(struct dentry *dir);
+void refidle_bench_exit(void);
+void refidle_kick_init(struct dentry *dir);
+void refidle_kick_exit(void);
+void refidle_halt_init(struct dentry *dir);
+
+#endif /* _REFIDLE_H */

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wult_refidle: the enter() callbacks and the exit latencies they inject.
+ *
+ * The injected latency (exit_us) delays what the hardware would delay:
+ *   - interrupts on: "hlt" returns into the interrupt handler as soon as the
+ *     CPU wakes, which cannot be delayed; the driver then waits exit_us with
+ *     interrupts off before it returns, so the idle exit (TAI) carries it;
+ *   - interrupts off: the CPU waits with interrupts masked, polling the
+ *     local APIC's interrupt request register (IRR) and need_resched(),
+ *     notices the wake, waits exit_us and returns; the idle exit runs, then
+ *     the interrupt is taken when cpuidle enables interrupts, so both TAI
+ *     and the interrupt carry the latency. The CPU spins meanwhile: it
+ *     stands in for mwait, whose interrupt-masked wake-up a VM does not
+ *     provide.
+ * What it cannot simulate: power saved, caches or TLBs lost, package states,
+ * a wake latency that varies with what woke the CPU, and the interrupt
+ * delay of an interrupts-on state. An NMI ends the hlt wait (hlt returns
+ * after its handler) but not the masked one (the loop goes on after it).
+ *
+ * The exit latency told to cpuidle is exit_us plus the driver's own
+ * detection cost (one IRR scan), measured at load.
+ */
+#include <linux/cpuidle.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/idle.h>
+#include <linux/tick.h>
+#include <linux/tracepoint.h>
+#include <asm/apic.h>
+#include <asm/hardirq.h>
+#include <asm/irq_vectors.h>
+#include <asm/irqflags.h>
+#include <asm/msr.h>
+#include <asm/processor.h>
+#include <asm/tsc.h>
+
+#include "../wult_apic.h"
+#include "../wult_compat.h"
+#include "refidle.h"
+
+enum refidle_wait refidle_waits[REFIDLE_STATES + 1];
+u64 refidle_cycles[REFIDLE_STATES + 1];
+u64 refidle_prewake_cycles[REFIDLE_STATES + 1];
+u64 refidle_masked_max_cycles;
+
+DEFINE_PER_CPU(u64, refidle_exit_tsc);
+
+/*
+ * One turn of a wait loop. No pause (cpu_relax()): under QEMU's TCG every
+ * pause leaves translated code for the main loop (helper_pause), so a loop
+ * with one advances the guest's instruction-counted clock (vm-run --clock
+ * icount) about a hundred times more slowly than one without, in host
+ * time; a masked C3 entered for a long sleep then stalls the guest for
+ * minutes. The loops are bounded by a TSC deadline or a pending interrupt.
+ */
+static __always_inline void refidle_spin(void)
+{
+	barrier();
+}
+
+/*
+ * Waits the injected latency from @start, the TSC at the wake, less the
+ * state's pre-wake if the local timer woke it (@timer). Returns the TSC
+ * read that ended the wait: the idle exit.
+ */
+static __always_inline u64 refidle_end(u64 start, int index, bool timer)
+{
+	u64 end = start + refidle_cycles[index];
+
+	if (timer)
+		end -= refidle_prewake_cycles[index];
+	return end;
+}
+
+static __always_inline u64 refidle_wait(u64 start, int index, bool timer)
+{
+	u64 end = refidle_end(start, index, timer), now;
+
+	while ((s64)((now = rdtsc()) - end) < 0)
+		refidle_spin();
+	return now;
+}
+
+/*
+ * Is an interrupt waiting to be taken? Interrupts are masked here. Each
+ * IRR read is an MMIO access (xAPIC), which under QEMU's icount leaves
+ * translated code and comes back (io_recompile): reading all eight
+ * registers every turn made the masked wait cost ~40 s of host CPU per
+ * guest second, ~15 s now. The system vectors (the local timer's, the
+ * IPIs') are read every turn, so their wakes end the wait as promptly as
+ * before; device vectors every REFIDLE_DEV_TURNS turns (~0.2 us under
+ * icount; on hardware, sixteen turns of one MMIO read each). Vectors
+ * below FIRST_EXTERNAL_VECTOR are exceptions, never pending.
+ */
+#define REFIDLE_DEV_TURNS	16
+
+static __always_inline bool refidle_irq_pending(unsigned int turn)
+{
+	unsigned int i = FIRST_SYSTEM_VECTOR / 32;
+
+	if (turn % REFIDLE_DEV_TURNS == 0)
+		i = FIRST_EXTERNAL_VECTOR / 32;
+	for (; i < WULT_APIC_IRR_REGS; i++)
+		if (wult_apic_irr(i))
+			return true;
+	return false;
+}
+
+/*
+ * The enter() callbacks run where RCU is not watching (cpuidle's
+ * ct_idle_enter() precedes them): uninstrumented (WULT_CPUIDLE), calling
+ * only inline code. Each says while it runs (refidle_inside), so that
+ * module unload can wait for CPUs still inside: unregistering the driver
+ * waits for RCU, which such CPUs do not hold up.
+ */
+DEFINE_PER_CPU(bool, refidle_inside);
+
+static __always_inline void refidle_in(void)
+{
+	__this_cpu_write(refidle_inside, true);
+}
+
+/* The last store before returning out of this module's text. */
+static __always_inline int refidle_out(int index, u64 exit_tsc)
+{
+	__this_cpu_write(refidle_exit_tsc, exit_tsc);
+	/* Pairs with refidle_wait_enters(): every access above is done. */
+	smp_store_release(this_cpu_ptr(&refidle_inside), false);
+	return index;
+}
+
+/* Interrupts on: hlt takes the wake interrupt, then returns. */
+static __always_inline void refidle_halt(void)
+{
+	if (!need_resched()) {
+		raw_safe_halt();
+		raw_local_irq_disable();
+	}
+}
+
+/*
+ * Interrupts off: wait for a pending interrupt, as mwait would. The spin
+ * is bounded (masked_max_us): a long sleep, say seconds with nothing
+ * measured, would otherwise spin for all of it, which on the
+ * instruction-counted clock costs host time in proportion. Past the bound
+ * the wait goes on as C1's, interrupts on; a wake after it is an IntrOff=0
+ * one.
+ *
+ * Like mwait_idle_with_hints(), the wait advertises polling
+ * (TIF_POLLING_NRFLAG): a remote wakeup or a cross-CPU call queued to
+ * this CPU then sets need_resched and sends no interrupt, and the wait
+ * ends on the flag as mwait ends on the write to the monitored line.
+ * hlt sees no such write, so polling is withdrawn before it. Otherwise
+ * the caller withdraws it (current_clr_polling()), where mwait's caller
+ * would: after the CPU woke.
+ */
+DEFINE_PER_CPU(bool, refidle_kicker);
+
+static __always_inline void refidle_poll(void)
+{
+	u64 limit = rdtsc() + refidle_masked_max_cycles;
+	unsigned int turn = 0;
+
+	/* The kick facility's kicking CPU halts at once (refidle_kick.c). */
+	if (__this_cpu_read(refidle_kicker))
+		limit = 0;
+
+	if (current_set_polling_and_test())
+		return;
+	while (!need_resched() && !refidle_irq_pending(turn++)) {
+		if ((s64)(rdtsc() - limit) >= 0) {
+			if (!current_clr_polling_and_test()) {
+				raw_safe_halt();
+				raw_local_irq_disable();
+			}
+			return;
+		}
+		refidle_spin();
+	}
+}
+
+/*
+ * Pre-wake (prewake_us): a wake by the local timer, which the hardware
+ * sees coming, costs less than one by a device or an IPI. The local
+ * timer woke the state if its vector (LOCAL_TIMER_VECTOR, the one-shot
+ * and TSC-deadline modes alike) is pending at the wake, or, for a wait
+ * that took its interrupt in hlt, if the local timer interrupt count moved
+ * since @timer_irqs: exact, and read only for states with a pre-wake.
+ */
+static __always_inline bool refidle_by_timer(int index, u32 timer_irqs)
+{
+	if (!refidle_prewake_cycles[index])
+		return false;
+	return this_cpu_read(irq_stat.apic_timer_irqs) != timer_irqs ||
+	       (wult_apic_irr(LOCAL_TIMER_VECTOR / 32) &
+		BIT(LOCAL_TIMER_VECTOR % 32));
+}
+
+static __always_inline u32 refidle_timer_irqs(void)
+{
+	return this_cpu_read(irq_stat.apic_timer_irqs);
+}
+
+/*
+ * mwait entered with interrupts on returns into the handler of the
+ * interrupt that woke it once the CPU is awake, polling still advertised:
+ * one instruction with interrupts on (sti's shadow covers the nop) runs
+ * whatever is pending here, inside the state.
+ */
+static __always_inline void refidle_take_irqs(void)
+{
+	raw_local_irq_enable();
+	asm volatile("nop");
+	raw_local_irq_disable();
+}
+
+/*
+ * Halting exit waits (debugfs wult_refidle/halt_exit, a CPU list), for CPUs
+ * that are not measured. Under QEMU's round-robin TCG a vCPU that spins
+ * keeps its turn: an ipi launcher or the CPU running wult record spinning
+ * its 80 us exit held the measured CPU up as long (Documentation/vm-run.md,
+ * "Slices"), where a real CPU executes nothing. On these CPUs the exit
+ * wait of a hlt state halts instead, woken by the local APIC timer,
+ * borrowed: its one-shot count is cut to the wait's end when that comes
+ * first, and the timer's interrupt then has the kernel's handler program
+ * its own next event again. A timer masked, periodic, in TSC-deadline mode
+ * or not running is left alone, and the wait spins. That interrupt runs
+ * inside the exit, so never on a measured CPU: wult.ko drops such a
+ * datapoint (other_intr). The exit ends late by the handler's length.
+ * The wait starts with a pause, which under TCG ends the vCPU's turn: the
+ * other vCPUs run what this wake's handler gave them (an ipi launcher's
+ * IPI) at once, whatever the state, as they would on hardware.
+ */
+DEFINE_PER_CPU(bool, refidle_halt_exit);
+u64 refidle_apic_ticks, refidle_apic_cycles;
+
+static __always_inline u64 refidle_wait_halted(u64 end)
+{
+	u32 lvtt, left;
+	u64 now, want;
+
+	cpu_relax();
+	while ((s64)((now = rdtsc()) - end) < 0) {
+		lvtt = refidle_apic_read(APIC_LVTT);
+		left = refidle_apic_read(APIC_TMCCT);
+		if ((lvtt & (APIC_LVT_MASKED | APIC_LVT_TIMER_PERIODIC |
+			     APIC_LVT_TIMER_TSCDEADLINE)) || !left) {
+			refidle_spin();
+			continue;
+		}
+		want = div64_u64((end - now) * refidle_apic_ticks,
+				 refidle_apic_cycles) + 1;
+		if (want < left)
+			refidle_apic_write(APIC_TMICT, want);
+		raw_safe_halt();
+		raw_local_irq_disable();
+	}
+	return now;
+}
+
+/* The injected latency counts from the wake: the sleep's end. */
+static WULT_CPUIDLE int refidle_enter_halt(struct cpuidle_device *dev,
+					   struct cpuidle_driver *drv, int index)
+{
+	bool timer;
+	u32 t0;
+	u64 woke;
+
+	refidle_in();
+	t0 = refidle_timer_irqs();
+	refidle_halt();
+	woke = rdtsc();
+	timer = refidle_by_timer(index, t0);
+	if (__this_cpu_read(refidle_halt_exit))
+		return refidle_out(index,
+				   refidle_wait_halted(refidle_end(woke, index,
+								   timer)));
+	return refidle_out(index, refidle_wait(woke, index, timer));
+}
+
+static WULT_CPUIDLE int refidle_enter_masked(struct cpuidle_device *dev,
+					     struct cpuidle_driver *drv, int index)
+{
+	u32 t0;
+	u64 woke;
+
+	refidle_in();
+	t0 = refidle_timer_irqs();
+	refidle_poll();
+	current_clr_polling();
+	woke = rdtsc();
+	return refidle_out(index, refidle_wait(woke, index,
+					       refidle_by_timer(index, t0)));
+}
+
+/*
+ * An IRQs-on mwait state (intel_idle's CPUIDLE_FLAG_IRQ_ENABLE): the wait
+ * polls as the masked one does, the injected latency passes, then the
+ * wake interrupt runs inside the state (TIntr and TAI both carry the
+ * latency), with polling advertised, and polling is withdrawn.
+ */
+static WULT_CPUIDLE int refidle_enter_irq_on(struct cpuidle_device *dev,
+					     struct cpuidle_driver *drv,
+					     int index)
+{
+	u32 t0;
+	u64 woke, end;
+
+	refidle_in();
+	t0 = refidle_timer_irqs();
+	refidle_poll();
+	woke = rdtsc();
+	end = refidle_wait(woke, index, refidle_by_timer(index, t0));
+	refidle_take_irqs();
+	current_clr_polling();
+	return refidle_out(index, end);
+}
+
+/*
+ * A timer-stop state (CPUIDLE_FLAG_TIMER_STOP, with CPUIDLE_FLAG_RCU_IDLE:
+ * RCU is turned off here, around the sleep only). Its local timer works
+ * again from the wake on, so the broadcast is left at the wake, before the
+ * injected latency, and cpuidle_enter_state()'s tick_broadcast_exit() then
+ * finds nothing to do.
+ *
+ * An interrupts-on sleep takes the wake interrupt before the driver can
+ * leave, so the broadcast is left first thing in a device interrupt (the
+ * broadcast device's own among them; refidle_ts_irq()). The kernel cannot
+ * have the broadcast interrupt handled inside the broadcast: its exit sets
+ * the CPU's bit in the broadcast force mask when the CPU's next event has
+ * passed, expecting the broadcast device to fire for it and clear the bit
+ * while do_idle() polls. After the broadcast interrupt's own handler ran
+ * here, the next event is on the local timer and the broadcast device is
+ * not programmed for it: if the event passes before the exit, nothing
+ * clears the bit while no other CPU uses the broadcast, and the CPU polls
+ * for good (Documentation/kernel.md, "Timer-stop states").
+ *
+ * RCU watches this enter() outside the sleep (CPUIDLE_FLAG_RCU_IDLE), where
+ * it calls tick_broadcast_exit(): notrace, not WULT_CPUIDLE; the sleep's
+ * helpers are inline.
+ */
+static DEFINE_PER_CPU(bool, refidle_ts_asleep);
+static struct tracepoint *refidle_irq_tp;
+bool refidle_ts_used;
+
+static notrace void refidle_ts_irq(void *data, int irq,
+				   struct irqaction *action)
+{
+	if (!__this_cpu_read(refidle_ts_asleep))
+		return;
+	__this_cpu_write(refidle_ts_asleep, false);
+	tick_broadcast_exit();
+}
+
+static notrace int refidle_enter_timer_stop(struct cpuidle_device *dev,
+					    struct cpuidle_driver *drv,
+					    int index)
+{
+	bool timer;
+	u64 woke;
+	u32 t0;
+
+	refidle_in();
+	__this_cpu_write(refidle_ts_asleep, true);
+	t0 = refidle_timer_irqs();
+	wult_ct_idle_enter();
+	if (refidle_waits[index] == REFIDLE_MASKED) {
+		refidle_poll();
+		current_clr_polling();
+	} else {
+		refidle_halt();
+	}
+	/* The broadcast exit is part of the injected latency, as on hardware. */
+	woke = rdtsc();
+	timer = refidle_by_timer(index, t0);
+	wult_ct_idle_exit();
+	if (__this_cpu_read(refidle_ts_asleep)) {
+		__this_cpu_write(refidle_ts_asleep, false);
+		tick_broadcast_exit();
+	}
+	return refidle_out(index, refidle_wait(woke, index, timer));
+}
+
+static void refidle_irq_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "irq_handler_entry"))
+		refidle_irq_tp = tp;
+}
+
+/* The device interrupt probe of a timer-stop state, before it is used. */
+int refidle_ts_init(void)
+{
+	int ret;
+
+	if (!refidle_ts_used)
+		return 0;
+	for_each_kernel_tracepoint(refidle_irq_find, NULL);
+	if (!refidle_irq_tp) {
+		pr_err("wult_refidle: timer-stop states need the irq:irq_handler_entry tracepoint\n");
+		return -EOPNOTSUPP;
+	}
+	ret = tracepoint_probe_register(refidle_irq_tp, refidle_ts_irq, NULL);
+	if (ret)
+		refidle_irq_tp = NULL;
+	return ret;
+}
+
+void refidle_ts_exit(void)
+{
+	if (!refidle_irq_tp)
+		return;
+	tracepoint_probe_unregister(refidle_irq_tp, refidle_ts_irq, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+/* The cost of a full IRR scan, the masked wait's coarsest turn, in ns. */
+u64 refidle_detect_ns(void)
+{
+	unsigned long flags;
+	u64 t0, best = U64_MAX;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		local_irq_save(flags);
+		t0 = rdtsc_ordered();
+		refidle_irq_pending(0);
+		best = min(best, rdtsc_ordered() - t0);
+		local_irq_restore(flags);
+	}
+	return div_u64(best * 1000000, tsc_khz);
+}
+
+static const refidle_enter_fn refidle_enters[] = {
+	[REFIDLE_HLT]		= refidle_enter_halt,
+	[REFIDLE_IRQ_ON]	= refidle_enter_irq_on,
+	[REFIDLE_MASKED]	= refidle_enter_masked,
+};
+
+/* The enter() callback of a state that waits so. */
+refidle_enter_fn refidle_enter_of(enum refidle_wait wait, bool timer_stop)
+{
+	return timer_stop ? refidle_enter_timer_stop : refidle_enters[wait];
+}
+
