@@ -807,7 +807,11 @@ int wult_cmd_report(int argc, char **argv)
 		add_time(&o, o.hist_metric);
 	add_gate_metrics(&o);
 	o.threads = threads_wanted();
-	status = report_run(&o, a.inputs, nfiles);
+	/* A wult sweep's directory: its points compared (report/report_sweep.c). */
+	if (rpt_sweep_any(a.inputs, nfiles))
+		status = rpt_sweep_run(&o, a.inputs, nfiles);
+	else
+		status = report_run(&o, a.inputs, nfiles);
 	free_opts(&o);
 	return status;
 }

@@ -79,6 +79,9 @@ struct rpt_opts {
 	unsigned int nplot_x;
 	int per_cpu;				/* --per-cpu: a group per CPU and state */
 	const char *title;			/* the HTML page's, NULL: "wult report" */
+	/* A section the HTML page shows below its header (a sweep's table), NULL: none. */
+	void (*html_extra)(FILE *f, const void *ctx);
+	const void *html_extra_ctx;
 	const char *json_out;			/* --json: "-" is stdout, instead of the text */
 	struct wult_gate gate[RPT_MAX_GATES];	/* --fail-if */
 	const char *gate_expr[RPT_MAX_GATES];
@@ -563,6 +566,13 @@ int rpt_methods_differ(struct rpt_file *const *files, unsigned int nfiles);
 /* 1: @f's datapoints are all by timer (hrt, tdt); 2: all by a device or
  * IPI (nic, ipi); 0: neither or mixed. */
 int rpt_methods_kind(const struct rpt_file *f);
+
+/* ---- report_sweep.c: a wult sweep's directory (wult report DIR) ---- */
+/* Whether one of @inputs is a directory holding a sweep manifest (sweep.json). */
+int rpt_sweep_any(const char *const *inputs, unsigned int n);
+/* Every point of the sweep in @inputs[0] compared: the text table, --json,
+ * --html (a sweep is reported alone). An exit status (the causes said). */
+int rpt_sweep_run(struct rpt_opts *o, const char *const *inputs, unsigned int n);
 
 /* ---- report_capture.c: a --stop-on capture beside the input ---- */
 /* Prints @data_path.capture's story, if there is one. 0 or -errno (said). */

@@ -522,6 +522,8 @@ static int write_page(FILE *f, const struct rpt_opts *o, struct rpt_file *const 
 	fputs(wult_html_css, f);
 	fputs("</style></head><body>\n", f);
 	write_header(f, o, files, nfiles);
+	if (o->html_extra)
+		o->html_extra(f, o->html_extra_ctx);
 	fputs("<section id=\"plots\"><h2>Plots</h2><p class=\"help\">Drag across a plot to "
 	      "zoom, double-click to reset; click a legend entry to hide or show it. Scatters "
 	      "show every datapoint of the tail and of sparse regions, dense regions thinned "
