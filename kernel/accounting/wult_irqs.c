@@ -26,20 +26,17 @@
  */
 #include <linux/bitops.h>
 #include <linux/kernel_stat.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/string.h>
-#include <linux/tracepoint.h>
 #include <asm/cpufeature.h>
 #include <asm/hardirq.h>
 
 #include "../wult_apic.h"
+#include "../wult_probes.h"
+#include "../wult_users.h"
 #include "wult_irqs.h"
 
 /* Interrupts and exceptions seen by the probes below, per CPU. */
 static DEFINE_PER_CPU(u32, wult_irqs_seen);
-static DEFINE_MUTEX(wult_irqs_lock);
-static unsigned int wult_irqs_users;
 
 static notrace void wult_irqs_error_apic(void *data, int vector)
 {
@@ -60,71 +57,43 @@ static notrace void wult_irqs_mce(void *data, struct mce *m)
 	this_cpu_inc(wult_irqs_seen);
 }
 
-/* The probes, by tracepoint name, with the tracepoints found. */
-static struct {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-} wult_irqs_tps[] = {
-	{ "error_apic_entry", wult_irqs_error_apic },
-	{ "vector_free_moved", wult_irqs_free_moved },
-	{ "mce_record", wult_irqs_mce },
+/* The probes, by tracepoint name; a kernel without one leaves it out. */
+static struct wult_probe wult_irqs_tps[] = {
+	{ .name = "error_apic_entry", .func = wult_irqs_error_apic },
+	{ .name = "vector_free_moved", .func = wult_irqs_free_moved },
+	{ .name = "mce_record", .func = wult_irqs_mce },
 };
-
-static void wult_irqs_find(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(wult_irqs_tps); i++)
-		if (!strcmp(tp->name, wult_irqs_tps[i].name))
-			wult_irqs_tps[i].tp = tp;
-}
 
 void wult_irqs_init(void)
 {
-	for_each_kernel_tracepoint(wult_irqs_find, NULL);
+	wult_probes_find(wult_irqs_tps, ARRAY_SIZE(wult_irqs_tps));
 }
 
-static void wult_irqs_unregister(unsigned int n)
+static int wult_irqs_start(void)
 {
-	while (n--)
-		if (wult_irqs_tps[n].tp)
-			tracepoint_probe_unregister(wult_irqs_tps[n].tp,
-						    wult_irqs_tps[n].probe, NULL);
+	return wult_probes_register(wult_irqs_tps, ARRAY_SIZE(wult_irqs_tps));
 }
 
-/*
- * Process context: the probes exist while wult events do (the caller's
- * tracepoint_synchronize_unregister() lets them finish).
- */
+static void wult_irqs_stop(void)
+{
+	wult_probes_unregister(wult_irqs_tps, ARRAY_SIZE(wult_irqs_tps));
+}
+
+/* The probes exist while wult events do. */
+static struct wult_users wult_irqs_users = {
+	.lock = __MUTEX_INITIALIZER(wult_irqs_users.lock),
+	.start = wult_irqs_start,
+	.stop = wult_irqs_stop,
+};
+
 int wult_irqs_get(void)
 {
-	unsigned int i;
-	int ret = 0;
-
-	mutex_lock(&wult_irqs_lock);
-	for (i = 0; !wult_irqs_users && i < ARRAY_SIZE(wult_irqs_tps); i++) {
-		if (!wult_irqs_tps[i].tp)
-			continue;
-		ret = tracepoint_probe_register(wult_irqs_tps[i].tp,
-						wult_irqs_tps[i].probe, NULL);
-		if (ret) {
-			wult_irqs_unregister(i);
-			break;
-		}
-	}
-	if (!ret)
-		wult_irqs_users++;
-	mutex_unlock(&wult_irqs_lock);
-	return ret;
+	return wult_users_get(&wult_irqs_users);
 }
 
 void wult_irqs_put(void)
 {
-	mutex_lock(&wult_irqs_lock);
-	if (!--wult_irqs_users)
-		wult_irqs_unregister(ARRAY_SIZE(wult_irqs_tps));
-	mutex_unlock(&wult_irqs_lock);
+	wult_users_put(&wult_irqs_users);
 }
 
 u32 wult_irqs(void)

@@ -21,13 +21,12 @@
  * its PMU callbacks read them with interrupts off, between intervals.
  */
 #include <linux/irq.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/string.h>
-#include <linux/tracepoint.h>
 #include <asm/msr.h>
 
 #include "../trace/wult_refusal.h"
+#include "../wult_probes.h"
+#include "../wult_users.h"
 #include "wult_mstate.h"
 
 static notrace void wult_irq_open(bool count)
@@ -96,119 +95,77 @@ static notrace void wult_soft_exit(void *data, unsigned int vec)
 	wult_irq_close();
 }
 
-struct wult_irq_tp {
-	const char *name;
-	void *probe;
-	struct tracepoint *tp;
-	bool registered;
+/*
+ * The x86 irq_vectors events, device interrupt handlers and softirqs, each
+ * exit before its entry (wult_probes.h: registered in this order,
+ * unregistered in the reverse), so that no interval opens whose close is
+ * not seen.
+ */
+static struct wult_probe wult_irq_tps[] = {
+	{ .name = "local_timer_exit", .func = wult_vec_exit },
+	{ .name = "local_timer_entry", .func = wult_vec_entry },
+	{ .name = "reschedule_exit", .func = wult_vec_exit },
+	{ .name = "reschedule_entry", .func = wult_vec_entry },
+	{ .name = "call_function_exit", .func = wult_vec_exit },
+	{ .name = "call_function_entry", .func = wult_vec_entry },
+	{ .name = "call_function_single_exit", .func = wult_vec_exit },
+	{ .name = "call_function_single_entry", .func = wult_vec_entry },
+	{ .name = "irq_work_exit", .func = wult_vec_exit },
+	{ .name = "irq_work_entry", .func = wult_vec_entry },
+	{ .name = "x86_platform_ipi_exit", .func = wult_vec_exit },
+	{ .name = "x86_platform_ipi_entry", .func = wult_vec_entry },
+	{ .name = "spurious_apic_exit", .func = wult_vec_exit },
+	{ .name = "spurious_apic_entry", .func = wult_vec_entry },
+	{ .name = "error_apic_exit", .func = wult_vec_exit },
+	{ .name = "error_apic_entry", .func = wult_vec_entry },
+	{ .name = "thermal_apic_exit", .func = wult_vec_exit },
+	{ .name = "thermal_apic_entry", .func = wult_vec_entry },
+	{ .name = "threshold_apic_exit", .func = wult_vec_exit },
+	{ .name = "threshold_apic_entry", .func = wult_vec_entry },
+	{ .name = "deferred_error_apic_exit", .func = wult_vec_exit },
+	{ .name = "deferred_error_apic_entry", .func = wult_vec_entry },
+	{ .name = "irq_handler_exit", .func = wult_hnd_exit },
+	{ .name = "irq_handler_entry", .func = wult_hnd_entry },
+	{ .name = "softirq_exit", .func = wult_soft_exit },
+	{ .name = "softirq_entry", .func = wult_soft_entry },
 };
-
-/* The x86 irq_vectors events, device interrupt handlers and softirqs. */
-static struct wult_irq_tp wult_irq_tps[] = {
-	{ .name = "local_timer_entry", .probe = wult_vec_entry },
-	{ .name = "local_timer_exit", .probe = wult_vec_exit },
-	{ .name = "reschedule_entry", .probe = wult_vec_entry },
-	{ .name = "reschedule_exit", .probe = wult_vec_exit },
-	{ .name = "call_function_entry", .probe = wult_vec_entry },
-	{ .name = "call_function_exit", .probe = wult_vec_exit },
-	{ .name = "call_function_single_entry", .probe = wult_vec_entry },
-	{ .name = "call_function_single_exit", .probe = wult_vec_exit },
-	{ .name = "irq_work_entry", .probe = wult_vec_entry },
-	{ .name = "irq_work_exit", .probe = wult_vec_exit },
-	{ .name = "x86_platform_ipi_entry", .probe = wult_vec_entry },
-	{ .name = "x86_platform_ipi_exit", .probe = wult_vec_exit },
-	{ .name = "spurious_apic_entry", .probe = wult_vec_entry },
-	{ .name = "spurious_apic_exit", .probe = wult_vec_exit },
-	{ .name = "error_apic_entry", .probe = wult_vec_entry },
-	{ .name = "error_apic_exit", .probe = wult_vec_exit },
-	{ .name = "thermal_apic_entry", .probe = wult_vec_entry },
-	{ .name = "thermal_apic_exit", .probe = wult_vec_exit },
-	{ .name = "threshold_apic_entry", .probe = wult_vec_entry },
-	{ .name = "threshold_apic_exit", .probe = wult_vec_exit },
-	{ .name = "deferred_error_apic_entry", .probe = wult_vec_entry },
-	{ .name = "deferred_error_apic_exit", .probe = wult_vec_exit },
-	{ .name = "irq_handler_entry", .probe = wult_hnd_entry },
-	{ .name = "irq_handler_exit", .probe = wult_hnd_exit },
-	{ .name = "softirq_entry", .probe = wult_soft_entry },
-	{ .name = "softirq_exit", .probe = wult_soft_exit },
-};
-
-static DEFINE_MUTEX(wult_irq_lock);
-static unsigned int wult_irq_users;
-
-static void wult_irq_find_tp(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(wult_irq_tps); i++)
-		if (!strcmp(tp->name, wult_irq_tps[i].name))
-			wult_irq_tps[i].tp = tp;
-}
 
 void wult_mstate_irq_init(void)
 {
-	for_each_kernel_tracepoint(wult_irq_find_tp, NULL);
-}
-
-static void wult_irq_unregister(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(wult_irq_tps); i++) {
-		if (!wult_irq_tps[i].registered)
-			continue;
-		tracepoint_probe_unregister(wult_irq_tps[i].tp,
-					    wult_irq_tps[i].probe, NULL);
-		wult_irq_tps[i].registered = false;
-	}
-	tracepoint_synchronize_unregister();
+	wult_probes_find(wult_irq_tps, ARRAY_SIZE(wult_irq_tps));
 }
 
 /*
  * All probes or none. The timer's pair at least: without it the wake
  * interrupt of every hrtimer datapoint would go unseen.
  */
-static int wult_irq_register(void)
+static int wult_irq_start(void)
 {
-	unsigned int i;
-	int ret;
-
 	if (!wult_irq_tps[0].tp || !wult_irq_tps[1].tp)
 		return wult_refuse(-EOPNOTSUPP,
 				   "no irq_vectors:local_timer_entry/exit tracepoints: no interrupt accounting");
-	for (i = 0; i < ARRAY_SIZE(wult_irq_tps); i++) {
-		if (!wult_irq_tps[i].tp)
-			continue;
-		ret = tracepoint_probe_register(wult_irq_tps[i].tp,
-						wult_irq_tps[i].probe, NULL);
-		if (ret) {
-			wult_irq_unregister();
-			return ret;
-		}
-		wult_irq_tps[i].registered = true;
-	}
-	return 0;
+	return wult_probes_register(wult_irq_tps, ARRAY_SIZE(wult_irq_tps));
 }
+
+static void wult_irq_stop(void)
+{
+	wult_probes_unregister(wult_irq_tps, ARRAY_SIZE(wult_irq_tps));
+}
+
+static struct wult_users wult_irq_users = {
+	.lock = __MUTEX_INITIALIZER(wult_irq_users.lock),
+	.start = wult_irq_start,
+	.stop = wult_irq_stop,
+};
 
 int wult_mstate_irq_get(void)
 {
-	int ret = 0;
-
-	mutex_lock(&wult_irq_lock);
-	if (!wult_irq_users)
-		ret = wult_irq_register();
-	if (!ret)
-		wult_irq_users++;
-	mutex_unlock(&wult_irq_lock);
-	return ret;
+	return wult_users_get(&wult_irq_users);
 }
 
 void wult_mstate_irq_put(void)
 {
-	mutex_lock(&wult_irq_lock);
-	if (!--wult_irq_users)
-		wult_irq_unregister();
-	mutex_unlock(&wult_irq_lock);
+	wult_users_put(&wult_irq_users);
 }
 
 u64 wult_mstate_irq_time_ns(unsigned int state)

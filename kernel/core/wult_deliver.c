@@ -4,7 +4,7 @@
  *
  * Every datapoint the engine emits goes to the in-kernel histograms
  * (wult_hist.c), the wult:wake_branches and wult:datapoint tracepoints, and
- * the delivery callback the PMU registers (wult_engine_set_deliver()), in
+ * the delivery callback the PMU registers (wult_deliver_set()), in
  * that order. A source whose wake also wakes a task (ipi waketask, its
  * hold() op) has its datapoint held here, one per CPU, until that task
  * runs (wult_deliver_task_ran(), its run time as ttask), the next
@@ -105,8 +105,8 @@ bool wult_deliver_cancel(void)
 	return held;
 }
 
-void wult_engine_set_deliver(unsigned int (*deliver)(struct wult_rec *rec,
-						     struct wult_br_rec *brrec))
+void wult_deliver_set(unsigned int (*deliver)(struct wult_rec *rec,
+					      struct wult_br_rec *brrec))
 {
 	WRITE_ONCE(wult_deliver_fn, deliver);
 }

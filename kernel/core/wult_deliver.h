@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * wult: the engine's way out for a valid datapoint (wult_deliver.c).
- * Private to the engine (wult_engine.c): IRQs off, on the measured CPU.
+ * Called by the engine (wult_engine.c), IRQs off on the measured CPU; the
+ * PMU only sets where datapoints go (wult_deliver_set()).
  */
 #ifndef _WULT_DELIVER_H
 #define _WULT_DELIVER_H
@@ -17,7 +18,7 @@
  * @brrec: its branch context, or NULL
  *
  * Into the in-kernel histograms, the wult:wake_branches and
- * wult:datapoint tracepoints, and the callback wult_engine_set_deliver()
+ * wult:datapoint tracepoints, and the callback wult_deliver_set()
  * registered. Releases a held datapoint first: output stays in order.
  */
 void wult_deliver(struct wult_stats *st, struct wult_rec *rec,
@@ -50,5 +51,18 @@ void wult_deliver_task_ran(struct wult_stats *st, u64 ns);
  * Return: whether one was held (the caller counts it cancelled).
  */
 bool wult_deliver_cancel(void);
+
+/**
+ * wult_deliver_set() - where the engine's datapoints go beyond the tracepoints
+ * @deliver: called for each emitted datapoint, IRQs off on the measured
+ *	CPU, with the record and its branch context (NULL if none); returns
+ *	the number of failed deliveries (counted as delivery_failed). NULL:
+ *	the datapoints go to the tracepoints only.
+ *
+ * The PMU sets it before it can have events and clears it once it has
+ * none: the engine calls down to no consumer by name.
+ */
+void wult_deliver_set(unsigned int (*deliver)(struct wult_rec *rec,
+					      struct wult_br_rec *brrec));
 
 #endif /* _WULT_DELIVER_H */

@@ -57,7 +57,6 @@
 #include <linux/cpuidle.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
@@ -73,6 +72,7 @@
 #include "../accounting/wult_mstate.h"
 #include "../sources/wult_source.h"
 #include "../trace/wult_trace.h"
+#include "../wult_users.h"
 #include "wult_deliver.h"
 #include "wult_engine.h"
 #include "wult_rules.h"
@@ -131,9 +131,6 @@ static bool wult_has_smi;
 static bool wult_has_lbr;
 static u32 wult_dp_flags;	/* WULT_DPF_* that hold for every datapoint */
 static bool wult_tsc_steady;	/* constant and nonstop: fixed at boot */
-
-static DEFINE_MUTEX(wult_probe_lock);
-static unsigned int wult_probe_users;	/* wult events in existence */
 
 atomic_t wult_engine_fail_arms = ATOMIC_INIT(0);
 
@@ -791,40 +788,46 @@ void wult_engine_stop(void)
  * destroy), so that no CPU pays for it when nothing is measured. While it
  * exists, unmeasured CPUs pay the call and one compare per idle transition.
  */
+static int wult_engine_probes_on(void)
+{
+	int ret = wult_irqs_get();
+
+	if (ret)
+		return ret;
+	ret = register_trace_cpu_idle(wult_idle_probe, NULL);
+	if (ret)
+		wult_irqs_put();
+	return ret;
+}
+
+static void wult_engine_probes_off(void)
+{
+	unregister_trace_cpu_idle(wult_idle_probe, NULL);
+	wult_irqs_put();
+	/* The caller may free what the probes use: let them finish. */
+	tracepoint_synchronize_unregister();
+}
+
+/* wult events in existence */
+static struct wult_users wult_probe_users = {
+	.lock = __MUTEX_INITIALIZER(wult_probe_users.lock),
+	.start = wult_engine_probes_on,
+	.stop = wult_engine_probes_off,
+};
+
 int wult_engine_get(void)
 {
-	int ret = 0;
-
-	mutex_lock(&wult_probe_lock);
-	if (!wult_probe_users) {
-		ret = wult_irqs_get();
-		if (!ret) {
-			ret = register_trace_cpu_idle(wult_idle_probe, NULL);
-			if (ret)
-				wult_irqs_put();
-		}
-	}
-	if (!ret)
-		wult_probe_users++;
-	mutex_unlock(&wult_probe_lock);
-	return ret;
+	return wult_users_get(&wult_probe_users);
 }
 
 unsigned int wult_engine_users(void)
 {
-	return READ_ONCE(wult_probe_users);
+	return wult_users_count(&wult_probe_users);
 }
 
 void wult_engine_put(void)
 {
-	mutex_lock(&wult_probe_lock);
-	if (!--wult_probe_users) {
-		unregister_trace_cpu_idle(wult_idle_probe, NULL);
-		wult_irqs_put();
-		/* The caller may free what the probes use: let them finish. */
-		tracepoint_synchronize_unregister();
-	}
-	mutex_unlock(&wult_probe_lock);
+	wult_users_put(&wult_probe_users);
 }
 
 /* Lockless snapshot for debugfs: 64-bit loads do not tear on x86-64. */

@@ -137,19 +137,6 @@ void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 void wult_engine_stop(void);
 
 /**
- * wult_engine_set_deliver() - where the engine hands its datapoints
- * @deliver: called for each emitted datapoint, IRQs off on the measured
- *	CPU, with the record and its branch context (NULL if none); returns
- *	the number of failed deliveries (counted as delivery_failed). NULL:
- *	the datapoints go to the tracepoints only.
- *
- * The PMU sets it before it can have events and clears it once it has
- * none: the engine calls down to no consumer by name.
- */
-void wult_engine_set_deliver(unsigned int (*deliver)(struct wult_rec *rec,
-						     struct wult_br_rec *brrec));
-
-/**
  * wult_engine_stats() - a lockless snapshot of a CPU's counters
  * @cpu: any possible CPU
  * @stats: filled with the counters (not the floor's fields)

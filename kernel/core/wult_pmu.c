@@ -47,6 +47,7 @@
 #include "../accounting/wult_mstate.h"
 #include "../sources/wult_source.h"
 #include "../trace/wult_refusal.h"
+#include "wult_deliver.h"
 #include "wult_engine.h"
 #include "wult_pmu.h"
 #include "wult_rules.h"
@@ -781,7 +782,7 @@ static unsigned int wult_pmu_sample_set(struct list_head *events,
 static DEFINE_PER_CPU(struct pt_regs, wult_pmu_regs);
 
 /*
- * The engine's delivery callback (wult_engine_set_deliver()), IRQs off on
+ * The engine's delivery callback (wult_deliver_set()), IRQs off on
  * the measured CPU: @rec, and @brrec (its branch context, may be NULL) to
  * branches events, to every active event of this CPU that takes it.
  * Returns the number of failed deliveries.
@@ -959,10 +960,10 @@ int wult_pmu_init(void)
 	}
 	wult_rec_type = wult_trace_type();
 	wult_br_type = wult_trace_br_type();
-	wult_engine_set_deliver(wult_pmu_deliver);
+	wult_deliver_set(wult_pmu_deliver);
 	ret = perf_pmu_register(&wult_pmu, "wult", -1);
 	if (ret)
-		wult_engine_set_deliver(NULL);
+		wult_deliver_set(NULL);
 	return ret;
 }
 
@@ -975,5 +976,5 @@ void wult_pmu_exit(void)
 {
 	perf_pmu_unregister(&wult_pmu);
 	/* No event is left, so no CPU is measured: nothing is emitted now. */
-	wult_engine_set_deliver(NULL);
+	wult_deliver_set(NULL);
 }

@@ -8,7 +8,7 @@
  *
  * Process context, at module load, after the engine and the sources:
  * from here on perf can create events. Sets the engine's delivery
- * callback (wult_engine_set_deliver()).
+ * callback (wult_deliver_set()).
  *
  * Return: 0 or the errno of the registration.
  */

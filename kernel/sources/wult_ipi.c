@@ -344,13 +344,7 @@ static void wult_ipi_exit(void)
  */
 static int wult_ipi_usable(void)
 {
-	if (!wult_rule_tsc_rate_known(tsc_khz))
-		return wult_refuse(-EOPNOTSUPP,
-				   "ipi: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted");
-	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable()))
-		return wult_refuse(-EOPNOTSUPP,
-				   "ipi: the kernel marked the TSC unstable (or unsynchronised between CPUs): LTime on the launcher and TAI on the measured CPU cannot be compared");
-	return 0;
+	return wult_source_tsc_usable("ipi", true);
 }
 
 /*

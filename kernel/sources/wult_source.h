@@ -179,6 +179,19 @@ int wult_source_claim(int cpu, const struct wult_source *src);
 void wult_source_release(int cpu, const struct wult_source *src);
 
 /**
+ * wult_source_tsc_usable() - can a TSC-clocked source's times be trusted?
+ * @name: the source, for the refusal's reason
+ * @cross_cpu: its times come from two CPUs' TSCs (LTime on another CPU)
+ *
+ * For a source's usable(): the kernel knows the TSC rate (every TSC time
+ * is converted with tsc_khz) and has not marked the TSC unstable (or, for
+ * @cross_cpu, unsynchronised between CPUs).
+ *
+ * Return: 0, or -EOPNOTSUPP with the reason kept (wult_refuse()).
+ */
+int wult_source_tsc_usable(const char *name, bool cross_cpu);
+
+/**
  * wult_sources_init() - init() every source of the registry
  *
  * Process context, at module load. A failure leaves that source out, with

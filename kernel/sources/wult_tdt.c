@@ -30,10 +30,8 @@
  */
 #include <linux/hrtimer.h>
 #include <linux/math64.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
-#include <linux/tracepoint.h>
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
@@ -42,6 +40,8 @@
 #include "../trace/wult_refusal.h"
 #include "../uapi/linux/wult.h"
 #include "../wult_compat.h"
+#include "../wult_probes.h"
+#include "../wult_users.h"
 #include "wult_source.h"
 #include "wult_tdt.h"
 
@@ -65,10 +65,6 @@ struct wult_tdt_cpu {
 
 static DEFINE_PER_CPU(struct wult_tdt_cpu, wult_tdt_cpus);
 static enum wult_tdt_mode wult_tdt_mode;
-static struct tracepoint *wult_tdt_tp;
-static struct tracepoint *wult_tdt_exit_tp;
-static DEFINE_MUTEX(wult_tdt_lock);
-static unsigned int wult_tdt_users;
 
 /* First thing in the local timer interrupt: one test, then the TSC. */
 static notrace void wult_tdt_timer_entry(void *data, int vector)
@@ -103,13 +99,28 @@ static notrace enum hrtimer_restart wult_tdt_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static void wult_tdt_find_tp(struct tracepoint *tp, void *priv)
+/* The exit first (wult_probes.h): no entry stamp outlives its interrupt. */
+static struct wult_probe wult_tdt_tps[] = {
+	{ .name = "local_timer_exit", .func = wult_tdt_timer_exit },
+	{ .name = "local_timer_entry", .func = wult_tdt_timer_entry },
+};
+
+static int wult_tdt_start(void)
 {
-	if (!strcmp(tp->name, "local_timer_entry"))
-		wult_tdt_tp = tp;
-	else if (!strcmp(tp->name, "local_timer_exit"))
-		wult_tdt_exit_tp = tp;
+	return wult_probes_register(wult_tdt_tps, ARRAY_SIZE(wult_tdt_tps));
 }
+
+static void wult_tdt_stop(void)
+{
+	wult_probes_unregister(wult_tdt_tps, ARRAY_SIZE(wult_tdt_tps));
+}
+
+/* The local_timer_entry/exit probes exist while tdt events do. */
+static struct wult_users wult_tdt_users = {
+	.lock = __MUTEX_INITIALIZER(wult_tdt_users.lock),
+	.start = wult_tdt_start,
+	.stop = wult_tdt_stop,
+};
 
 static int wult_tdt_init(void)
 {
@@ -118,7 +129,7 @@ static int wult_tdt_init(void)
 	for_each_possible_cpu(cpu)
 		wult_hrtimer_setup(&per_cpu_ptr(&wult_tdt_cpus, cpu)->timer,
 				   wult_tdt_fn, CLOCK_MONOTONIC, WULT_TDT_MODE);
-	for_each_kernel_tracepoint(wult_tdt_find_tp, NULL);
+	wult_probes_find(wult_tdt_tps, ARRAY_SIZE(wult_tdt_tps));
 	return 0;
 }
 
@@ -132,69 +143,38 @@ static void wult_tdt_exit(void)
 
 static int wult_tdt_usable(void)
 {
+	int ret;
+
 	if (wult_tdt_mode == WULT_TDT_OFF)
 		return wult_refuse(-EOPNOTSUPP, "tdt: off (module parameter tdt=off)");
 	/*
 	 * Every tdt time is converted with tsc_khz, and tdt=emulated skips
 	 * the feature test that a kernel without a TSC rate clears.
 	 */
-	if (!wult_rule_tsc_rate_known(tsc_khz))
-		return wult_refuse(-EOPNOTSUPP,
-				   "tdt: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted");
-	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable()))
-		return wult_refuse(-EOPNOTSUPP,
-				   "tdt: the kernel marked the TSC unstable: TSC times cannot be trusted");
+	ret = wult_source_tsc_usable("tdt", false);
+	if (ret)
+		return ret;
 	if (wult_tdt_mode == WULT_TDT_AUTO &&
 	    !boot_cpu_has(X86_FEATURE_TSC_DEADLINE_TIMER))
 		return wult_refuse(-EOPNOTSUPP,
 				   "tdt: the local APIC timer is not in TSC-deadline mode on this system");
-	if (!wult_tdt_tp || !wult_tdt_exit_tp)
+	if (!wult_tdt_tps[0].tp || !wult_tdt_tps[1].tp)
 		return wult_refuse(-EOPNOTSUPP,
 				   "tdt: no irq_vectors:local_timer_entry/exit tracepoints in this kernel");
 	return 0;
 }
 
-/* The local_timer_entry/exit probes exist while tdt events do. */
 static int wult_tdt_get(int cpu, u64 dev)
 {
-	int ret = 0;
-
 	if (dev)
 		return wult_refuse_quiet(-EINVAL,
 					 "tdt takes no config2 term (launcher, device...)");
-	mutex_lock(&wult_tdt_lock);
-	if (!wult_tdt_users) {
-		ret = tracepoint_probe_register(wult_tdt_exit_tp,
-						wult_tdt_timer_exit, NULL);
-		if (!ret) {
-			ret = tracepoint_probe_register(wult_tdt_tp,
-							wult_tdt_timer_entry,
-							NULL);
-			if (ret) {
-				tracepoint_probe_unregister(wult_tdt_exit_tp,
-							    wult_tdt_timer_exit,
-							    NULL);
-				tracepoint_synchronize_unregister();
-			}
-		}
-	}
-	if (!ret)
-		wult_tdt_users++;
-	mutex_unlock(&wult_tdt_lock);
-	return ret;
+	return wult_users_get(&wult_tdt_users);
 }
 
 static void wult_tdt_put(int cpu)
 {
-	mutex_lock(&wult_tdt_lock);
-	if (!--wult_tdt_users) {
-		tracepoint_probe_unregister(wult_tdt_tp, wult_tdt_timer_entry,
-					    NULL);
-		tracepoint_probe_unregister(wult_tdt_exit_tp,
-					    wult_tdt_timer_exit, NULL);
-		tracepoint_synchronize_unregister();
-	}
-	mutex_unlock(&wult_tdt_lock);
+	wult_users_put(&wult_tdt_users);
 }
 
 /*

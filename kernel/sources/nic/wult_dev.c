@@ -772,13 +772,7 @@ static struct notifier_block wult_nic_pm_nb = {
 
 static int wult_nic_usable(void)
 {
-	if (!wult_rule_tsc_rate_known(tsc_khz))
-		return wult_refuse(-EOPNOTSUPP,
-				   "nic: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted");
-	if (!wult_rule_tsc_times_ok(true, check_tsc_unstable()))
-		return wult_refuse(-EOPNOTSUPP,
-				   "nic: the kernel marked the TSC unstable: TSC times cannot be trusted");
-	return 0;
+	return wult_source_tsc_usable("nic", false);
 }
 
 /*
