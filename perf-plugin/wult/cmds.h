@@ -19,5 +19,6 @@ int wult_cmd_synth(int argc, char **argv);
 int wult_cmd_script(int argc, char **argv);
 int wult_cmd_hist(int argc, char **argv);
 int wult_cmd_sweep(int argc, char **argv);
+int wult_cmd_deploy(int argc, char **argv);
 
 #endif

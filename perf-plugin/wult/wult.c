@@ -18,6 +18,8 @@ static const struct wult_cmd cmds[] = {
 	{ "hist", "show wult.ko's in-kernel latency histograms", wult_cmd_hist },
 	{ "sweep", "record over the product of settings (states, governor, ...)",
 	  wult_cmd_sweep },
+	{ "deploy", "build and install wult.ko and wult on a system under test",
+	  wult_cmd_deploy },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

@@ -19,6 +19,9 @@
  * stream ends inside a record (connection lost, ssh killed), the file is
  * cut at the last whole record, so that it stays readable; the host is
  * named in the error.
+ *
+ * The host specs, quoting and ssh's command line are ssh/ssh.c's, shared
+ * with wult deploy.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,23 +36,21 @@
 #include <sys/wait.h>
 
 #include "record_remote.h"
+#include "ssh/ssh.h"
 
 #define RR_MAX_HOSTS	64
-#define RR_MAX_ARGS	256
 
 /* perf.data pipe mode: the 16-byte header, records that carry data past their size. */
 #define RR_PIPE_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
 #define RR_TRACING_DATA		66	/* followed by a u32 size of data */
 #define RR_AUXTRACE		71	/* followed by a u64 size of data */
 
-/* Exit status of a command that was not found, from sh. */
-#define RR_NOT_FOUND		127
-/* ssh's own failures (connection refused, lost, authentication...). */
-#define RR_SSH_FAILED		255
+#define RR_NOT_FOUND		SSH_NOT_FOUND
+#define RR_SSH_FAILED		SSH_FAILED
 
 struct rr_host {
 	const char *spec;		/* as given */
-	char user[128], host[256], port[8];
+	struct ssh_host sh;		/* parsed */
 	char path[4096];		/* the output; "-": standard output */
 	pid_t pid;
 	int in, out, err;		/* ssh's stdin, stdout, stderr; -1 closed */
@@ -97,78 +98,6 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* [USER@]HOST[:PORT] ([V6ADDR] in brackets). 0, or -1 (said). */
-static int parse_spec(struct rr_host *h)
-{
-	const char *s = h->spec, *at = strchr(s, '@'), *hs, *colon;
-	size_t hl;
-
-	if (at) {
-		if (at == s || (size_t)(at - s) >= sizeof(h->user))
-			goto bad;
-		memcpy(h->user, s, at - s);
-		h->user[at - s] = '\0';
-		s = at + 1;
-	}
-	hs = s;
-	if (*s == '[') {
-		const char *e = strchr(s, ']');
-
-		if (!e || (e[1] && e[1] != ':'))
-			goto bad;
-		hs = s + 1;
-		hl = e - hs;
-		colon = e[1] ? e + 1 : NULL;
-	} else {
-		colon = strchr(s, ':');
-		hl = colon ? (size_t)(colon - s) : strlen(s);
-	}
-	if (!hl || hl >= sizeof(h->host) || strcspn(hs, " \t'\"\\;&|<>$`()") < hl ||
-	    hs[0] == '-')
-		goto bad;
-	memcpy(h->host, hs, hl);
-	h->host[hl] = '\0';
-	if (colon) {
-		char *end;
-		long p = strtol(colon + 1, &end, 10);
-
-		if (!colon[1] || *end || p < 1 || p > 65535)
-			goto bad;
-		snprintf(h->port, sizeof(h->port), "%ld", p);
-	}
-	return 0;
-bad:
-	fprintf(stderr, "wult record: bad host '%s' in -H: [USER@]HOST[:PORT]\n", h->spec);
-	return -1;
-}
-
-/* @s in single quotes for sh, appended to @buf (of @size). 0 or -1 (too long). */
-static int sh_quote(char *buf, size_t size, const char *s)
-{
-	size_t n = strlen(buf);
-
-	if (n + 2 >= size)
-		return -1;
-	buf[n++] = '\'';
-	for (; *s; s++) {
-		if (*s == '\'') {
-			if (n + 4 >= size)
-				return -1;
-			memcpy(buf + n, "'\\''", 4);
-			n += 4;
-		} else {
-			if (n + 1 >= size)
-				return -1;
-			buf[n++] = *s;
-		}
-	}
-	if (n + 2 >= size)
-		return -1;
-	buf[n++] = '\'';
-	buf[n] = '\0';
-	return 0;
-}
-
 static int is_local(const struct rec_opts *o, int i)
 {
 	unsigned int k;
@@ -195,7 +124,7 @@ static int remote_script(const struct rec_opts *o, int argc, char **argv, char *
 	for (i = 1; i < argc; i++) {
 		if (is_local(o, i))
 			continue;
-		if (sh_quote(args, sizeof(args), argv[i]) ||
+		if (ssh_quote(args, sizeof(args), argv[i]) ||
 		    strlen(args) + 2 >= sizeof(args))
 			return -1;
 		strcat(args, " ");
@@ -220,42 +149,12 @@ static int remote_script(const struct rec_opts *o, int argc, char **argv, char *
 static pid_t spawn(struct rr_host *h, const struct rec_opts *o, const char *remote,
 		   char *optbuf)
 {
-	char *av[RR_MAX_ARGS], *tok, *save = NULL;
-	int in[2], out[2], err[2], n = 0;
+	char *av[SSH_MAX_ARGS + 1];
+	int in[2], out[2], err[2];
 	pid_t pid;
 
-	av[n++] = "ssh";
-	if (o->ssh_opts) {
-		strcpy(optbuf, o->ssh_opts);
-		for (tok = strtok_r(optbuf, " \t", &save); tok && n < RR_MAX_ARGS - 24;
-		     tok = strtok_r(NULL, " \t", &save))
-			av[n++] = tok;
-	}
-	/*
-	 * After the user's, which win (ssh keeps an option's first value): no
-	 * password prompts (the ssh processes have no terminal), no tty, and
-	 * a lost connection noticed within ~30 s even when nothing is sent.
-	 */
-	av[n++] = "-T";
-	av[n++] = "-o";
-	av[n++] = "BatchMode=yes";
-	av[n++] = "-o";
-	av[n++] = "ServerAliveInterval=10";
-	av[n++] = "-o";
-	av[n++] = "ServerAliveCountMax=3";
-	if (h->user[0]) {
-		av[n++] = "-l";
-		av[n++] = h->user;
-	}
-	if (h->port[0]) {
-		av[n++] = "-p";
-		av[n++] = h->port;
-	}
-	av[n++] = "--";
-	av[n++] = h->host;
-	av[n++] = (char *)remote;
-	av[n] = NULL;
-
+	/* (--ssh-opts was checked to fit optbuf) */
+	ssh_argv(av, &h->sh, o->ssh_opts, optbuf, 4096, remote);
 	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
 		fprintf(stderr, "wult record: %s: pipe: %s\n", h->spec, strerror(errno));
 		return -1;
@@ -276,9 +175,9 @@ static pid_t spawn(struct rr_host *h, const struct rec_opts *o, const char *remo
 		sigaction(SIGPIPE, &sa, NULL);
 		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
 			_exit(RR_SSH_FAILED);
-		execvp("ssh", av);
+		execvp(av[0], av);
 		fprintf(stderr, "cannot run ssh: %s\n", strerror(errno));
-		_exit(errno == ENOENT ? RR_NOT_FOUND + 1 : RR_SSH_FAILED);
+		_exit(errno == ENOENT ? SSH_NO_CLIENT : RR_SSH_FAILED);
 	}
 	/* Also here: a Ctrl-C before the child's own setpgid() must miss it. */
 	setpgid(pid, pid);
@@ -487,7 +386,7 @@ static int finish(struct rr_host *h)
 			"ssh sessions\n", h->spec, h->spec);
 		return 1;
 	}
-	if (code == RR_NOT_FOUND + 1) {
+	if (code == SSH_NO_CLIENT) {
 		fprintf(stderr, "wult record: no ssh command here: install OpenSSH's "
 			"client (openssh-client)\n");
 		return 1;
@@ -533,8 +432,8 @@ static int name_outputs(struct rr_host *hs, unsigned int nr, const struct rec_op
 		if (o->output_set)
 			snprintf(hs[i].path, sizeof(hs[i].path), "%s", o->output);
 		else
-			snprintf(hs[i].path, sizeof(hs[i].path), "%s%s%s.data", hs[i].host,
-				 hs[i].port[0] ? "-" : "", hs[i].port);
+			snprintf(hs[i].path, sizeof(hs[i].path), "%s%s%s.data", hs[i].sh.host,
+				 hs[i].sh.port[0] ? "-" : "", hs[i].sh.port);
 		for (j = 0; j < i; j++)
 			if (!strcmp(hs[i].path, hs[j].path)) {
 				fprintf(stderr, "wult record: -H names %s twice (%s and %s)\n",
@@ -654,7 +553,7 @@ int rec_remote_run(const struct rec_opts *o, int argc, char **argv)
 		if (!hs[nr].spec)
 			return 1;
 		hs[nr].in = hs[nr].out = hs[nr].err = hs[nr].file = -1;
-		if (parse_spec(&hs[nr]))
+		if (ssh_host_parse(&hs[nr].sh, hs[nr].spec, "wult record", "-H"))
 			return 2;
 		nr++;
 	}
@@ -666,7 +565,7 @@ int rec_remote_run(const struct rec_opts *o, int argc, char **argv)
 		return 2;
 	strcpy(remote, "sh -c ");
 	if (remote_script(o, argc, argv, script, sizeof(script)) ||
-	    sh_quote(remote, sizeof(remote), script)) {
+	    ssh_quote(remote, sizeof(remote), script)) {
 		fprintf(stderr, "wult record: the options are too long for -H\n");
 		return 2;
 	}
