@@ -34,7 +34,8 @@ san_LDFLAGS := $(SAN)
 pic_CFLAGS := $(BASE_CFLAGS) -O2 -fPIC
 pic_LDFLAGS :=
 
-LIB_SRCS    := $(wildcard lib/*.c lib/*/*.c)
+# libwult: a folder per concept (lib/README.md), one level or two deep.
+LIB_SRCS    := $(wildcard lib/*/*.c lib/*/*/*.c)
 PLUGIN_SRCS := $(wildcard perf-plugin/wult/*.c perf-plugin/wult/*/*.c)
 TEST_SRCS   := $(wildcard tests/unit/test_*.c)
 BENCH_SRCS  := $(wildcard tests/bench/bench_*.c)

@@ -404,7 +404,7 @@ gate 2 "not a number" --fail-if 'all.max WakeLatency > nan' $A
 # record_loop.c must use it.)
 "$build/san/tests/test_progress" > "$tmp/prog" 2>&1
 t_eq "progress rules on a fake clock and terminal (test_progress)" 0 $?
-t_check "wult record reports progress through lib/record/progress.c" \
+t_check "wult record reports progress through lib/progress/progress.c" \
 	grep -q "wult_progress_init(&prog, o->quiet, isatty(STDERR_FILENO)" \
 	"$top/perf-plugin/wult/record/record_loop.c"
 t_check "wult record --help: -q silences progress and summary" \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A stop-on capture (lib/record/capture.c): ftrace text lines of both kernels'
+ * A stop-on capture (lib/capture/capture.c): ftrace text lines of both kernels'
  * shapes, the header, entry/exit pairing, and what ran in the datapoint's
  * idle period, on tests/data/stop.capture (a hand-made capture whose
  * answers are known: a device interrupt, a softirq and an NMI inside

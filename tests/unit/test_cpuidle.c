@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Idle-state selection (lib/record/cpuidle.c) on a fake cpuidle sysfs tree in a
+ * Idle-state selection (lib/cpuidle/cpuidle.c) on a fake cpuidle sysfs tree in a
  * temporary directory: the plans of --states and --deepest-state, the
  * restore record written before any change, the values put back, and the
  * recovery from a record a killed run left; the cpuidle governor switched

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CSV numbers (lib/csvnum.c): each fast path against the printf/strtod call
+ * CSV numbers (lib/csv/csvnum.c): each fast path against the printf/strtod call
  * it stands for, on edge values and on a million random ones; exact
  * nanoseconds where printf's division loses them.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libwult's one error-message helper (lib/err.c, internal/err.h): the
+ * libwult's one error-message helper (lib/err/err.c, internal/err.h): the
  * reason written whole or truncated to the buffer and NUL-terminated, no
  * write at all without a buffer, the caller's return value handed back
  * either way, and wult_err_vset() the same from a va_list (as the filter

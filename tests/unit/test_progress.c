@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wult record's progress reports (lib/record/progress.c) on a fake clock: a
+ * wult record's progress reports (lib/progress/progress.c) on a fake clock: a
  * terminal gets a carriage-return line twice a second and a newline at the
  * end; anything else a plain line every 10 s and nothing to end; -q
  * nothing at all.

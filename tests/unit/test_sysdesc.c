@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The system description: its model and text form (lib/sysdesc.c), what
- * the collector reads from a fake root tree (lib/record/sysinfo.c), the
+ * The system description: its model and text form (lib/sysdesc/sysdesc.c), what
+ * the collector reads from a fake root tree (lib/sysdesc/sysinfo.c), the
  * synthetic one, and its trip through a perf.data in file and pipe mode
  * (pdwrite.c, perfdata_header.c), which stock perf must still read.
  */
