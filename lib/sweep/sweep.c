@@ -127,7 +127,7 @@ static int value_arg(enum wult_sweep_axis a, const char *val, size_t n, char **a
 				s[i] = ',';
 				continue;
 			}
-			if (strchr(SW_BAD_NAME, s[i]) || s[i] < ' ') {
+			if (strchr(SW_BAD_NAME, s[i]) || (unsigned char)s[i] < ' ') {
 				ret = wult_err_set(err, errlen, -EINVAL, "%s: bad value '%.*s'%s",
 						   name, (int)n, val, axes[a].kind == SW_SET ?
 						   " (names joined by '+')" : " (one name)");
