@@ -117,6 +117,17 @@ $(eval $(call variant,rel))
 $(eval $(call variant,san))
 $(eval $(call variant,pic))
 
+# wult deploy's copy for other systems: rel's objects linked statically, so
+# that it runs on a system under test whatever libraries that has. Linked
+# without LTO (the objects carry both forms): a second, not a minute. The
+# linker's warning about libtraceevent's plugin loader (dlopen in a static
+# program) is left out: wult never loads libtraceevent plugins.
+$(BUILD)/rel/wult-static: $(call plugin_objs,rel) $(BUILD)/rel/libwult.a
+	@$(CC) -fno-lto -static -o $@ $^ $(LDLIBS) -lz 2> $@.log; r=$$?; \
+	grep -v -e "in function .load_plugin.:" -e "Using 'dlopen' in statically linked" \
+		$@.log >&2; rm -f $@.log; exit $$r
+user: $(BUILD)/rel/wult-static
+
 $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/libwult.a
 	@mkdir -p $(dir $@)
 	$(CC) $(san_LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -281,12 +292,13 @@ TEP_SYSDIR  ?= $(shell pkg-config --variable=libdir libtraceevent 2>/dev/null ||
 DKMS_SRC    ?= /usr/src/wult-$(VERSION)
 PY_SCRIPTS  := $(wildcard scripts/perf/*.py)
 
-install: $(WULT) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
+install: $(WULT) $(BUILD)/rel/wult-static $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/traceevent \
 		$(DESTDIR)$(SHAREDIR)/dlfilter $(DESTDIR)$(SHAREDIR)/scripts \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/profile.d $(DESTDIR)$(TEP_SYSDIR)
 	install -m 0755 $(WULT) $(DESTDIR)$(BINDIR)/wult
+	install -D -m 0755 $(BUILD)/rel/wult-static $(DESTDIR)$(PREFIX)/lib/wult/wult-static
 	install -m 0644 $(TEP_PLUGINS) $(DESTDIR)$(SHAREDIR)/traceevent/
 	install -m 0644 $(DLFILTERS) $(DESTDIR)$(SHAREDIR)/dlfilter/
 	install -m 0644 $(PY_SCRIPTS) $(DESTDIR)$(SHAREDIR)/scripts/
@@ -301,7 +313,7 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/profile.d/wult.sh \
 		$(DESTDIR)$(TEP_SYSDIR)/plugin_wult.so \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
-	rm -rf $(DESTDIR)$(SHAREDIR)
+	rm -rf $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(PREFIX)/lib/wult
 
 # The module's sources and dkms.conf in DKMS_SRC; dkms-install registers,
 # builds and installs them for the running kernel (and, through DKMS, for

@@ -210,18 +210,28 @@ out:
 	return ret;
 }
 
-/* Whether the headers in @dir are those of @rel (include/config/kernel.release). */
+/*
+ * Whether the headers in @dir are those of @rel: the release they stamp
+ * into modules' vermagic, include/generated/utsrelease.h's UTS_RELEASE
+ * (Debian's 6.1 headers say the upstream version in kernel.release).
+ */
 static int headers_of(const char *dir, const char *rel, char *found, size_t size)
 {
-	char p[PLEN];
+	char p[PLEN], line[256], *q, *e;
 
 	found[0] = '\0';
 	pathf(p, sizeof(p), "%s/Makefile", dir);
 	if (!is_file(p))
 		return 0;
-	pathf(p, sizeof(p), "%s/include/config/kernel.release", dir);
-	if (read_line(p, found, size))
+	pathf(p, sizeof(p), "%s/include/generated/utsrelease.h", dir);
+	if (read_line(p, line, sizeof(line)))
 		return 0;
+	q = strchr(line, '"');
+	e = q ? strchr(q + 1, '"') : NULL;
+	if (!e || (size_t)(e - q) > size)
+		return 0;
+	memcpy(found, q + 1, e - q - 1);
+	found[e - q - 1] = '\0';
 	return !strcmp(found, rel);
 }
 
@@ -243,7 +253,7 @@ static int find_headers(struct dep *d)
 				"kernel %s runs\n", d->kernel_src,
 				found[0] ? "the headers of another release" :
 				"no kernel build directory (no Makefile and "
-				"include/config/kernel.release)", d->rel, d->sh.spec);
+				"include/generated/utsrelease.h)", d->rel, d->sh.spec);
 			if (found[0])
 				fprintf(stderr, CMD ": (%s is %s)\n", d->kernel_src, found);
 			return -1;

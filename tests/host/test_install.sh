@@ -21,6 +21,7 @@ cat "$tmp/out"
 # Every file, with its mode and, for links, the target (the final path).
 exp="-rw-r--r-- etc/profile.d/wult.sh
 -rw-r--r-- usr/share/bash-completion/completions/wult
+-rw-r--r-- usr/share/man/man1/wult-deploy.1
 -rw-r--r-- usr/share/man/man1/wult-hist.1
 -rw-r--r-- usr/share/man/man1/wult-record.1
 -rw-r--r-- usr/share/man/man1/wult-report.1
@@ -34,6 +35,7 @@ exp="-rw-r--r-- etc/profile.d/wult.sh
 -rw-r--r-- usr/share/wult/scripts/wult_perf.py
 -rw-r--r-- usr/share/wult/traceevent/plugin_wult.so
 -rwxr-xr-x usr/bin/wult
+-rwxr-xr-x usr/lib/wult/wult-static
 lrwxrwxrwx ${tep#/}/plugin_wult.so -> /usr/share/wult/traceevent/plugin_wult.so"
 got=$(cd "$st" && find . \( -type f -o -type l \) -printf '%M %P %l\n' | sort |
       sed 's/ $//; s/^\(l[^ ]* [^ ]*\) /\1 -> /')
