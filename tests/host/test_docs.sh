@@ -8,7 +8,7 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 wult=${WULT_BUILD:-$top/build}/rel/wult
 
-for cmd in record report tsc synth script hist deploy; do
+for cmd in record report tsc synth script hist deploy sweep; do
 	man=$top/Documentation/wult-$cmd.md
 	t_check "man page for wult $cmd" test -f "$man"
 	"$wult" "$cmd" --help > /tmp/wult-help.$$ 2>&1
