@@ -5,8 +5,12 @@
 # boots one 6.12 guest (host clock) running dropbear behind QEMU's user
 # network, forwarded from 127.0.0.1:PORT; the host logs in with OpenSSH's
 # client and the key vm-run made for the run. Then wult record -H records
-# in that guest from here (issue 39 item 2). One boot, a few seconds of
-# guest time.
+# in that guest from here (issue 39 item 2). The guest is bare (vm-run
+# --bare: no wult command, no wult.ko): a wult record -H there is told to
+# run wult deploy, and wult deploy -H installs both (the Makefile's 6.12
+# modules, --modules) before the recordings (issue 39 item 1;
+# test_deploy_ssh.sh deploys into 6.1 and 6.12-rt). One boot, a few
+# seconds of guest time.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
@@ -42,28 +46,27 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 kdir=$(WULT_BUILD=$build "$top/scripts/kdir" 6.12)
 krel=${kdir##*/linux-headers-}
 
-# The guest: wult.ko loaded, then up until the host says done (at most 240
-# s of its own time).
+# The guest: up until the host says done (at most 240 s of its own time).
 cat > "$tmp/g.sh" <<'G'
 #!/bin/bash
-insmod "$WULT_KO" && echo "guest: wult.ko loaded"
+echo "guest: up"
 t0=$(date +%s)
 while [ ! -e /tmp/done ] && [ $(($(date +%s) - t0)) -lt 240 ]; do sleep 0.2; done
 [ -e /tmp/done ] && echo "guest: done" || echo "guest: nobody said done"
 G
 chmod +x "$tmp/g.sh"
 o=$tmp/o
-WULT_BUILD=$build "$vr" --kernel 6.12 --ssh "$port" --timeout 400 --out "$o" "$tmp/g.sh" \
+WULT_BUILD=$build "$vr" --kernel 6.12 --ssh "$port" --bare --timeout 400 --out "$o" "$tmp/g.sh" \
 	> "$tmp/vm.out" 2> "$tmp/vm.err" &
 vpid=$!
-# Ready: /init's line on the console, then wult.ko loaded by the script.
+# Ready: /init's line on the console, then the script's.
 for ((i = 0; i < 300; i++)); do
-	grep -q '^guest: wult.ko loaded' "$tmp/vm.out" 2>/dev/null && break
+	grep -q '^guest: up' "$tmp/vm.out" 2>/dev/null && break
 	kill -0 $vpid 2>/dev/null || break
 	sleep 1
 done
 t_check "the guest says ssh ready on its console" grep -q 'vm-run: ssh ready' "$o/console.txt"
-t_check "the guest's script runs (wult.ko loaded)" grep -q '^guest: wult.ko loaded' "$tmp/vm.out"
+t_check "the guest's script runs" grep -q '^guest: up' "$tmp/vm.out"
 t_check "a key made for the run" test -s "$o/ssh/id_ed25519" -a -s "$o/ssh/known_hosts"
 # Listening on the loopback only: 127.0.0.1:PORT, on no other address.
 ss -Hltn "sport = :$port" > "$tmp/ss" 2>&1
@@ -89,6 +92,20 @@ t_eq "another key is refused (ssh exit 255)" 255 $?
 so="-i $key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
 sut=root@127.0.0.1:$port
 cd "$tmp" || exit 1
+
+# A SUT without wult: told to deploy it, exit 1, no file. Then deployed.
+t_eq "the bare guest has no wult" "" \
+	"$(timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'command -v wult; grep "^wult " /proc/modules')"
+"$W" record -H "$sut" --ssh-opts "$so" -c 10 -o none.data 2> none.err
+t_eq "SUT without wult: exit 1" 1 $?
+t_check "SUT without wult: says to run wult deploy" \
+	grep -q "^wult record: $sut: no wult command there: install it with \`wult deploy -H $sut\`" none.err
+t_check "SUT without wult: no file" test ! -e none.data
+"$W" deploy -H "$sut" --ssh-opts "$so" --modules "$build/kernel/6.12" --keep-loaded 2> d.err
+t_eq "wult deploy -H $sut --modules BUILD/kernel/6.12 --keep-loaded: exit 0" 0 $?
+sed 's/^/  /' d.err
+t_check "deployed: wult.ko loaded there" \
+	sh -c "timeout 60 ssh ${sopts[*]} root@127.0.0.1 'grep -q \"^wult \" /proc/modules'"
 # key VALUE of the system description of FILE (wult report --json).
 sysval() {
 	"$W" report --json "$1" 2>/dev/null |
@@ -231,15 +248,6 @@ for ((i = 0; i < 30; i++)); do
 	sleep 1
 done
 t_eq "connection killed: the SUT's wult record ended" "" "$left"
-
-# A SUT without wult: told to deploy it, exit 1, no file.
-timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'mv /usr/bin/wult /usr/bin/wult.away'
-"$W" record -H "$sut" --ssh-opts "$so" -c 10 -o none.data 2> none.err
-t_eq "SUT without wult: exit 1" 1 $?
-t_check "SUT without wult: says to run wult deploy" \
-	grep -q "^wult record: $sut: no wult command there: install it with \`wult deploy -H $sut\`" none.err
-t_check "SUT without wult: no file" test ! -e none.data
-timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'mv /usr/bin/wult.away /usr/bin/wult'
 
 timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'touch /tmp/done'
 wait $vpid
