@@ -120,7 +120,7 @@ EOF
 "$W" report r > r.out 2> r.err
 t_eq "report DIR: exit 0" 0 $?
 cat r.out
-t_check "report DIR: the header" grep -q "^wult sweep r: 3 points, 2 with datapoints; recorded here" r.out
+t_check "report DIR: the header" grep -q "^Sweep r: 3 points, 2 with datapoints; recorded here" r.out
 t_check "report DIR: the column heads" grep -q "^states    ReqCState  count  median     p99  p99.99$" r.out
 t_check "report DIR: a failed point says so" grep -q "^C2        (its recording failed)$" r.out
 t_check "report DIR: the points without data on stderr" grep -q "1 of 3 points without datapoints" r.err

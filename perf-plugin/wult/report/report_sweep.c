@@ -222,7 +222,7 @@ static void print_text(FILE *out, const struct swr *w)
 	int width[SWR_COLS] = { 0 };
 	const char *host = wult_sweep_host(w->s);
 
-	fprintf(out, "wult sweep %s: %u point%s, %u with datapoints; recorded %s%s\n", w->dir,
+	fprintf(out, "Sweep %s: %u point%s, %u with datapoints; recorded %s%s\n", w->dir,
 		np, np == 1 ? "" : "s", w->with_data, host ? "on " : "here", host ? host : "");
 	fprintf(out, "axes:");
 	for (i = 0; i < na; i++)
