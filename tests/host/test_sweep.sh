@@ -99,6 +99,30 @@ t_check "... said" grep -q "f holds a sweep already" again.err
 t_eq "report of a sweep without data: exit 4" 4 $?
 t_check "... each point says why" grep -q "C2      ladder    (its recording failed)" fr.out
 
+# ---- -H: every point through wult record -H (a stand-in for ssh) ----
+# The stand-in keeps each call's arguments and plays a pipe-mode stream back.
+"$W" synth -o - -c 50 --nr-cstates 2 --cstate-names C1,C2 > p.data 2> /dev/null
+mkdir -p fake
+cat > fake/ssh <<'F'
+#!/bin/bash
+n=$(find "$FAKE_DIR" -name 'call*' | wc -l)
+printf '%s\n' "$@" > "$FAKE_DIR/call$n"
+cat "$FAKE_DATA"
+F
+chmod +x fake/ssh
+PATH=$tmp/fake:$PATH FAKE_DIR=$tmp/fake FAKE_DATA=$tmp/p.data \
+	"$W" sweep -q -o h -H u@sut.example:2200 states=C1,C9 -- -c 5 > h.out 2> h.err
+t_eq "-H: exit 0 (a state this host lacks is the SUT's to check)" 0 $?
+sed 's/^/  /' h.err
+t_eq "-H: one ssh per point" 2 "$(find fake -name 'call*' | wc -l)"
+t_check "-H: each point's file is its stream, byte for byte" cmp -s p.data h/states-C9.data
+q="'\\''"	# a quote inside sh -c's quoted script
+t_check "-H: the SUT's wult record gets the point's settings and the options" \
+	grep -qF "wult record -o - ${q}--states${q} ${q}C9${q} ${q}-c${q} ${q}5${q}" fake/call1
+t_check "-H: ssh gets the user and the port" grep -qx 2200 fake/call0
+t_check "-H: the manifest names the host" grep -q '"host": "u@sut.example:2200"' h/sweep.json
+t_eq "-H: both points done" 2 "$(grep -c '"status": "done"' h/sweep.json)"
+
 # ---- wult report DIR over fixtures ----
 # A sweep dir of synth files: C2's wakes 19 us and C3's 79 us longer.
 mkdir -p r
