@@ -98,17 +98,20 @@ static int same_action(const struct wult_opt *a, const struct wult_opt *b)
 	       a->fn == b->fn && a->data == b->data;
 }
 
-/* The value getopt_long() returns for entry @i's long name: the first
- * entry doing the same, so that glibc takes an abbreviation of both an old
- * and a new name (--cp of --cpu, --cpus) for one option, as it did. */
+/*
+ * The value getopt_long() returns for entry @i's long name. An unlisted
+ * entry doing what an earlier one does is an old name of it: both get the
+ * same value, so that glibc takes an abbreviation of both (--cp of --cpu
+ * and --cpus) for one option rather than an ambiguous one, as it did.
+ */
 static int long_val(const struct wult_opt *opts, size_t i)
 {
 	size_t j;
 
-	for (j = 0; j < i; j++)
+	for (j = 0; !opts[i].help && j < i; j++)
 		if (opts[j].name && same_action(&opts[j], &opts[i]))
-			break;
-	return WULT_OPTS_LONG + (int)j;
+			return WULT_OPTS_LONG + (int)j;
+	return WULT_OPTS_LONG + (int)i;
 }
 
 /* getopt_long()'s arguments for @opts (@n entries), and @map: the entry

@@ -5,22 +5,12 @@
  * file), and every rpt_src_*() call goes to that kind's ops.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "report_input.h"
-
-void rpt_src_err(struct rpt_src *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(s->err, sizeof(s->err), fmt, ap);
-	va_end(ap);
-}
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -101,43 +91,6 @@ int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **ou
 	return 0;
 }
 
-/*
- * What this input is asked for (filters, --hist, --plots and, with @time,
- * --metrics) must be metrics its decoder fills (@bits): any other is NaN
- * on every datapoint, and a filter on it would drop everything without a
- * word.
- */
-int rpt_src_check_metrics(struct rpt_src *s, uint64_t bits, int time)
-{
-	const struct rpt_opts *o = s->o;
-	struct wult_metric_set set;
-	const char *why;
-	unsigned int i, m;
-
-	for (m = 0; m < WULT_M_NR; m++) {
-		if (bits & WULT_METRIC_BIT(m))
-			continue;
-		why = o->hist && o->hist_metric == m ? "--hist" : NULL;
-		for (i = 0; time && i < o->ntime && !why; i++)
-			why = o->time[i] == m ? "--metrics" : NULL;
-		for (i = 0; i < o->ninc && !why; i++)
-			why = wult_filter_reads(o->inc[i], m) ? "--include" : NULL;
-		for (i = 0; i < o->nexc && !why; i++)
-			why = wult_filter_reads(o->exc[i], m) ? "--exclude" : NULL;
-		for (i = 0; o->html_out && i < o->nplot && !why; i++)
-			why = o->plot[i] == m ? "--plots" : NULL;
-		for (i = 0; o->html_out && i < o->nplot_x && !why; i++)
-			why = o->plot_x[i] == m ? "--plot-x" : NULL;
-		if (!why)
-			continue;
-		wult_metric_set_init(&set, bits);
-		rpt_src_err(s, "%s uses %s, which this input does not provide (available: %s)", why,
-			wult_metric_desc(m)->name, set.names);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int rpt_src_next(struct rpt_src *s, struct wult_point *pt)
 {
 	return s->ops->next(s, pt);
@@ -201,30 +154,6 @@ int rpt_src_cpu(const struct rpt_src *s)
 const char *rpt_src_device(const struct rpt_src *s, char *buf, size_t len)
 {
 	return s->ops->device ? s->ops->device(s, buf, len) : NULL;
-}
-
-void rpt_desc_add(struct rpt_file *f, const char *fmt, ...)
-{
-	char *line = NULL, *nd = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (asprintf(&nd, "%s  %s\n", f->desc ? f->desc : "", line) >= 0) {
-		free(f->desc);
-		f->desc = nd;
-	}
-	free(line);
-}
-
-int rpt_meta_str(char **dst, const char *v)
-{
-	*dst = v ? strdup(v) : NULL;
-	return v && !*dst ? -ENOMEM : 0;
 }
 
 void rpt_meta_free(struct rpt_meta *m)

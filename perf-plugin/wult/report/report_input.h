@@ -7,6 +7,8 @@
  *	report_input_pd.c	perf.data, a file or a pipe (stdin)
  *	report_input_csv.c	an intel wult raw result or its datapoints.csv
  * A new kind is a file, its ops and a line in report_input.c's choice.
+ * What the kinds share is report_input_kind.c's (the "For the kinds"
+ * functions below), under both them and report_input.c: no loop.
  */
 #ifndef WULT_REPORT_INPUT_H
 #define WULT_REPORT_INPUT_H
@@ -52,7 +54,7 @@ struct rpt_src_ops {
 
 extern const struct rpt_src_ops rpt_src_pd_ops, rpt_src_pipe_ops, rpt_src_csv_ops;
 
-/* For the kinds. */
+/* For the kinds (report_input_kind.c). */
 void rpt_src_err(struct rpt_src *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What the input is asked for (filters, --hist, --plots and, with @time,
  * --metrics) against the metrics @bits it provides. 0 or -EINVAL (why in
