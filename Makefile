@@ -30,9 +30,13 @@ rel_CFLAGS := $(BASE_CFLAGS) -O2 -flto=auto -ffat-lto-objects
 san_CFLAGS := $(BASE_CFLAGS) -O1 $(SAN)
 rel_LDFLAGS := -flto=auto
 san_LDFLAGS := $(SAN)
-# pic: position-independent libwult for the plugins perf loads.
+# pic: position-independent libwult for the plugins perf loads and
+# libwult.so, its objects built -fvisibility=hidden: only the API (the
+# declarations of lib/include/wult/*.h, in a visibility push(default)) is
+# visible outside, and libwult.so exports what lib/libwult.map lists.
 pic_CFLAGS := $(BASE_CFLAGS) -O2 -fPIC
 pic_LDFLAGS :=
+$(BUILD)/pic/lib/%.o: pic_CFLAGS += -fvisibility=hidden
 
 # libwult: a folder per concept (lib/README.md), one level or two deep.
 LIB_SRCS    := $(wildcard lib/*/*.c lib/*/*/*.c)
@@ -172,6 +176,12 @@ $(BUILD)/plugins/dlfilter/%.so: perf-plugin/dlfilter/%.c $(BUILD)/pic/libwult.a
 		-Wl,--exclude-libs,ALL -Wl,-Bsymbolic -Wl,-z,defs \
 		-l:libtraceevent.a -lzstd -lm -lc
 
+# libwult as a shared library, as tools/lib/perf builds libperf.so: its
+# exports are the API alone (tests/host/test_layers.sh holds it).
+$(BUILD)/pic/libwult.so: $(call lib_objs,pic) lib/libwult.map
+	$(CC) -shared -Wl,-soname,libwult.so.0 -Wl,--version-script=lib/libwult.map \
+		-Wl,-z,defs -o $@ $(call lib_objs,pic) -ltraceevent -lelf -lzstd -lm -lpthread
+
 # The HTML report's assets are embedded with .incbin (report_html.c), which
 # -MMD does not see: Chart.js from Debian's libjs-chart.js, our script, style.
 HTML_ASSETS := /usr/share/javascript/chart.js/chart.min.js perf-plugin/wult/html/report.js \
@@ -193,7 +203,8 @@ $(BUILD)/src:
 	@mkdir -p $(BUILD)
 	ln -sfn $(CURDIR) $@
 
-user: $(WULT) $(WULT_SAN) $(TESTS) $(REPLAYS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS) $(DLFILTERS) $(MANPAGES) $(BUILD)/src
+user: $(WULT) $(WULT_SAN) $(TESTS) $(REPLAYS) $(BENCHES) $(TOOLS) $(TEP_PLUGINS) $(DLFILTERS) \
+	$(BUILD)/pic/libwult.so $(MANPAGES) $(BUILD)/src
 
 -include $(shell find $(BUILD)/rel $(BUILD)/san $(BUILD)/pic $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 

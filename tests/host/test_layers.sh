@@ -6,6 +6,8 @@
 # libwult (lib/) or in the wult command (perf-plugin/), and libwult uses
 # nothing of the command. A piece two files share belongs to a third file
 # below both (lib/README.md). Reads the ASan build's objects (no LTO).
+# libwult shows its API alone: libwult.so exports exactly the functions
+# of lib/include/wult/*.h (and lib/libwult.map lists them), no internal one.
 # The same for wult.ko: no loop among kernel/**/*.c (the 6.12 build's objects;
 # the PMU hands the engine a callback rather than being called by name).
 . "$(dirname "$0")/../lib.sh"
@@ -88,6 +90,58 @@ nedges=$(echo "$out" | sed -n 's/^edges //p')
 t_check "the call graph was read ($nedges file-to-file arrows)" test "${nedges:-0}" -gt 50
 t_eq "no file of lib/ uses the command's" "" "$(echo "$out" | grep '^up:')"
 t_eq "no loop of files calling each other" "" "$(echo "$out" | grep '^loop:')"
+
+# libwult's exports, held by the linker: the pic build's objects are
+# compiled -fvisibility=hidden with the public headers' declarations in a
+# visibility push(default), and libwult.so is linked with lib/libwult.map.
+# What libwult.so exports (nm -D) must be the functions lib/include/wult/*.h
+# declare (as the compiler reads them: -aux-info), no more (an internal
+# function exported) and no less (an API function hidden); the map lists
+# the same; the pic objects give default visibility to API functions only;
+# the dlfilter, linked with the pic archive, exports none of them.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# declared DIR: the functions lib/include/DIR/*.h declare, one a line.
+declared() {
+	for h in lib/include/"$1"/*.h; do echo "#include \"${h#lib/include/}\""; done > "$tmp/$1.c"
+	gcc -std=gnu11 -D_GNU_SOURCE -Ilib/include -Ikernel/uapi -I"$build/libperf/include" \
+		-fsyntax-only -aux-info "$tmp/$1.aux" "$tmp/$1.c" || return
+	sed -n "s|^/\* lib/include/$1/[^ ]* \*/ extern \(.*\)|\1|p" "$tmp/$1.aux" |
+		sed 's/ (.*//; s/.*[ *]//' | sort -u
+}
+# names A B: the names of list A that list B lacks, on one line.
+lacks() { comm -23 <(echo "$1") <(echo "$2") | tr '\n' ' ' | sed 's/ $//'; }
+api=$(declared wult)
+internal=$(declared internal)
+t_check "the API was read ($(echo "$api" | wc -l) functions of lib/include/wult/)" \
+	test "$(echo "$api" | wc -l)" -gt 100
+t_check "the internal functions were read ($(echo "$internal" | wc -l))" \
+	test "$(echo "$internal" | wc -l)" -gt 20
+so=$build/pic/libwult.so
+if [ -f "$so" ]; then
+	exported=$(nm -D --defined-only "$so" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u)
+	t_eq "libwult.so exports nothing outside the API" "" "$(lacks "$exported" "$api")"
+	t_eq "libwult.so exports the whole API" "" "$(lacks "$api" "$exported")"
+	t_eq "libwult.so exports no internal function" "" \
+		"$(comm -12 <(echo "$internal") <(echo "$exported") | tr '\n' ' ')"
+else
+	t_fail "no $so (make user)"
+fi
+map=$(sed -n 's/^[[:space:]]*\([a-z_][a-z0-9_]*\);$/\1/p' lib/libwult.map | sort -u)
+t_eq "lib/libwult.map lists no function outside the API" "" "$(lacks "$map" "$api")"
+t_eq "lib/libwult.map lists the whole API" "" "$(lacks "$api" "$map")"
+picdef=$(for s in $(git ls-files 'lib/*.c'); do
+	o=$build/pic/${s%.c}.o
+	[ -f "$o" ] || { echo "(no $o)"; continue; }
+	readelf -sW "$o" | awk '$5 == "GLOBAL" && $6 == "DEFAULT" && $7 != "UND" { print $8 }'
+done | sort -u)
+t_eq "the pic objects (-fvisibility=hidden) leave only the API visible" "" "$(lacks "$picdef" "$api")"
+for f in "$build"/plugins/dlfilter/*.so; do
+	[ -f "$f" ] || { t_fail "no dlfilter in $build/plugins/dlfilter"; break; }
+	t_eq "$(basename "$f") exports none of libwult" "" \
+		"$(nm -D --defined-only "$f" | awk '{ sub(/@.*/, "", $3); print $3 }' |
+			grep -E '^(wult|pd|tsc|dpctr|sw)_' | tr '\n' ' ')"
+done
 
 # wult.ko: every object the module links (Kbuild's wult-y).
 kb=$build/kernel/6.12

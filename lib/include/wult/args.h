@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 /* A bare number's unit, in ns: wult's times are microseconds. */
 #define WULT_TIME_BARE_US	1e3
 
@@ -56,5 +59,7 @@ int wult_time_range_parse(const char *s, double bare_ns, unsigned int flags, dou
  */
 int wult_cpulist_parse(const char *s, unsigned char *set, unsigned int nr, char *err,
 		       size_t errlen);
+
+#pragma GCC visibility pop
 
 #endif

@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include <linux/wult.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 /* Decodes @raw (@size bytes, header included) into @out: 0, or -EINVAL
  * when the payload is too short or nr exceeds WULT_BR_MAX.
  */
@@ -44,5 +47,7 @@ unsigned int wult_br_tally_nr(struct wult_br_tally *t);
  */
 uint64_t wult_br_tally_get(struct wult_br_tally *t, unsigned int i, const uint64_t **from,
 			   const uint64_t **to, unsigned int *nr);
+
+#pragma GCC visibility pop
 
 #endif

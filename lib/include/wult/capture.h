@@ -33,6 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_capture;
 
 /* The datapoint that stopped the recording (times in ns, CLOCK_MONOTONIC). */
@@ -107,5 +110,7 @@ const char *wult_capture_kind_name(enum wult_capture_kind k);
  */
 int wult_capture_trace_line(char *line, int *cpu, uint64_t *ts_ns, const char **event,
 			    const char **args);
+
+#pragma GCC visibility pop
 
 #endif

@@ -24,6 +24,9 @@
 
 #include <linux/wult.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 /* floor(@cycles * 10^6 / @khz) ns; 0 without a TSC frequency. */
 static inline int64_t wult_comp_cyc2ns(int64_t cycles, uint64_t khz)
 {
@@ -112,5 +115,7 @@ static inline void wult_comp_state_fallback(int idx, char *buf, size_t len)
 	else
 		snprintf(buf, len, "state%d", idx);
 }
+
+#pragma GCC visibility pop
 
 #endif

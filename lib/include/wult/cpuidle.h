@@ -19,6 +19,9 @@
 
 #include <stddef.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 #define WULT_CPUIDLE_ROOT	"/sys/devices/system/cpu"
 #define WULT_CPUIDLE_RECORD	"/run/wult-cpuidle.restore"
 #define WULT_CPUIDLE_MAX_STATES	32
@@ -81,5 +84,7 @@ int wult_cpuidle_recover(const char *record, int *pid, char *err, size_t errlen)
  */
 int wult_cpuidle_record_line(char *line, const char **path, const char **value, char *err,
 			     size_t errlen);
+
+#pragma GCC visibility pop
 
 #endif

@@ -11,6 +11,9 @@
 
 #include <wult/metrics.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_csv_writer;
 struct wult_csv_reader;
 
@@ -81,5 +84,7 @@ const char *wult_csv_error(const struct wult_csv_reader *r);
 /* A value from info.yml, or NULL. */
 const char *wult_csv_info(const struct wult_csv_reader *r, const char *key);
 void wult_csv_close(struct wult_csv_reader *r);
+
+#pragma GCC visibility pop
 
 #endif

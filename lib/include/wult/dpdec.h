@@ -17,6 +17,9 @@
 #include <wult/metrics.h>
 #include <wult/perfdata.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_dpdec;
 
 /* Below this running/enabled ratio a counter's scaled value is flagged
@@ -106,5 +109,7 @@ uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters);
 const char *wult_dpdec_builtin_format(void);
 /* The name of a datapoint's method (WULT_M_SOURCE): "hrt", "tdt", "unknown". */
 const char *wult_dpdec_source_name(unsigned int source);
+
+#pragma GCC visibility pop
 
 #endif

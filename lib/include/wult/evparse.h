@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <linux/perf_event.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 /* Where PMUs live; tests point this at a fake tree. */
 #define WULT_EV_SYSFS "/sys/bus/event_source/devices"
 
@@ -28,5 +31,7 @@
  */
 int wult_ev_parse(const char *str, const char *sysfs, struct perf_event_attr *attr,
 		  char *err, size_t errlen);
+
+#pragma GCC visibility pop
 
 #endif

@@ -16,6 +16,9 @@
 
 #include <stddef.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_filter;
 
 enum wult_val_type {
@@ -58,5 +61,7 @@ unsigned int wult_filter_nvals(const struct wult_filter *f);
 /* Does the filter read metric @index? */
 int wult_filter_reads(const struct wult_filter *f, unsigned int index);
 void wult_filter_free(struct wult_filter *f);
+
+#pragma GCC visibility pop
 
 #endif

@@ -22,6 +22,9 @@
 
 #include <wult/metrics.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 #define WULT_GATE_STATE_MAX	64	/* bytes of STATE, with its NUL */
 
 enum wult_gate_op { WULT_GATE_LT, WULT_GATE_LE, WULT_GATE_GT, WULT_GATE_GE, WULT_GATE_EQ,
@@ -48,5 +51,7 @@ int wult_gate_holds(const struct wult_gate *g, double measured);
 
 /* "<", "<=", ... */
 const char *wult_gate_op_str(enum wult_gate_op op);
+
+#pragma GCC visibility pop
 
 #endif

@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_khist;
 
 /*
@@ -61,5 +64,7 @@ enum wult_khist_where {
  * @us set, or -EINVAL if the state has no samples or pct is out of range.
  */
 int wult_khist_percentile(const struct wult_khist_state *s, double pct, int64_t *us);
+
+#pragma GCC visibility pop
 
 #endif

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 /* The counters of one CPU (or a sum); absent keys read as 0. */
 struct wult_kstats {
 	uint64_t armed;		/* delayed events armed */
@@ -60,5 +63,7 @@ int wult_kstats_low_yield(const struct wult_kstats *d, char *buf, size_t len);
  */
 int wult_kstats_ldist_unreachable(const struct wult_kstats *ks,
 				  uint64_t ldist_max_us, uint64_t *min_us);
+
+#pragma GCC visibility pop
 
 #endif

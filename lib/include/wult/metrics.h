@@ -12,6 +12,9 @@
 
 #include <wult/filter.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 enum wult_metric {
 	WULT_M_WAKE_LATENCY,		/* ns, overhead-compensated */
 	WULT_M_WAKE_LATENCY_RAW,	/* ns */
@@ -94,5 +97,7 @@ int wult_metrics_resolve(void *ctx, const char *name, size_t len,
 			 struct wult_filter_metric *m);
 /* Sets every value of @pt to "none". */
 void wult_point_clear(struct wult_point *pt);
+
+#pragma GCC visibility pop
 
 #endif

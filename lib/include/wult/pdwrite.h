@@ -22,6 +22,9 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_pdw;
 
 /* String features (struct perf_header_string). */
@@ -89,5 +92,7 @@ uint64_t wult_pdw_data_size(const struct wult_pdw *w);
 
 /* Syncs and closes; frees @w either way. */
 int wult_pdw_close(struct wult_pdw *w, char *err, size_t errlen);
+
+#pragma GCC visibility pop
 
 #endif

@@ -24,6 +24,9 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_pd;
 
 /* wult_pd_open() flags */
@@ -147,5 +150,7 @@ int wult_pd_format(const struct wult_pd *pd, unsigned int idx, const char **syst
 		   const char **text, size_t *len);
 /* Counters of records seen so far, by type (PERF_RECORD_*, < 128). */
 uint64_t wult_pd_count(const struct wult_pd *pd, uint32_t type);
+
+#pragma GCC visibility pop
 
 #endif

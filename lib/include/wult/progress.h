@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 #define WULT_PROGRESS_TTY_EVERY		0.5	/* s between terminal updates */
 #define WULT_PROGRESS_LINE_EVERY	10.0	/* s between plain lines */
 
@@ -42,5 +45,7 @@ size_t wult_progress_line(struct wult_progress *p, double t, uint64_t datapoints
 /* What ends the progress output before other messages and the summary:
  * "\n" after a terminal line, else "". Resets it. */
 const char *wult_progress_break(struct wult_progress *p);
+
+#pragma GCC visibility pop
 
 #endif

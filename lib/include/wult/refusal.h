@@ -18,6 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 #define WULT_REFUSALS_PATH	"/sys/kernel/debug/wult/refusals"
 
 /* Now on wult.ko's clock for refusals (CLOCK_MONOTONIC, ns): before the open. */
@@ -42,5 +45,7 @@ int wult_refusal_find(const char *buf, size_t len, int tid, int cpu, int errnum,
  */
 int wult_refusal_read(uint64_t mark, int cpu, int errnum, char *why, size_t whylen,
 		      char *err, size_t errlen);
+
+#pragma GCC visibility pop
 
 #endif

@@ -19,6 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_stats;
 
 /* Values in [-WULT_STATS_EXACT, WULT_STATS_EXACT) are counted per ns. */
@@ -86,5 +89,7 @@ size_t wult_stats_mem(const struct wult_stats *st);
  */
 int wult_stats_foreach(const struct wult_stats *st,
 		       int (*fn)(int64_t val, uint64_t cnt, void *ctx), void *ctx);
+
+#pragma GCC visibility pop
 
 #endif

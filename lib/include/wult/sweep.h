@@ -19,6 +19,9 @@
 
 #include <stddef.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 #define WULT_SWEEP_MANIFEST	"sweep.json"
 #define WULT_SWEEP_MAX_POINTS	4096
 #define WULT_SWEEP_FORMAT	1	/* the manifest's "wult_sweep" version */
@@ -113,5 +116,7 @@ int wult_sweep_write(const struct wult_sweep *s, const char *path, char *err, si
  * points do not match its axes; @err says where), -ENOMEM, -EIO.
  */
 int wult_sweep_read(const char *path, struct wult_sweep **out, char *err, size_t errlen);
+
+#pragma GCC visibility pop
 
 #endif

@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_sym;
 
 #define WULT_SYM_MAX_EXTENT	0x10000ULL	/* bytes, size-less symbols */
@@ -58,5 +61,7 @@ int wult_sym_lookup(struct wult_sym *s, uint64_t addr, const char **name,
  */
 int wult_sym_branch_str(struct wult_sym *s, const struct perf_branch_entry *br,
 			char *buf, size_t len);
+
+#pragma GCC visibility pop
 
 #endif

@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <linux/wult.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 struct wult_synth;
 
 #define WULT_SYNTH_MAX_OFFSETS	16	/* state indexes --state-offset sets */
@@ -42,5 +45,7 @@ void wult_synth_next(struct wult_synth *g, struct wult_dp *dp);
 /* Writes a perf.data file of o->count datapoints to @path. 0 or -errno. */
 int wult_synth_write(const struct wult_synth_opts *o, const char *path,
 		     char *err, size_t errlen);
+
+#pragma GCC visibility pop
 
 #endif

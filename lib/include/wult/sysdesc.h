@@ -22,6 +22,9 @@
 
 #include <stddef.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 #define WULT_SYSDESC_MAGIC	"wult-sysdesc 1\n"
 #define WULT_SYSDESC_MAX_ENTRIES 4096		/* more is corrupt input */
 #define WULT_SYSDESC_MAX_TEXT	(1U << 20)	/* bytes of the text form */
@@ -59,5 +62,7 @@ int wult_sysdesc_format(const struct wult_sysdesc *sd, char **text);
  * 0, or -EINVAL with @err naming the line, or -ENOMEM. */
 int wult_sysdesc_parse(const char *text, size_t len, struct wult_sysdesc **out,
 		       char *err, size_t errlen);
+
+#pragma GCC visibility pop
 
 #endif

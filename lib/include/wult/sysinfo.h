@@ -17,6 +17,9 @@
 
 #include <wult/sysdesc.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 /* MSRs read through ROOT/dev/cpu/N/msr (Intel's numbers). */
 #define WULT_MSR_PKG_CST_CONFIG_CONTROL	0xe2
 #define WULT_MSR_POWER_CTL		0x1fc
@@ -44,5 +47,7 @@ int wult_sysinfo_counters(struct wult_sysdesc *sd, const char *root, const int *
  * Documentation/sysdesc.md, on CPUs 0..@ncpus-1. 0 or -ENOMEM.
  */
 int wult_sysinfo_synthetic(struct wult_sysdesc *sd, unsigned int ncpus, unsigned int nstates);
+
+#pragma GCC visibility pop
 
 #endif

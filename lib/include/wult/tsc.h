@@ -27,6 +27,9 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+/* libwult's API: exported, the rest hidden (lib/README.md). */
+#pragma GCC visibility push(default)
+
 /* ---- reading ------------------------------------------------------------
  *
  * Linux programs TSC_AUX with (numa_node << 12) | cpu, so the CPU id of a
@@ -284,5 +287,7 @@ enum wult_tsc_verdict wult_tsc_eval_verdict(const struct wult_tsc_eval *ev, char
 /* "CAS-ordered probes", "CPU switching", "a single CPU". */
 const char *wult_tsc_method_name(enum wult_tsc_method m);
 void wult_tsc_eval_free(struct wult_tsc_eval *ev);
+
+#pragma GCC visibility pop
 
 #endif
