@@ -9,7 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <getopt.h>	/* optind */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -25,6 +25,7 @@
 
 #include "cmds.h"
 #include "hist_html.h"
+#include "opts.h"
 
 #define HIST_DIR	"/sys/kernel/debug/wult/hist"
 #define HIST_EXIT_EMPTY	4	/* no samples: as wult report's nothing to report */
@@ -43,8 +44,8 @@ struct hist_opts {
 	const char *dir;
 	const char *cpus;	/* NULL: every CPU with samples */
 	int metric;		/* index in metrics[], -1: all */
-	bool reset;
-	bool bars;
+	int reset;
+	int no_bars;		/* --no-bars: tables only */
 	const char *csv;	/* summary CSV to write, or NULL */
 	FILE *csvf;		/* open while a round is shown */
 	const char *html;	/* wult report's HTML page to write, or NULL */
@@ -52,36 +53,6 @@ struct hist_opts {
 	unsigned int watch;	/* seconds, 0: once */
 	unsigned int count;	/* --watch rounds, 0: until interrupted */
 };
-
-static void hist_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: wult hist [options]\n\n"
-		"Show wult.ko's in-kernel latency histograms: per CPU and requested\n"
-		"idle state, exact count/min/avg/max and percentiles from the bins.\n\n"
-		"  -C, --cpus LIST       CPUs to show, perf syntax, e.g. 0-3,6 (default:\n"
-		"                        those with samples)\n"
-		"  -m, --metrics M       WakeLatency (default), IntrLatency, SilentTime,\n"
-		"                        tai_to_intr (TIntr - TAI, negative when the interrupt\n"
-		"                        ran before the CPU left idle) or all; wult.ko's\n"
-		"                        folder names (wake_latency, ...) and --metric too\n"
-		"      --reset           clear every histogram of every CPU first (alone:\n"
-		"                        only that)\n"
-		"  -w, --watch T         show them again every T (whole seconds, e.g. 2s, 1m;\n"
-		"                        a number without a unit: seconds)\n"
-		"  -n, --count N         with --watch: stop after N rounds (default: never)\n"
-		"      --no-bars         tables only, no terminal histograms\n"
-		"      --csv OUT         also write the tables to OUT as CSV (rewritten each\n"
-		"                        round)\n"
-		"      --html OUT        also write them as wult report's HTML page, with\n"
-		"                        histogram plots (rewritten each round)\n"
-		"      --dir DIR         histogram directory (default\n"
-		"                        " HIST_DIR ")\n"
-		"  -h, --help            this text\n\n"
-		"The tables' times are microseconds. A percentile is the lower bound of\n"
-		"the bin that holds it; \">=N\" means it lies in the overflow, from N us\n"
-		"on, \"<N\" in the underflow, below N us.\n");
-}
 
 static int hist_parse_uint(const char *s, unsigned int max, unsigned int *v)
 {
@@ -128,21 +99,34 @@ static int hist_metric(const char *s)
 	return -2;
 }
 
-/* 0, 1 for --help, -1 on a bad option (said on stderr). */
-/* --cpus and --metric. 0 or -1 (said why). */
-static int hist_opt_value(int c, char *arg, struct hist_opts *o, bool *want)
+/* wult hist's options as parsed, and where -C's CPUs go. */
+struct hist_args {
+	struct hist_opts *o;
+	bool *want;
+};
+
+/* -C LIST: perf's CPU list syntax. */
+static int cpus_opt(const struct wult_opt *opt, const char *arg, void *ctx)
 {
+	struct hist_args *a = ctx;
 	char err[160];
 
-	if (c == 'C') {
-		if (wult_cpulist_parse(arg, (unsigned char *)want, HIST_MAX_CPUS, err,
-				       sizeof(err)) < 0) {
-			fprintf(stderr, "wult hist: bad --cpus: %s\n", err);
-			return -1;
-		}
-		o->cpus = arg;
-		return 0;
+	(void)opt;
+	if (wult_cpulist_parse(arg, (unsigned char *)a->want, HIST_MAX_CPUS, err,
+			       sizeof(err)) < 0) {
+		fprintf(stderr, "wult hist: bad --cpus: %s\n", err);
+		return -1;
 	}
+	a->o->cpus = arg;
+	return 0;
+}
+
+/* -m M (--metric, its old name). */
+static int metric_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	struct hist_opts *o = ((struct hist_args *)ctx)->o;
+
+	(void)opt;
 	o->metric = hist_metric(arg);
 	if (o->metric < -1) {
 		fprintf(stderr, "wult hist: unknown --metrics '%s': WakeLatency, IntrLatency, SilentTime, tai_to_intr or all\n",
@@ -152,69 +136,78 @@ static int hist_opt_value(int c, char *arg, struct hist_opts *o, bool *want)
 	return 0;
 }
 
+static int watch_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	(void)opt;
+	return hist_parse_watch(arg, &((struct hist_args *)ctx)->o->watch);
+}
+
+static int count_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	(void)opt;
+	if (hist_parse_uint(arg, 86400, &((struct hist_args *)ctx)->o->count)) {
+		fprintf(stderr, "wult hist: bad --count '%s': want a count, 0..86400\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* 0, 1 for --help, -1 on a bad option (said on stderr). */
 static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *want)
 {
-	static const struct option lopts[] = {
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "metrics", required_argument, NULL, 'm' },
-		{ "metric", required_argument, NULL, 'm' },	/* the old name */
-		{ "reset", no_argument, NULL, 'R' },
-		{ "watch", required_argument, NULL, 'w' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "no-bars", no_argument, NULL, 'B' },
-		{ "csv", required_argument, NULL, 'S' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "dir", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct hist_args a = { o, want };
+	const struct wult_opt opts[] = {
+		WULT_OPT_CALLBACK('C', "cpus", "LIST", cpus_opt, NULL,
+				  "CPUs to show, perf syntax, e.g. 0-3,6 (default:\n"
+				  "those with samples)"),
+		WULT_OPT_CALLBACK('m', "metrics", "M", metric_opt, NULL,
+				  "WakeLatency (default), IntrLatency, SilentTime,\n"
+				  "tai_to_intr (TIntr - TAI, negative when the interrupt\n"
+				  "ran before the CPU left idle) or all; wult.ko's\n"
+				  "folder names (wake_latency, ...) and --metric too"),
+		WULT_OPT_CALLBACK(0, "metric", "M", metric_opt, NULL, NULL),
+		WULT_OPT_FLAG(0, "reset", &o->reset,
+			      "clear every histogram of every CPU first (alone:\n"
+			      "only that)"),
+		WULT_OPT_CALLBACK('w', "watch", "T", watch_opt, NULL,
+				  "show them again every T (whole seconds, e.g. 2s, 1m;\n"
+				  "a number without a unit: seconds)"),
+		WULT_OPT_CALLBACK('n', "count", "N", count_opt, NULL,
+				  "with --watch: stop after N rounds (default: never)"),
+		WULT_OPT_FLAG(0, "no-bars", &o->no_bars,
+			      "tables only, no terminal histograms"),
+		WULT_OPT_STRING(0, "csv", "OUT", &o->csv,
+				"also write the tables to OUT as CSV (rewritten each\n"
+				"round)"),
+		WULT_OPT_STRING(0, "html", "OUT", &o->html,
+				"also write them as wult report's HTML page, with\n"
+				"histogram plots (rewritten each round)"),
+		WULT_OPT_STRING(0, "dir", "DIR", &o->dir,
+				"histogram directory (default\n" HIST_DIR ")"),
+		WULT_OPT_HELP(),
+		WULT_OPT_END(),
 	};
-	int c;
+	const struct wult_optset set = {
+		.head = "usage: wult hist [options]\n\n"
+			"Show wult.ko's in-kernel latency histograms: per CPU and requested\n"
+			"idle state, exact count/min/avg/max and percentiles from the bins.\n\n",
+		.opts = opts,
+		.tail = "\nThe tables' times are microseconds. A percentile is the lower bound of\n"
+			"the bin that holds it; \">=N\" means it lies in the overflow, from N us\n"
+			"on, \"<N\" in the underflow, below N us.\n",
+		.col = 24,
+	};
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->dir = HIST_DIR;
-	o->bars = true;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "C:m:w:n:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'C':
-		case 'm':
-			if (hist_opt_value(c, optarg, o, want))
-				return -1;
-			break;
-		case 'R':
-			o->reset = true;
-			break;
-		case 'w':
-			if (hist_parse_watch(optarg, &o->watch))
-				return -1;
-			break;
-		case 'n':
-			if (hist_parse_uint(optarg, 86400, &o->count)) {
-				fprintf(stderr, "wult hist: bad --count '%s': want a count, "
-					"0..86400\n", optarg);
-				return -1;
-			}
-			break;
-		case 'B':
-			o->bars = false;
-			break;
-		case 'S':
-			o->csv = optarg;
-			break;
-		case 'H':
-			o->html = optarg;
-			break;
-		case 'D':
-			o->dir = optarg;
-			break;
-		case 'h':
-			hist_usage(stdout);
-			return 1;
-		default:
-			hist_usage(stderr);
-			return -1;
-		}
-	}
+	ret = wult_opts_parse(&set, argc, argv, &a);
+	if (ret == WULT_OPTS_HELP)
+		return 1;
+	if (ret == WULT_OPTS_USAGE)
+		wult_opts_usage(&set, stderr);
+	if (ret)
+		return -1;
 	if (optind < argc) {
 		fprintf(stderr, "wult hist: unexpected argument '%s'\n", argv[optind]);
 		return -1;
@@ -493,7 +486,7 @@ static int hist_show_one(const struct hist_opts *o, int cpu, size_t m, bool list
 		wult_khist_free(h);
 		return -ENOMEM;
 	}
-	if (o->bars)
+	if (!o->no_bars)
 		for (i = 0; i < wult_khist_nstates(h); i++)
 			hist_print_bars(wult_khist_state(h, i), wult_khist_bin_us(h));
 	printf("\n");

@@ -6,7 +6,7 @@
  * last, and the cross-CPU evaluation. Exits 1 when the TSC is unfit.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h>	/* optind */
 #include <inttypes.h>
 #include <math.h>
 #include <sched.h>
@@ -19,6 +19,7 @@
 #include <wult/tsc.h>
 
 #include "cmds.h"
+#include "opts.h"
 
 #define SECS_PER_YEAR	(365.25 * 24 * 3600)
 
@@ -64,42 +65,9 @@ static const struct num_opt {
 };
 
 #define NUM_OPTS	(sizeof(num_opts) / sizeof(num_opts[0]))
-#define O_CPUS		'C'
-#define O_HELP		'h'
-
 static unsigned int *num_field(struct tsc_args *a, size_t i)
 {
 	return (unsigned int *)((char *)a + num_opts[i].off);
-}
-
-/* "      --NAME N|T" and its help, wrapped at 80 columns as the other commands'. */
-static void print_num_opt(FILE *f, const struct num_opt *o, unsigned int def)
-{
-	char left[40], help[160];
-	const char *p = help;
-	int col, n;
-
-	snprintf(left, sizeof(left), "      --%s %s", o->name, o->unit_ns ? "T" : "N");
-	snprintf(help, sizeof(help), "%s (default %u%s)", o->help, def,
-		 o->unit_ns == 1e6 ? "ms" : o->unit_ns == 1e3 ? "us" : o->unit_ns ? "ns" : "");
-	col = fprintf(f, "%s", left);
-	while (*p) {
-		if (col > 22) {
-			fputc('\n', f);
-			col = 0;
-		}
-		fprintf(f, "%*s", 24 - col, "");
-		n = (int)strlen(p);
-		if (n > 80 - 24)
-			for (n = 80 - 24; n > 0 && p[n] != ' '; n--)
-				;
-		fprintf(f, "%.*s", n, p);
-		p += n;
-		while (*p == ' ')
-			p++;
-		col = 80;
-	}
-	fputc('\n', f);
 }
 
 /* @v rounded as %.2f prints it, without the sign of a negative zero ("-0.00"). */
@@ -107,34 +75,6 @@ static double ppm2(double v)
 {
 	v = round(v * 100) / 100;
 	return v == 0 ? 0 : v;
-}
-
-static void tsc_usage(FILE *f)
-{
-	struct tsc_args def = { 0 };
-	size_t i;
-
-	wult_tsc_eval_opts_init(&def.eval);
-	wult_tsc_calib_opts_init(&def.calib);
-	fprintf(f,
-		"usage: wult tsc [options]\n"
-		"\n"
-		"Evaluate the TSC on the CPUs of this thread's affinity mask (or --cpus)\n"
-		"and print its conversion parameters.\n"
-		"\n"
-		"  -C, --cpus LIST       CPUs to evaluate, perf syntax, e.g. 0-3,6\n"
-		"                        (default: the affinity mask)\n");
-	for (i = 0; i < NUM_OPTS; i++)
-		print_num_opt(f, &num_opts[i], *num_field(&def, i));
-	fprintf(f,
-		"  -h, --help            this text\n"
-		"\n"
-		"Times take a unit: ns, us, ms or s; a number without one is in the unit\n"
-		"the option's name ends with (--max-ms 2s is --max-ms 2000).\n"
-		"\n"
-		"Exit status: 0 fit, 1 unfit (the reasons are printed), 2 usage or\n"
-		"system error, 3 could not conclude (the shift bound is too loose on a\n"
-		"busy host: retry).\n");
 }
 
 /* perf's CPU list syntax into @set; 0 or -EINVAL (said why). */
@@ -251,47 +191,98 @@ static int report(const struct wult_tsc_eval *ev)
 	return EXIT_UNFIT;
 }
 
+/* A numeric option's help: its default and unit, below its name when that
+ * is too long to share the line (the layout wult tsc always had). */
+static void num_help(char *buf, size_t len, const struct num_opt *o, unsigned int def)
+{
+	snprintf(buf, len, "%s%s (default %u%s)", strlen(o->name) + 10 > 22 ? "\n" : "",
+		 o->help, def,
+		 o->unit_ns == 1e6 ? "ms" : o->unit_ns == 1e3 ? "us" : o->unit_ns ? "ns" : "");
+}
+
+/* What the options fill. */
+struct tsc_ctx {
+	struct tsc_args *args;
+	cpu_set_t *cpus;
+	cpu_set_t **cpusp;	/* set to cpus when --cpus is given */
+};
+
+static int cpus_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	struct tsc_ctx *c = ctx;
+
+	(void)opt;
+	if (parse_cpus(arg, c->cpus))
+		return -1;
+	*c->cpusp = c->cpus;
+	return 0;
+}
+
+/* A numeric option; opt->data its num_opts[] entry. */
+static int num_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	const struct num_opt *n = opt->data;
+	unsigned int *v = num_field(((struct tsc_ctx *)ctx)->args, (size_t)(n - num_opts));
+
+	if (n->unit_ns ? parse_num_time(arg, n->unit_ns, v) : parse_uint(arg, v)) {
+		fprintf(stderr, "wult tsc: bad %s '%s' for --%s\n", n->unit_ns ? "time (a whole "
+			"number of the option's unit)" : "number", arg, n->name);
+		return -1;
+	}
+	return 0;
+}
+
 /* Options into args and cpus (*cpusp set when --cpus given): -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct tsc_args *args, cpu_set_t *cpus,
 		      cpu_set_t **cpusp)
 {
-	struct option lopts[NUM_OPTS + 3];
+	struct tsc_ctx ctx = { args, cpus, cpusp };
+	struct wult_opt opts[NUM_OPTS + 3];
+	char help[NUM_OPTS][160];
+	struct tsc_args def = { 0 };
+	struct wult_optset set = {
+		.head = "usage: wult tsc [options]\n"
+			"\n"
+			"Evaluate the TSC on the CPUs of this thread's affinity mask (or --cpus)\n"
+			"and print its conversion parameters.\n"
+			"\n",
+		.opts = opts,
+		.tail = "\n"
+			"Times take a unit: ns, us, ms or s; a number without one is in the unit\n"
+			"the option's name ends with (--max-ms 2s is --max-ms 2000).\n"
+			"\n"
+			"Exit status: 0 fit, 1 unfit (the reasons are printed), 2 usage or\n"
+			"system error, 3 could not conclude (the shift bound is too loose on a\n"
+			"busy host: retry).\n",
+		.col = 24,
+	};
 	size_t i;
-	int opt;
+	int ret;
 
-	for (i = 0; i < NUM_OPTS; i++)
-		lopts[i] = (struct option){ num_opts[i].name, required_argument, NULL, (int)i };
-	lopts[i++] = (struct option){ "cpus", required_argument, NULL, O_CPUS };
-	lopts[i++] = (struct option){ "help", no_argument, NULL, O_HELP };
-	lopts[i] = (struct option){ NULL, 0, NULL, 0 };
+	wult_tsc_eval_opts_init(&def.eval);
+	wult_tsc_calib_opts_init(&def.calib);
+	opts[0] = (struct wult_opt)WULT_OPT_CALLBACK('C', "cpus", "LIST", cpus_opt, NULL,
+						     "CPUs to evaluate, perf syntax, e.g. 0-3,6\n"
+						     "(default: the affinity mask)");
+	for (i = 0; i < NUM_OPTS; i++) {
+		num_help(help[i], sizeof(help[i]), &num_opts[i], *num_field(&def, i));
+		opts[i + 1] = (struct wult_opt)WULT_OPT_CALLBACK(0, num_opts[i].name,
+								 num_opts[i].unit_ns ? "T" : "N",
+								 num_opt, (void *)&num_opts[i],
+								 help[i]);
+	}
+	opts[i + 1] = (struct wult_opt)WULT_OPT_HELP();
+	opts[i + 2] = (struct wult_opt)WULT_OPT_END();
 
 	wult_tsc_eval_opts_init(&args->eval);
 	wult_tsc_calib_opts_init(&args->calib);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "C:h", lopts, NULL)) != -1) {
-		if (opt == O_HELP) {
-			tsc_usage(stdout);
-			return EXIT_FIT;
-		}
-		if (opt == O_CPUS) {
-			if (parse_cpus(optarg, cpus))
-				return EXIT_ERROR;
-			*cpusp = cpus;
-			continue;
-		}
-		if (opt < 0 || opt >= (int)NUM_OPTS) {
-			tsc_usage(stderr);
-			return EXIT_ERROR;
-		}
-		if (num_opts[opt].unit_ns ?
-		    parse_num_time(optarg, num_opts[opt].unit_ns, num_field(args, (size_t)opt)) :
-		    parse_uint(optarg, num_field(args, (size_t)opt))) {
-			fprintf(stderr, "wult tsc: bad %s '%s' for --%s\n",
-				num_opts[opt].unit_ns ? "time (a whole number of the option's "
-				"unit)" : "number", optarg, num_opts[opt].name);
-			return EXIT_ERROR;
-		}
-	}
+	ret = wult_opts_parse(&set, argc, argv, &ctx);
+	if (ret == WULT_OPTS_HELP)
+		return EXIT_FIT;
+	if (ret == WULT_OPTS_USAGE)
+		wult_opts_usage(&set, stderr);
+	if (ret)
+		return EXIT_ERROR;
 	if (optind < argc) {
 		fprintf(stderr, "wult tsc: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_ERROR;
