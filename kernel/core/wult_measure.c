@@ -125,20 +125,19 @@ static int wult_measure_cpu_dead(unsigned int cpu)
 static int wult_measure_option(char *opt, u64 *config)
 {
 	unsigned int lo, hi, i;
+	const char *name;
 
 	if (sscanf(opt, "ldist=%u,%u", &lo, &hi) == 2) {
 		if (lo > hi || hi > WULT_LDIST_LIMIT_US || !hi)
 			return -EINVAL;
-		*config |= ((u64)lo << WULT_CFG_LDIST_MIN_SHIFT) |
-			   ((u64)hi << WULT_CFG_LDIST_MAX_SHIFT);
+		*config |= wult_cfg_ldist_min_put(lo) | wult_cfg_ldist_max_put(hi);
 		return 0;
 	}
 	if (!strncmp(opt, "source=", 7)) {
 		for (i = 0; i < WULT_SOURCE_MAX; i++) {
-			const struct wult_source *src = wult_source_by_id(i);
-
-			if (src && !strcmp(opt + 7, src->name)) {
-				*config |= (u64)i << WULT_CFG_SOURCE_SHIFT;
+			name = wult_source_name(i);
+			if (name && wult_source_by_id(i) && !strcmp(opt + 7, name)) {
+				*config |= wult_cfg_source_put(i);
 				return 0;
 			}
 		}
@@ -203,16 +202,14 @@ static int wult_measure_show(struct seq_file *m, void *unused)
 	/* The config and the CPU set of one write, both set under the lock. */
 	mutex_lock(&wult_measure_lock);
 	c = wult_measure_config;
-	hi = (c >> WULT_CFG_LDIST_MAX_SHIFT) & WULT_CFG_LDIST_MASK;
+	hi = wult_cfg_ldist_max(c);
 	if (cpumask_empty(&wult_measure_cpus))
 		seq_puts(m, "none\n");
 	else
 		seq_printf(m, "cpus=%*pbl ldist=%llu,%llu source=%s\n",
 			   cpumask_pr_args(&wult_measure_cpus),
-			   (c >> WULT_CFG_LDIST_MIN_SHIFT) & WULT_CFG_LDIST_MASK,
-			   hi ? hi : WULT_LDIST_DEF_MAX_US,
-			   wult_source_by_id((c >> WULT_CFG_SOURCE_SHIFT) &
-					     WULT_CFG_SOURCE_MASK)->name);
+			   wult_cfg_ldist_min(c), hi ? hi : WULT_LDIST_DEF_MAX_US,
+			   wult_source_name(wult_cfg_source(c)));
 	mutex_unlock(&wult_measure_lock);
 	return 0;
 }

@@ -71,7 +71,6 @@ static bool wult_hrt_at_idle(u64 *ltime)
 }
 
 const struct wult_source wult_hrt_source = {
-	.name	= "hrt",
 	.id	= WULT_SOURCE_HRT,
 	.clock	= WULT_CLOCK_MONO,
 	.init	= wult_hrt_init,

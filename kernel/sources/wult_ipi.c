@@ -374,11 +374,11 @@ static int wult_ipi_pick(unsigned int cpu)
 static int wult_ipi_get(int cpu, u64 config2)
 {
 	struct wult_ipi_cpu *ic = per_cpu_ptr(&wult_ipi_cpus, cpu);
-	u64 l = (config2 >> WULT_CFG2_LAUNCHER_SHIFT) & WULT_CFG2_LAUNCHER_MASK;
-	bool shadow = !(config2 & WULT_CFG2_NOSHADOW);
-	bool wake_task = config2 & WULT_CFG2_WAKETASK;
-	u64 unknown = config2 & ~((WULT_CFG2_LAUNCHER_MASK << WULT_CFG2_LAUNCHER_SHIFT) |
-				  WULT_CFG2_NOSHADOW | WULT_CFG2_WAKETASK);
+	u64 l = wult_cfg_launcher(config2);
+	bool shadow = !wult_cfg_noshadow(config2);
+	bool wake_task = wult_cfg_waketask(config2);
+	u64 unknown = config2 & ~(wult_cfg_launcher_put(~0ULL) |
+				  wult_cfg_noshadow_put(1) | wult_cfg_waketask_put(1));
 	struct task_struct *task = NULL;
 	int ret = 0, launcher;
 
@@ -574,7 +574,6 @@ void wult_ipi_debugfs_init(struct dentry *parent)
 }
 
 const struct wult_source wult_ipi_source = {
-	.name		= "ipi",
 	.id		= WULT_SOURCE_IPI,
 	.clock		= WULT_CLOCK_TSC,
 	.init		= wult_ipi_init,

@@ -20,11 +20,12 @@
 #include "../uapi/linux/wult.h"
 #include "wult_source.h"
 
+/* The uapi header's list: source "x" is wult_x_source. */
 static const struct wult_source *const wult_sources[WULT_SOURCE_MAX] = {
-	[WULT_SOURCE_HRT] = &wult_hrt_source,
-	[WULT_SOURCE_TDT] = &wult_tdt_source,
-	[WULT_SOURCE_IPI] = &wult_ipi_source,
-	[WULT_SOURCE_NIC] = &wult_nic_source,
+#define WULT_SOURCE_ROW(id, name, value) \
+	[WULT_SOURCE_##id] = &wult_##name##_source,
+	WULT_SOURCES(WULT_SOURCE_ROW)
+#undef WULT_SOURCE_ROW
 };
 
 /* The sources whose init() succeeded: only those are exited. */
@@ -70,7 +71,7 @@ int wult_source_claim(int cpu, const struct wult_source *src)
 	if (other < 0)
 		return 0;
 	return wult_refuse_quiet(-EBUSY, "CPU%d is measured with %s already: one source per CPU",
-				 cpu, wult_sources[other]->name);
+				 cpu, wult_source_name(other));
 }
 
 void wult_source_release(int cpu, const struct wult_source *src)
@@ -108,7 +109,7 @@ void wult_sources_init(void)
 		wult_present[i] = !ret;
 		if (ret)
 			pr_info("wult: source %s not available (%d)\n",
-				wult_sources[i]->name, ret);
+				wult_source_name(i), ret);
 	}
 }
 

@@ -19,6 +19,8 @@
 #include <linux/hrtimer.h>
 #include <linux/types.h>
 
+#include "../uapi/linux/wult.h"
+
 struct wult_dp;
 
 /* The clock of a source's times, hence of the engine's TBI and TAI. */
@@ -28,8 +30,9 @@ enum wult_clock {
 };
 
 struct wult_source {
-	const char *name;
-	unsigned int id;	/* enum wult_source_id, in every datapoint */
+	unsigned int id;	/* enum wult_source_id, in every datapoint;
+				 * its name: wult_source_name(id)
+				 */
 	enum wult_clock clock;
 	/*
 	 * ns: the shortest distance arm() can program. The engine never asks
@@ -116,10 +119,10 @@ struct wult_source {
 	bool (*hold)(void);
 };
 
-extern const struct wult_source wult_hrt_source;
-extern const struct wult_source wult_tdt_source;
-extern const struct wult_source wult_ipi_source;
-extern const struct wult_source wult_nic_source;
+#define WULT_SOURCE_DECL(id, name, value) \
+	extern const struct wult_source wult_##name##_source;
+WULT_SOURCES(WULT_SOURCE_DECL)
+#undef WULT_SOURCE_DECL
 
 /*
  * For a source whose event is an hrtimer, at idle entry (IRQs off, on the

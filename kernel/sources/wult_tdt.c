@@ -269,7 +269,6 @@ int wult_tdt_set_mode(const char *mode)
 }
 
 const struct wult_source wult_tdt_source = {
-	.name		= "tdt",
 	.id		= WULT_SOURCE_TDT,
 	.clock		= WULT_CLOCK_TSC,
 	.init		= wult_tdt_init,

@@ -68,7 +68,7 @@ static int source_show(struct seq_file *m, void *unused)
 	for_each_possible_cpu(cpu) {
 		src = wult_engine_source(cpu);
 		if (src)
-			seq_printf(m, "cpu%u %s\n", cpu, src->name);
+			seq_printf(m, "cpu%u %s\n", cpu, wult_source_name(src->id));
 	}
 	return 0;
 }

@@ -25,7 +25,23 @@ DP2_FIELDS = ("source", "ltime_err")
 DP4 = struct.Struct("<Q")               # appended by version 4
 DP4_FIELDS = ("ttask",)
 REC_SIZE = HDR.size + DP.size
-SOURCES = {0: "hrt", 1: "tdt", 2: "ipi", 3: "nic"}  # enum wult_source_id
+# The uapi header's lists: the sources (WULT_SOURCES, enum wult_source_id)
+# and the PMU's config terms (WULT_CFG_TERMS: name -> (word, lo bit, hi
+# bit)); tests/host/test_cfg_terms.sh checks both against the C side.
+SOURCES = {0: "hrt", 1: "tdt", 2: "ipi", 3: "nic"}
+CFG_TERMS = {
+    "ldist_min": ("config", 0, 15),
+    "ldist_max": ("config", 16, 31),
+    "kind": ("config", 32, 39),
+    "source": ("config", 40, 43),
+    "state": ("config", 48, 55),
+    "band_lo": ("config1", 0, 31),
+    "band_hi": ("config1", 32, 63),
+    "launcher": ("config2", 0, 15),
+    "noshadow": ("config2", 16, 16),
+    "waketask": ("config2", 17, 17),
+    "device": ("config2", 0, 31),
+}
 TP_NAME = "wult__datapoint"             # how perf names wult:datapoint
 # A branch context (struct wult_branches, WULT_BR_MAX = 32 entries): the
 # payload of wult/branches/ samples, which perf script may hand over with
@@ -49,6 +65,12 @@ KIND_WAKE_BAND = 6
 KIND_INTR_BAND = 7
 DATAPOINT_KINDS = (None, KIND_DATAPOINTS, KIND_WAKE_BAND, KIND_INTR_BAND)
 PERF_TYPE_MAX = 6                       # dynamic PMUs (wult) are above
+
+
+def cfg_term(name, words):
+    """A config term's value; words: {"config": ..., "config1": ..., "config2": ...}."""
+    word, lo, hi = CFG_TERMS[name]
+    return (words.get(word, 0) >> lo) & ((1 << (hi - lo + 1)) - 1)
 
 
 def is_branches_raw(raw):
@@ -79,7 +101,7 @@ def attr_kind(param_dict):
     if not attr or len(attr) < 16:
         return None
     ptype, config = struct.unpack_from("<I4xQ", attr, 0)
-    return (config >> 32) & 0xff if ptype >= PERF_TYPE_MAX else None
+    return cfg_term("kind", {"config": config}) if ptype >= PERF_TYPE_MAX else None
 
 
 def branches_from_raw(param_dict):

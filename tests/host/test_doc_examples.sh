@@ -19,7 +19,8 @@
 # and must get past its options (any exit but 2, the usage error: without
 # wult.ko they stop at the PMU or the histogram directory); each wult
 # event (wult/NAME,TERM=V/) must name wult.ko's event aliases and format
-# terms (kernel/core/wult_pmu.c) and each wult:NAME a tracepoint of
+# terms (kernel/core/wult_pmu_kinds.c's kinds, the uapi header's
+# WULT_CFG_TERMS) and each wult:NAME a tracepoint of
 # kernel/trace/wult_trace.h; every scripts/ or build/ path named must exist.
 # The guest suites run these for real (tests/vm/).
 . "$(dirname "$0")/../lib.sh"
@@ -50,9 +51,9 @@ def read(path):
         return f.read()
 
 # What wult.ko offers perf: event aliases, format terms, tracepoints.
-pmu = read(top + "/kernel/core/wult_pmu.c")
+pmu = read(top + "/kernel/core/wult_pmu_kinds.c")
 aliases = set(re.findall(r'\[WULT_KIND_\w+\]\s*=\s*\{\s*\.name\s*=\s*"(\w+)"', pmu))
-terms = set(re.findall(r'PMU_FORMAT_ATTR\((\w+),', pmu))
+terms = set(re.findall(r'^\s*X\((\w+), config[12]?, \d+, \d+\)', read(top + "/kernel/uapi/linux/wult.h"), re.M))
 terms |= {"period", "freq", "name", "config", "config1", "config2"}	# perf's own
 tracepoints = set(re.findall(r'TRACE_EVENT\((\w+),', read(top + "/kernel/trace/wult_trace.h")))
 

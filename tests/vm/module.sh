@@ -10,6 +10,11 @@ pmu=/sys/bus/event_source/devices/wult
 t_check "wult PMU absent before insmod" test ! -e $pmu
 t_check "insmod wult.ko" insmod "$WULT_KO"
 t_check "PMU in sysfs" test -d $pmu
+# format/ is made from the uapi header's term list at load: the strings
+# are the ones wult.ko showed when they were typed by hand.
+t_eq "format/ as tests/data/wult_format.txt" \
+	"$(sort "$WULT_SRC/tests/data/wult_format.txt")" \
+	"$(cd $pmu/format && for f in *; do echo "$f: $(cat "$f")"; done | sort)"
 type=$(cat $pmu/type 2>/dev/null)
 t_check "PMU has a dynamic type (got '$type')" test "${type:-0}" -ge 6
 # No cpumask: perf would then count per-task use on every CPU of it.

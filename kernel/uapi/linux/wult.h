@@ -35,52 +35,132 @@
 /* Size of the common header (struct trace_entry) before struct wult_dp. */
 #define WULT_DP_HDR_SIZE	8
 
-/* perf event config layout of the "wult" PMU (also in sysfs format/). */
-#define WULT_CFG_LDIST_MIN_SHIFT	0	/* config:0-15, microseconds */
-#define WULT_CFG_LDIST_MAX_SHIFT	16	/* config:16-31, microseconds */
+/*
+ * The "wult" PMU's config terms, one X(name, word, lo, hi) line each: the
+ * term "name" is bits lo-hi of perf_event_attr's word (config, config1 or
+ * config2). sysfs format/<name> says "<word>:<lo>-<hi>" ("<word>:<lo>" for
+ * one bit); the kernel's accessors and checks, libwult's decoding and the
+ * Python mirror (scripts/perf/wult_perf.py, tests/host/test_cfg_terms.sh)
+ * follow this list. config2 is the source's own: each source reads it its
+ * way and refuses what it does not take, so its terms overlap where their
+ * sources differ. A new term: Documentation/kernel.md, "Adding a term".
+ */
+#define WULT_CFG_TERMS(X)						\
+	X(ldist_min, config, 0, 15)	/* us, the smallest LDist */	\
+	X(ldist_max, config, 16, 31)	/* us; 0: WULT_LDIST_DEF_MAX_US */ \
+	X(kind, config, 32, 39)		/* enum wult_kind */		\
+	X(source, config, 40, 43)	/* enum wult_source_id */	\
+	X(state, config, 48, 55)	/* idle state index */		\
+	X(band_lo, config1, 0, 31)	/* us, inclusive */		\
+	X(band_hi, config1, 32, 63)	/* us, exclusive; 0: no bound */ \
+	X(launcher, config2, 0, 15)	/* ipi: the launcher CPU */	\
+	X(noshadow, config2, 16, 16)	/* ipi: no shadow timer */	\
+	X(waketask, config2, 17, 17)	/* ipi: the wake wakes a task */ \
+	X(device, config2, 0, 31)	/* nic: (domain << 16) | (bus << 8) | devfn */
+
+/*
+ * The shift and mask names of before the list, for user space not moved
+ * to the accessors yet; to go once none uses them.
+ */
+#define WULT_CFG_LDIST_MIN_SHIFT	0
+#define WULT_CFG_LDIST_MAX_SHIFT	16
 #define WULT_CFG_LDIST_MASK		0xffffULL
-#define WULT_CFG_KIND_SHIFT		32	/* config:32-39, enum wult_kind */
+#define WULT_CFG_KIND_SHIFT		32
 #define WULT_CFG_KIND_MASK		0xffULL
-#define WULT_CFG_SOURCE_SHIFT		40	/* config:40-43, enum wult_source_id */
+#define WULT_CFG_SOURCE_SHIFT		40
 #define WULT_CFG_SOURCE_MASK		0xfULL
+#define WULT_CFG_STATE_SHIFT		48
+#define WULT_CFG_STATE_MASK		0xffULL
+#define WULT_CFG1_BAND_LO_SHIFT		0
+#define WULT_CFG1_BAND_HI_SHIFT		32
+#define WULT_CFG1_BAND_MASK		0xffffffffULL
+#define WULT_CFG2_LAUNCHER_SHIFT	0
+#define WULT_CFG2_LAUNCHER_MASK		0xffffULL
+#define WULT_CFG2_NOSHADOW		0x10000ULL
+#define WULT_CFG2_WAKETASK		0x20000ULL
+#define WULT_CFG2_DEVICE_MASK		0xffffffffULL
+
+/* The index of each perf_event_attr config word, as terms name them. */
+#define WULT_CFG_WORD_config	0
+#define WULT_CFG_WORD_config1	1
+#define WULT_CFG_WORD_config2	2
+#define WULT_CFG_WORDS		3
+
+/* The bits lo-hi, at bit 0. */
+#define WULT_CFG_BITS(lo, hi)	(~0ULL >> (63 - (hi) + (lo)))
+
+/*
+ * Per term: wult_cfg_<name>(w), its value in its word's value w;
+ * wult_cfg_<name>_put(v), v in place in its word; wult_cfg_<name>_word(),
+ * its word's index; wult_cfg_<name>_max(), its largest value.
+ */
+#define WULT_CFG_ACCESSORS(name, word, lo, hi)				\
+static inline __u64 wult_cfg_##name(__u64 w)				\
+{									\
+	return (w >> (lo)) & WULT_CFG_BITS(lo, hi);			\
+}									\
+static inline __u64 wult_cfg_##name##_put(__u64 v)			\
+{									\
+	return (v & WULT_CFG_BITS(lo, hi)) << (lo);			\
+}									\
+static inline unsigned int wult_cfg_##name##_word(void)		\
+{									\
+	return WULT_CFG_WORD_##word;					\
+}									\
+static inline __u64 wult_cfg_##name##_max(void)			\
+{									\
+	return WULT_CFG_BITS(lo, hi);					\
+}
+
+WULT_CFG_TERMS(WULT_CFG_ACCESSORS)
+#undef WULT_CFG_ACCESSORS
+
+/* Every bit of config word @word (WULT_CFG_WORD_*) some term uses. */
+static inline __u64 wult_cfg_known(unsigned int word)
+{
+	__u64 m = 0;
+
+#define WULT_CFG_KNOWN_BITS(name, w, lo, hi)				\
+	if (word == WULT_CFG_WORD_##w)					\
+		m |= WULT_CFG_BITS(lo, hi) << (lo);
+	WULT_CFG_TERMS(WULT_CFG_KNOWN_BITS)
+#undef WULT_CFG_KNOWN_BITS
+	return m;
+}
+
+/*
+ * The delayed-event sources, one X(ID, name, value) line each: the
+ * "source" term's value (enum wult_source_id, also wult_dp.source) and
+ * the name the kernel, wult record --method, wult report and the Python
+ * mirror use for it. A new source: Documentation/kernel.md, "Adding a
+ * source".
+ */
+#define WULT_SOURCES(X)							\
+	X(HRT, hrt, 0)	/* high resolution timer, CLOCK_MONOTONIC */	\
+	X(TDT, tdt, 1)	/* local APIC TSC deadline, TSC */		\
+	X(IPI, ipi, 2)	/* a wake sent from a launcher CPU, TSC */	\
+	X(NIC, nic, 3)	/* a PCI device's clock, TSC; needs the device term */
 
 /* The delayed-event source a datapoint was made with (wult_dp.source). */
 enum wult_source_id {
-	WULT_SOURCE_HRT = 0,		/* high resolution timer, CLOCK_MONOTONIC */
-	WULT_SOURCE_TDT = 1,		/* local APIC TSC deadline, TSC */
-	WULT_SOURCE_IPI = 2,		/* a wake sent from a launcher CPU, TSC */
-	WULT_SOURCE_NIC = 3,		/* a PCI device's clock, TSC; needs the
-					 * device term (WULT_CFG2_DEVICE)
-					 */
-	WULT_SOURCE_MAX = 4,
+#define WULT_SOURCE_ID(id, name, value) WULT_SOURCE_##id = value,
+	WULT_SOURCES(WULT_SOURCE_ID)
+#undef WULT_SOURCE_ID
+	WULT_SOURCE_MAX
 };
 
-/*
- * config2 is the source's own: each source reads it its way and refuses
- * what it does not take (the format terms overlap where their sources
- * differ).
- * The ipi source: the launcher CPU (0 on measuring CPU 0: a CPU the kernel
- * picks) and whether the measured CPU's governor is shown the launch (a
- * shadow timer, default) or left to its own choice (noshadow=1), and
- * whether the wake is a wake_up_process() of a kernel thread bound to the
- * measured CPU (waketask=1: datapoints then carry ttask, WULT_DPF_TASK).
- */
-#define WULT_CFG2_LAUNCHER_SHIFT	0	/* config2:0-15 */
-#define WULT_CFG2_LAUNCHER_MASK		0xffffULL
-#define WULT_CFG2_NOSHADOW		0x10000ULL	/* config2:16 */
-#define WULT_CFG2_WAKETASK		0x20000ULL	/* config2:17 */
-/*
- * The device sources (the "device" format term): the PCI device,
- * (domain << 16) | (bus << 8) | (slot << 3) | function.
- */
-#define WULT_CFG2_DEVICE_MASK		0xffffffffULL	/* config2:0-31 */
+/* A source's name ("hrt"...), or NULL for an id no source has. */
+static inline const char *wult_source_name(unsigned int id)
+{
+	static const char *const names[WULT_SOURCE_MAX] = {
+#define WULT_SOURCE_NAME(id, name, value) \
+		[value] = #name,
+		WULT_SOURCES(WULT_SOURCE_NAME)
+#undef WULT_SOURCE_NAME
+	};
 
-#define WULT_CFG_STATE_SHIFT		48	/* config:48-55, idle state index */
-#define WULT_CFG_STATE_MASK		0xffULL
-/* config1 of the latency-band kinds: [band_lo, band_hi) microseconds. */
-#define WULT_CFG1_BAND_LO_SHIFT		0	/* config1:0-31 */
-#define WULT_CFG1_BAND_HI_SHIFT		32	/* config1:32-63, 0: no bound */
-#define WULT_CFG1_BAND_MASK		0xffffffffULL
+	return id < WULT_SOURCE_MAX ? names[id] : 0;
+}
 
 /* What a wult event counts or samples; selected by the "kind" format term. */
 enum wult_kind {

@@ -361,7 +361,7 @@ static int parse_valued(int c, char *arg, struct rec_opts *o)
 	case OPT_METHOD:
 		return parse_method(arg, o);
 	case OPT_LAUNCHER:
-		if (parse_uint(arg, WULT_CFG2_LAUNCHER_MASK, &v)) {
+		if (parse_uint(arg, wult_cfg_launcher_max(), &v)) {
 			fprintf(stderr, "wult record: bad --launcher '%s': a CPU number\n", arg);
 			return -1;
 		}
