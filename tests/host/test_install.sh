@@ -26,6 +26,7 @@ exp="-rw-r--r-- etc/profile.d/wult.sh
 -rw-r--r-- usr/share/man/man1/wult-record.1
 -rw-r--r-- usr/share/man/man1/wult-report.1
 -rw-r--r-- usr/share/man/man1/wult-script.1
+-rw-r--r-- usr/share/man/man1/wult-sweep.1
 -rw-r--r-- usr/share/man/man1/wult-synth.1
 -rw-r--r-- usr/share/man/man1/wult-tsc.1
 -rw-r--r-- usr/share/man/man1/wult.1
