@@ -13,9 +13,10 @@
 # named): every line that needs nothing but files, which must exit 0 (3
 # where it has a --fail-if: the condition held, as documented).
 #
-# Marked "needs wult.ko" (a line with wult record, wult hist, perf record,
-# perf stat, perf list, trace-cmd or /sys/kernel/debug): checked without the
-# module, as far as a host can: each wult record and wult hist in it is run
+# Marked "needs wult.ko" (a line with wult record, wult hist, wult sweep,
+# perf record, perf stat, perf list, trace-cmd or /sys/kernel/debug): checked
+# without the module, as far as a host can: each wult record and wult hist in
+# it is run (each wult sweep with --dry-run: its plan, nothing recorded)
 # and must get past its options (any exit but 2, the usage error: without
 # wult.ko they stop at the PMU or the histogram directory); each wult
 # event (wult/NAME,TERM=V/) must name wult.ko's event aliases and format
@@ -111,7 +112,7 @@ def strip_comment(cmd):
             return cmd[:j].rstrip()
     return cmd
 
-MODULE = re.compile(r"\bwult (record|hist)\b|\bperf (record|stat|list)\b|trace-cmd|/sys/kernel/debug|insmod|modprobe")
+MODULE = re.compile(r"\bwult (record|hist|sweep)\b|\bperf (record|stat|list)\b|trace-cmd|/sys/kernel/debug|insmod|modprobe")
 
 def segments(cmd):
     """The simple commands of a line, as argument lists (the first line only
@@ -175,7 +176,9 @@ def dry(cmd, wd):
                         why = check_event(spec)
                         if why:
                             return why
-        if argv[:2] in (["wult", "record"], ["wult", "hist"]):
+        if argv[:2] == ["wult", "sweep"]:	# its plan only: nothing recorded
+            argv = argv[:2] + ["--dry-run"] + argv[2:]
+        if argv[:2] in (["wult", "record"], ["wult", "hist"], ["wult", "sweep"]):
             try:
                 p = subprocess.run([W] + argv[1:], cwd=wd, env=env, stdin=subprocess.DEVNULL,
                                    capture_output=True, text=True, timeout=30)
