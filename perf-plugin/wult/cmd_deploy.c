@@ -249,13 +249,14 @@ static int find_headers(struct dep *d)
 			return -1;
 		}
 		if (!headers_of(d->kernel_src, d->rel, found, sizeof(found))) {
-			fprintf(stderr, CMD ": --kernel-src %s: %s, not the headers of %s, the "
-				"kernel %s runs\n", d->kernel_src,
-				found[0] ? "the headers of another release" :
-				"no kernel build directory (no Makefile and "
-				"include/generated/utsrelease.h)", d->rel, d->sh.spec);
 			if (found[0])
-				fprintf(stderr, CMD ": (%s is %s)\n", d->kernel_src, found);
+				fprintf(stderr, CMD ": --kernel-src %s: the headers of %s, not of "
+					"%s (the kernel %s runs)\n", d->kernel_src, found,
+					d->rel, d->sh.spec);
+			else
+				fprintf(stderr, CMD ": --kernel-src %s: no kernel build directory "
+					"(no Makefile and include/generated/utsrelease.h)\n",
+					d->kernel_src);
 			return -1;
 		}
 		pathf(d->kdir, sizeof(d->kdir), "%s", d->kernel_src);

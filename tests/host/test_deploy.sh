@@ -93,7 +93,7 @@ krel=${kdir##*/linux-headers-}
 FAKE_UNAME="$rel x86_64" deploy -H sut --kernel-src "$kdir"
 t_eq "--kernel-src of $krel for a $rel SUT: exit 1" 1 $rc
 t_check "--kernel-src of another release: both named" \
-	grep -q "^wult deploy: ($kdir is $krel)" e
+	grep -q "^wult deploy: --kernel-src $kdir: the headers of $krel, not of $rel (the kernel sut runs)" e
 FAKE_UNAME="$rel x86_64" deploy -H sut --kernel-src "$tmp"
 t_eq "--kernel-src not a build directory: exit 1" 1 $rc
 t_check "--kernel-src not a build directory: said" grep -q "no kernel build directory" e
