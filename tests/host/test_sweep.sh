@@ -122,6 +122,10 @@ t_check "-H: the SUT's wult record gets the point's settings and the options" \
 t_check "-H: ssh gets the user and the port" grep -qx 2200 fake/call0
 t_check "-H: the manifest names the host" grep -q '"host": "u@sut.example:2200"' h/sweep.json
 t_eq "-H: both points done" 2 "$(grep -c '"status": "done"' h/sweep.json)"
+"$W" report h > hr.out 2>&1
+t_eq "-H: report DIR: exit 0" 0 $?
+t_check "-H: report DIR: both points with datapoints, the host said" \
+	grep -q "^Sweep h: 2 points, 2 with datapoints; recorded on u@sut.example:2200" hr.out
 
 # ---- wult report DIR over fixtures ----
 # A sweep dir of synth files: C2's wakes 19 us and C3's 79 us longer.
