@@ -91,7 +91,18 @@ boot=$(echo "$(date +%s.%N) - $t0" | bc)
 for h in sut1 sut2; do
 	t_check "$h: ssh ready, wult_refidle loaded" grep -q '^guest: ready' "$tmp/$h.out"
 done
-echo "# cost: both guests ready ${boot%.*} s after their start"
+# tree_ticks PID...: CPU clock ticks of these processes and their
+# descendants so far (QEMU's, not reaped until the end).
+tree_ticks() {
+	local p t=0
+	for p in "$@"; do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+		# shellcheck disable=SC2046	# one pid a word
+		t=$((t + $(tree_ticks $(ps -o pid= --ppid "$p"))))
+	done
+	echo $t
+}
+echo "# cost: both guests ready ${boot%.*} s after their start, $(($(tree_ticks "${vpids[@]}") / $(getconf CLK_TCK))) s of CPU"
 for h in sut1 sut2; do
 	grep -q '^guest: ready' "$tmp/$h.out" && continue
 	sed "s/^/$h: /" "$tmp/$h.out" "$tmp/$h.err" | tail -n 20
@@ -186,7 +197,7 @@ for h in sut1 sut2; do
 	done
 	t_eq "$h: the system description: the guest's kernel" "$krel" "$(js "$tmp/j" release)"
 	t_check "$h: its sweep's report (RESULTS/$h/report.txt): both points with data" \
-		grep -q "^wult sweep $R/$h/sweep: 2 points, 2 with datapoints" "$R/$h/report.txt"
+		grep -q " $R/$h/sweep: 2 points, 2 with datapoints" "$R/$h/report.txt"
 	t_eq "$h: report.json: each point's count and median, as its file's" \
 		"states-C1 101 ${med[$h.C1]}; states-C3 101 ${med[$h.C3]}; " \
 		"$(python3 -c 'import json, sys
@@ -251,6 +262,7 @@ t_within "compare.json: sut2's C3 median, from its 1 ms exit (ns)" \
 t_check "compare.html written" test -s "$R/compare.html"
 [ $rc != 0 ] || sed 's/^/  /' "$tmp/pb2.out" | tail -n 30
 
+echo "# cost: both guests, boot and both runs: $(($(tree_ticks "${vpids[@]}") / $(getconf CLK_TCK))) s of CPU"
 # Teardown: both guests told to stop; vm-run checks their kernel logs.
 for h in sut1 sut2; do
 	timeout 60 ssh -p "${port[$h]}" -i "$tmp/$h/ssh/id_ed25519" -o BatchMode=yes \
