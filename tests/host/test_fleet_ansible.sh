@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # host-lane: serial
-# vm-cost: 100
+# vm-cost: 90
 # A fleet through Ansible (issue 39 item 6): scripts/ansible/fleet.yml and
 # its role wult_fleet, run end to end by ansible-playbook with its ssh
 # connection (OpenSSH's client) against two 6.12 guests of
