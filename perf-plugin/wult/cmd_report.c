@@ -18,8 +18,11 @@
 
 #include "cmds.h"
 #include "opts.h"
-#include "report/report.h"
+#include "report/report_judge.h"
 #include "report/report_opts.h"
+#include "report/report_pass.h"
+#include "report/report_sweep.h"
+#include "report/report_view.h"
 
 #define DEF_WIDTH		80	/* columns, when stdout is not a terminal */
 /* Inputs tried without -i or FILE: wult record's default, then perf's. */

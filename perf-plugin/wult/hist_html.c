@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "hist_html.h"
-#include "report/report.h"
+#include "report/report_view.h"
 
 struct exact {
 	uint64_t count;

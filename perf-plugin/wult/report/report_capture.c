@@ -11,7 +11,7 @@
 
 #include <wult/capture.h>
 
-#include "report.h"
+#include "report_view.h"
 
 /* After TAI (or TIntr), the listing goes on this long: the wake's own
  * handler and softirqs. */

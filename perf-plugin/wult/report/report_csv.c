@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "report.h"
+#include "report_input.h"
+#include "report_pass.h"
+#include "report_view.h"
 
 /* Every metric in a CSV export, in intel wult's column order. */
 static const enum wult_metric csv_cols[] = {

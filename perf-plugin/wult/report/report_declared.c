@@ -20,7 +20,8 @@
 
 #include <wult/sysinfo.h>
 
-#include "report.h"
+#include "report_judge.h"
+#include "report_view.h"
 
 /* The measured columns: median, p99, p99.99, max. */
 static const int cols[4] = { RPT_S_MEDIAN, RPT_S_P99, RPT_S_P99_99, RPT_S_MAX };

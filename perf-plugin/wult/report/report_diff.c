@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_view.h"
 
 /* The change of @v against @base: absolute (in @abs) and relative (@pct);
  * @o for times, else @prec decimals. */

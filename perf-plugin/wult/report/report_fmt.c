@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include <wult/dpdec.h>
+
+#include "report_view.h"
 
 int rpt_is_time(enum wult_metric m)
 {

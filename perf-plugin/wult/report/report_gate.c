@@ -10,7 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_judge.h"
+#include "report_view.h"
 
 /* The metric's index in rpt_ctr_metrics, or -1. */
 static int ctr_index(enum wult_metric m)

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_judge.h"
 
 #define MAX_STATES	64
 

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "report.h"
+#include "report_judge.h"
+#include "report_resid.h"
+#include "report_view.h"
 
 /* The page's assets, embedded by the assembler: Chart.js from the Debian
  * package, our script and style. Each ends with a NUL byte. */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report_input.h"
+#include "report_input_kind.h"
 
 static int ends_with(const char *s, const char *suffix)
 {

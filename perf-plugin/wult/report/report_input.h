@@ -1,68 +1,88 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The input kinds behind rpt_src (report.h's report_input.c section): each
- * kind is one file with one ops table, as kernel/wult_source.h does for
- * event sources. report_input.c picks the kind by the path and dispatches;
- * nothing outside a kind's file knows its state.
- *	report_input_pd.c	perf.data, a file or a pipe (stdin)
- *	report_input_csv.c	an intel wult raw result or its datapoints.csv
- * A new kind is a file, its ops and a line in report_input.c's choice.
- * What the kinds share is report_input_kind.c's (the "For the kinds"
- * functions below), under both them and report_input.c: no loop.
+ * wult report, reading an input: its datapoints as a stream (report_input.c, the kinds
+ * behind it in report_input_kind.h), read in a thread of its own
+ * (report_pipe.c).
  */
 #ifndef WULT_REPORT_INPUT_H
 #define WULT_REPORT_INPUT_H
 
+#include <wult/metrics.h>
+
 #include "report.h"
 
-/* What every kind keeps; a kind's own state embeds it first. */
-struct rpt_src {
-	const struct rpt_src_ops *ops;
-	const char *path;
-	const struct rpt_opts *o;
-	int cpu;			/* first datapoint's CPU, -1 unknown */
-	uint64_t read;			/* datapoints returned */
-	char err[1024];			/* rpt_src_error() */
-};
+/* ---- report_input.c: a stream of datapoints from one input ---- */
+struct rpt_src;
 
+/* Opens @path: a perf.data file ("-": stdin, pipe mode), an intel wult raw
+ * result directory or its datapoints.csv. 0, or -errno with @err set. */
+int rpt_src_open(const char *path, const struct rpt_opts *o, struct rpt_src **out,
+		 char *err, size_t errlen);
+/* 1 and fills @pt, 0 at the end, or -errno with the reason in rpt_src_error(). */
+int rpt_src_next(struct rpt_src *s, struct wult_point *pt);
+const char *rpt_src_error(const struct rpt_src *s);
+/* Whether the input carries a system description (known by its first
+ * datapoint): the governor is then judged on the way. */
+int rpt_src_has_sysdesc(const struct rpt_src *s);
+/* Like rpt_src_next() for a perf.data input (rpt_src_stable_names()), but
+ * only metrics @m[0..@n-1] into @out and ReqCState's name into *@state:
+ * decoding the others is skipped where it can be. */
+int rpt_src_next_some(struct rpt_src *s, const enum wult_metric *m, unsigned int n,
+		      double *out, const char **state);
+/* The metrics the input's datapoints can carry (WULT_METRIC_BIT() set), known
+ * once rpt_src_next() returned one; the others are NaN on every datapoint. */
+uint64_t rpt_src_metrics(const struct rpt_src *s);
+/* 1 when a datapoint's ReqCState name is one string per state index for the
+ * whole input (its num), so the name's pointer may key a cache. */
+int rpt_src_stable_names(const struct rpt_src *s);
+/* The branch context of the datapoint rpt_src_next() returned last (same
+ * CPU and LTime, delivered just before it), or NULL. */
+const struct wult_branches *rpt_src_branches(const struct rpt_src *s);
+/* The idle residency the input's datapoints carried (ownership passes to
+ * the caller), or NULL when they carried no idle accounting. */
+struct rpt_resid *rpt_src_take_resid(struct rpt_src *s);
+/* Fills the input's description, metadata and validity counts into @f.
+ * 0 or -ENOMEM. */
+int rpt_src_describe(const struct rpt_src *s, struct rpt_file *f);
+void rpt_meta_free(struct rpt_meta *m);
+/* info.yml values for a CSV export: the CPU and the device. */
+int rpt_src_cpu(const struct rpt_src *s);
+/* A perf.data input's measured device (the nic method's wult event
+ * "device" term) as DOMAIN:BUS:DEV.FN in @buf; NULL if none. */
+const char *rpt_src_device(const struct rpt_src *s, char *buf, size_t len);
+void rpt_src_close(struct rpt_src *s);
+
+/* ---- report_pipe.c: the source read in a thread of its own ---- */
+struct rpt_pipe;
+
+/* Starts reading @src in a new thread; rpt_pipe_next() then returns its
+ * datapoints in order with the metrics of @metrics (WULT_METRIC_BIT() set)
+ * and ReqCState's name; the others are left as they are in @pt (NaN, from
+ * wult_point_clear(), as the input never has them when not in
+ * rpt_src_metrics()).
+ * Only for inputs whose names are stable (rpt_src_stable_names()). 0 or
+ * -ENOMEM / -EAGAIN (then read @src in this thread). */
+int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_pipe **out);
+/* As rpt_src_next(). */
+int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt);
 /*
- * One input kind. Required: size, open, next, describe, meta, close; a
- * NULL optional one means what its rpt_src_*() says for an input without
- * it (no branch contexts, every metric possible, ...).
+ * A batch of datapoints as the reading thread left them, for counting
+ * without a wult_point each: row r's metric m is val[r * stride + col[m]],
+ * its ReqCState name str[r]; col[m] < 0 where m is not carried (NaN on
+ * every datapoint, as rpt_pipe_next() leaves it).
  */
-struct rpt_src_ops {
-	size_t size;		/* of the kind's struct, which starts with rpt_src */
-	/* 0, or -errno with @err set; close() then frees what was got. */
-	int (*open)(struct rpt_src *s, char *err, size_t errlen);
-	int (*next)(struct rpt_src *s, struct wult_point *pt);
-	int (*next_some)(struct rpt_src *s, const enum wult_metric *m, unsigned int n,
-			 double *out, const char **state);
-	uint64_t (*metrics)(const struct rpt_src *s);
-	int stable_names;	/* rpt_src_stable_names() */
-	int (*has_sysdesc)(const struct rpt_src *s);
-	/* The recorded CPU when no datapoint gave one. */
-	int (*info_cpu)(const struct rpt_src *s);
-	const char *(*device)(const struct rpt_src *s, char *buf, size_t len);
-	const struct wult_branches *(*branches)(const struct rpt_src *s);
-	struct rpt_resid *(*take_resid)(struct rpt_src *s);
-	/* @f's description lines (rpt_desc_add()) and validity counts. */
-	int (*describe)(const struct rpt_src *s, struct rpt_file *f);
-	/* @m (zeroed) filled. 0 or -ENOMEM. */
-	int (*meta)(const struct rpt_src *s, struct rpt_meta *m);
-	void (*close)(struct rpt_src *s);
+struct rpt_rows {
+	const double *val;
+	const char *const *str;
+	unsigned int n, stride;
+	int col[WULT_M_NR];
 };
 
-extern const struct rpt_src_ops rpt_src_pd_ops, rpt_src_pipe_ops, rpt_src_csv_ops;
-
-/* For the kinds (report_input_kind.c). */
-void rpt_src_err(struct rpt_src *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* What the input is asked for (filters, --hist, --plots and, with @time,
- * --metrics) against the metrics @bits it provides. 0 or -EINVAL (why in
- * s->err). */
-int rpt_src_check_metrics(struct rpt_src *s, uint64_t bits, int time);
-/* A line of @f's description. */
-void rpt_desc_add(struct rpt_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A copy of @v into *@dst (NULL stays NULL). 0 or -ENOMEM. */
-int rpt_meta_str(char **dst, const char *v);
+/* The next batch into @rows (the previous one is handed back to the reader):
+ * 1, or as rpt_src_next() at the end. A pass takes its datapoints either
+ * this way or through rpt_pipe_next(), not both. */
+int rpt_pipe_rows(struct rpt_pipe *p, struct rpt_rows *rows);
+/* Stops the reading thread and frees @p; @src may then be used again. */
+void rpt_pipe_stop(struct rpt_pipe *p);
 
 #endif

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "report_input.h"
+#include <wult/csv.h>
+
+#include "report_input_kind.h"
 
 struct src_csv {
 	struct rpt_src s;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_input.h"
+#include "report_input_kind.h"
 
 void rpt_src_err(struct rpt_src *s, const char *fmt, ...)
 {

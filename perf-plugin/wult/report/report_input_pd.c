@@ -22,7 +22,9 @@
 #include <linux/wult.h>
 #include <wult/dpdec.h>
 
-#include "report_input.h"
+#include "report_input_kind.h"
+#include "report_resid.h"
+#include "report_view.h"
 
 struct pending_br {
 	int valid;

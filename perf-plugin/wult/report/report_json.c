@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "report.h"
+#include "report_judge.h"
+#include "report_resid.h"
+#include "report_view.h"
 
 /* Where the next member goes: no comma before the first of an object. */
 struct jw {

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_judge.h"
+#include "report_view.h"
 
 #define TIMER_SOURCES	((1U << WULT_SOURCE_HRT) | (1U << WULT_SOURCE_TDT))
 #define OTHER_SOURCES	((1U << WULT_SOURCE_IPI) | (1U << WULT_SOURCE_NIC))

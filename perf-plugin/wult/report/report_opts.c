@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "opts.h"
+#include "report_judge.h"
 #include "report_opts.h"
+#include "report_view.h"
 
 #define DEF_HIST_BUCKETS	20
 #define DEF_BRANCHES		10	/* contexts shown per state */

@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_pass.h"
+#include "report_input.h"
+#include "report_judge.h"
+#include "report_resid.h"
+#include "report_view.h"
 
 #define MAX_BR_CONTEXTS		100000	/* distinct contexts kept per state */
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_input.h"
 
 #define PIPE_BATCH	4096		/* datapoints per handoff */
 #define PIPE_NBATCH	4		/* batches in flight */

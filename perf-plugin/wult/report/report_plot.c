@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_view.h"
 
 #define TOP_N		500	/* highest values kept per series */
 #define CELL_KEEP	2	/* points kept per grid cell */

@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <wult/dpdec.h>
 #include <wult/sym.h>
 
-#include "report.h"
+#include "report_resid.h"
+#include "report_view.h"
 
 #define LABEL_W	10	/* the stat-name column */
 #define COL_W	15	/* a value column */

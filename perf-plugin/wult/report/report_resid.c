@@ -22,7 +22,7 @@
 
 #include <linux/wult.h>
 
-#include "report.h"
+#include "report_resid.h"
 
 /* The accounting kinds, as indexes: time, entries, irq time, irqs. */
 enum { RES_TIME, RES_ENTRIES, RES_IRQ_TIME, RES_IRQS, RES_KINDS };

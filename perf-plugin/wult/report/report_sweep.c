@@ -19,7 +19,9 @@
 
 #include <wult/sweep.h>
 
-#include "report.h"
+#include "report_sweep.h"
+#include "report_pass.h"
+#include "report_view.h"
 
 /* A row: one state of one point (or all its states, when it has several). */
 struct swr_row {

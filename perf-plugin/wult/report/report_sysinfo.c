@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_view.h"
 
 int rpt_sysinfo_parse(struct rpt_meta *m, const char *text)
 {
