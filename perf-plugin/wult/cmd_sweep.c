@@ -31,6 +31,7 @@
 #include <wult/sweep.h>
 
 #include "cmds.h"
+#include "opts.h"
 #include "record/record_cstates.h"
 #include "record/record_opts.h"
 #include "record/record_sys.h"
@@ -39,8 +40,6 @@
 #define SWP_MAX_CPUS	8192
 /* A point's wult record argv: its axes, -o, -H, --ssh-opts, the options. */
 #define SWP_FIXED_ARGS	(2 * WULT_SWEEP_NR_AXES + 8)
-
-enum { OPT_SSH_OPTS = 256, OPT_DRY_RUN };
 
 struct swp_opts {
 	const char *dir, *host, *ssh_opts;
@@ -51,57 +50,46 @@ struct swp_opts {
 
 static volatile sig_atomic_t swp_signals, swp_last_signal;
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: wult sweep -o DIR AXIS=VALUES... [-H HOST] [--dry-run] [-- RECORD OPTIONS]\n"
+#define SWP_HEAD \
+"usage: wult sweep -o DIR AXIS=VALUES... [-H HOST] [--dry-run] [-- RECORD OPTIONS]\n" \
+"\n" \
+"Record with wult record at every point of the Cartesian product of the\n" \
+"axes, each point into DIR/MONIKER.data, its settings applied before and\n" \
+"put back after it (as wult record --states does, SIGKILL included), and\n" \
+"write DIR/sweep.json, the manifest of the axes and of each point's\n" \
+"settings, file and outcome. 'wult report DIR' compares the points.\n" \
+"\n" \
+"Axes (each once; VALUES comma-separated, one point per value):\n" \
+"  states=V,...           --states: the idle states enabled, one state or\n" \
+"                         a set joined by '+' (states=C1,C2,C3 or\n" \
+"                         states=C1+C2,C3)\n" \
+"  deepest-state=V,...    --deepest-state: a state and the shallower ones\n" \
+"  governor=V,...         --idle-governor: the cpuidle governor (one of\n" \
+"                         cpuidle/available_governors)\n" \
+"  method=V,...           --method: hrt, tdt, ipi, nic\n" \
+"  ldist=MIN-MAX,...      --ldist MIN,MAX (or one time T: T,T), e.g.\n" \
+"                         ldist=100-200,1ms-2ms\n" \
+"  cpu=V,...              --cpus: a CPU, a range 0-3, or CPUs joined by '+'\n" \
+"\n" \
+"The first axis varies slowest. A point's MONIKER is its AXIS-VALUE parts\n" \
+"joined by '_' (states-C1_governor-menu), characters a file name should not\n" \
+"hold turned into '_'.\n" \
 "\n"
-"Record with wult record at every point of the Cartesian product of the\n"
-"axes, each point into DIR/MONIKER.data, its settings applied before and\n"
-"put back after it (as wult record --states does, SIGKILL included), and\n"
-"write DIR/sweep.json, the manifest of the axes and of each point's\n"
-"settings, file and outcome. 'wult report DIR' compares the points.\n"
-"\n"
-"Axes (each once; VALUES comma-separated, one point per value):\n"
-"  states=V,...           --states: the idle states enabled, one state or\n"
-"                         a set joined by '+' (states=C1,C2,C3 or\n"
-"                         states=C1+C2,C3)\n"
-"  deepest-state=V,...    --deepest-state: a state and the shallower ones\n"
-"  governor=V,...         --idle-governor: the cpuidle governor (one of\n"
-"                         cpuidle/available_governors)\n"
-"  method=V,...           --method: hrt, tdt, ipi, nic\n"
-"  ldist=MIN-MAX,...      --ldist MIN,MAX (or one time T: T,T), e.g.\n"
-"                         ldist=100-200,1ms-2ms\n"
-"  cpu=V,...              --cpus: a CPU, a range 0-3, or CPUs joined by '+'\n"
-"\n"
-"The first axis varies slowest. A point's MONIKER is its AXIS-VALUE parts\n"
-"joined by '_' (states-C1_governor-menu), characters a file name should not\n"
-"hold turned into '_'.\n"
-"\n"
-"  -o, --output DIR       the sweep's directory (created; refused when it\n"
-"                         holds a sweep.json already)\n"
-"  -H, --host HOST        run every point on HOST ([USER@]HOST[:PORT]) over\n"
-"                         ssh, through wult record's -H\n"
-"      --ssh-opts OPTS    more options for ssh (as wult record's)\n"
-"  -n, --dry-run          list the points, their files and their wult record\n"
-"                         command lines; nothing is recorded or changed\n"
-"  -q, --quiet            no line per point (wult record's own output stays;\n"
-"                         give it -q after '--' too)\n"
-"  -h, --help             this text\n"
-"\n"
-"RECORD OPTIONS go to every point's wult record (e.g. -- -c 1000 -t 60s);\n"
-"those an axis or the sweep sets (-o, -H, and the axes' options) are\n"
-"refused there. Without -H each point's states and governor are checked\n"
-"against this system's cpuidle before anything is recorded.\n"
-"\n"
-"A point whose wult record fails is said by name and the sweep goes on; the\n"
-"files of the completed points are kept. SIGINT, SIGTERM, SIGHUP, SIGQUIT\n"
-"stop the running point as they stop wult record (its file complete) and\n"
-"end the sweep.\n"
-"\n"
-"Exit status: 0 every point recorded, 1 a point failed or the sweep was\n"
-"stopped, 2 usage error (an unknown axis, state or governor among them).\n");
-}
+
+#define SWP_TAIL \
+"\n" \
+"RECORD OPTIONS go to every point's wult record (e.g. -- -c 1000 -t 60s);\n" \
+"those an axis or the sweep sets (-o, -H, and the axes' options) are\n" \
+"refused there. Without -H each point's states and governor are checked\n" \
+"against this system's cpuidle before anything is recorded.\n" \
+"\n" \
+"A point whose wult record fails is said by name and the sweep goes on; the\n" \
+"files of the completed points are kept. SIGINT, SIGTERM, SIGHUP, SIGQUIT\n" \
+"stop the running point as they stop wult record (its file complete) and\n" \
+"end the sweep.\n" \
+"\n" \
+"Exit status: 0 every point recorded, 1 a point failed or the sweep was\n" \
+"stopped, 2 usage error (an unknown axis, state or governor among them).\n"
 
 static void on_signal(int sig)
 {
@@ -112,17 +100,27 @@ static void on_signal(int sig)
 /* The options before "--" and the record options after it. 0, 1 (--help), -1. */
 static int parse_opts(int argc, char **argv, struct swp_opts *o, struct wult_sweep *s)
 {
-	static const struct option lopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "ssh-opts", required_argument, NULL, OPT_SSH_OPTS },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct wult_opt opts[] = {
+		WULT_OPT_STRING('o', "output", "DIR", &o->dir,
+				"the sweep's directory (created; refused when it\n"
+				"holds a sweep.json already)"),
+		WULT_OPT_STRING('H', "host", "HOST", &o->host,
+				"run every point on HOST ([USER@]HOST[:PORT]) over\n"
+				"ssh, through wult record's -H"),
+		WULT_OPT_STRING(0, "ssh-opts", "OPTS", &o->ssh_opts,
+				"more options for ssh (as wult record's)"),
+		WULT_OPT_FLAG('n', "dry-run", &o->dry_run,
+			      "list the points, their files and their wult record\n"
+			      "command lines; nothing is recorded or changed"),
+		WULT_OPT_FLAG('q', "quiet", &o->quiet,
+			      "no line per point (wult record's own output stays;\n"
+			      "give it -q after '--' too)"),
+		WULT_OPT_HELP(),
+		WULT_OPT_END(),
 	};
+	const struct wult_optset set = { SWP_HEAD, opts, SWP_TAIL, 25 };
 	char err[512];
-	int c, i, n = argc, ret;
+	int i, n = argc, ret;
 
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -131,31 +129,12 @@ static int parse_opts(int argc, char **argv, struct swp_opts *o, struct wult_swe
 			o->nropts = argc - i - 1;
 			break;
 		}
-	optind = 1;
-	while ((c = getopt_long(n, argv, "o:H:nqh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->dir = optarg;
-			break;
-		case 'H':
-			o->host = optarg;
-			break;
-		case OPT_SSH_OPTS:
-			o->ssh_opts = optarg;
-			break;
-		case 'n':
-			o->dry_run = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			fprintf(stderr, "see 'wult sweep --help'\n");
-			return -1;
-		}
+	ret = wult_opts_parse(&set, n, argv, o);
+	if (ret == WULT_OPTS_HELP)
+		return 1;
+	if (ret) {
+		fprintf(stderr, "see 'wult sweep --help'\n");
+		return -1;
 	}
 	for (i = optind; i < n; i++) {
 		ret = wult_sweep_add_axis(s, argv[i], err, sizeof(err));
