@@ -130,4 +130,20 @@ t_check "what was sent: wult.ko and a static wult" \
 	sh -c "tar -tf cache/wult/deploy/$krel/stage.tar | sort | tr '\n' ' ' | grep -qx 'wult wult.ko '"
 tar -xOf "cache/wult/deploy/$krel/stage.tar" wult > sent-wult
 t_check "the wult sent is statically linked" sh -c "file sent-wult | grep -q 'statically linked'"
+
+# Two deploys of one release take turns at its cache directory.
+( flock 9; touch held; while [ ! -e release ]; do sleep 0.1; done ) 9> "cache/wult/deploy/$krel/.lock" &
+hpid=$!
+while [ ! -e held ]; do sleep 0.1; done
+FAKE_UNAME="$krel x86_64" "$W" deploy -H sut --modules "$build/kernel/6.12" 2> e2 &
+dpid=$!
+for ((i = 0; i < 100; i++)); do grep -q 'waiting for another' e2 && break; sleep 0.1; done
+t_check "the cache of $krel held: deploy waits, says so" \
+	grep -q "^wult deploy: waiting for another wult deploy of $krel (.*/.lock)" e2
+t_check "... and has not sent anything yet" sh -c "! grep -q 'installing or checking failed' e2"
+touch release
+wait $hpid
+wait $dpid
+t_eq "... then goes on (the stand-in's exit 99)" 1 $?
+t_check "... once the other is done" grep -q 'installing or checking failed there (exit 99)' e2
 t_done
