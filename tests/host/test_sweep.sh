@@ -139,7 +139,7 @@ cat > r/sweep.json <<'EOF'
  "axes": [{"name": "states", "values": ["C1", "C1+C2+C3", "C2"]}],
  "points": [
   {"moniker": "states-C1", "file": "states-C1.data", "settings": {"states": "C1"},
-   "status": "done", "exit_status": 0},
+   "status": "pending"},
   {"moniker": "states-C1+C2+C3", "file": "states-C1+C2+C3.data",
    "settings": {"states": "C1+C2+C3"}, "status": "stopped", "signal": 2},
   {"moniker": "states-C2", "file": "states-C2.data", "settings": {"states": "C2"},
@@ -152,6 +152,8 @@ t_check "report DIR: the header" grep -q "^Sweep r: 3 points, 2 with datapoints;
 t_check "report DIR: the column heads" grep -q "^states    ReqCState  count  median     p99  p99.99$" r.out
 t_check "report DIR: a failed point says so" grep -q "^C2        (its recording failed)$" r.out
 t_check "report DIR: the points without data on stderr" grep -q "1 of 3 points without datapoints" r.err
+t_check "report DIR: a pending point with a file (a killed sweep's) is reported, and said" \
+	grep -q "point states-C1 is pending but has a file (a sweep killed while recording it?)" r.err
 med() { awk -v p="$1" -v s="$2" '$1 == p && $2 == s { printf "%.0f", $4 * 1000 }' r.out; }
 m1=$(med C1+C2+C3 C1)
 m2=$(med C1+C2+C3 C2)
@@ -188,6 +190,7 @@ t_check "... said" grep -q -- "--csv is not for a sweep's directory" c.err
 t_eq "a sweep among other inputs: exit 2" 2 $?
 t_check "... said" grep -q "r is a wult sweep's directory: report it alone" two.err
 rm r/states-C1.data
+sed -i 's/"status": "pending"}/"status": "done", "exit_status": 0}/' r/sweep.json
 "$W" report r > /dev/null 2> miss.err
 t_eq "a done point's file missing: exit 1" 1 $?
 t_check "... said with the point" grep -q "point states-C1: its file is missing" miss.err

@@ -182,6 +182,9 @@ t_check "SIGKILL of the sweep: no restore record left" test ! -e $R
 wult report sk/states-C1_governor-menu.data > sk.rep 2>&1
 t_eq "SIGKILL: the stopped point's file reads" 0 $?
 t_check "SIGKILL: the manifest still says the point pending" grep -q '"status": "pending"' sk/sweep.json
+wult report sk > skr.out 2> skr.err
+t_eq "SIGKILL: wult report DIR: exit 0" 0 $?
+t_check "SIGKILL: the killed point is reported from its file" grep -q "^C1  *menu  *C1 " skr.out
 
 # ---- SIGKILL of the sweep and its wult record together ----
 wult sweep -q -o sk2 states=C3 governor="${govs##* }" -- -C "$C" -c 1000000 --ldist 1000,2000 \

@@ -124,8 +124,8 @@ static int read_point(struct swr *w, struct rpt_opts *o, unsigned int p, unsigne
 	unsigned int i;
 	size_t n;
 
-	if (st != WULT_SWEEP_DONE && st != WULT_SWEEP_STOPPED) {
-		sp->why = st == WULT_SWEEP_FAILED ? "its recording failed" : "not recorded";
+	if (st == WULT_SWEEP_FAILED) {
+		sp->why = "its recording failed";
 		return 0;
 	}
 	n = strlen(w->dir) + strlen(wult_sweep_file(w->s, p)) + 2;
@@ -135,7 +135,19 @@ static int read_point(struct swr *w, struct rpt_opts *o, unsigned int p, unsigne
 		return RPT_EXIT_DATA;
 	}
 	snprintf(sp->path, n, "%s/%s", w->dir, wult_sweep_file(w->s, p));
-	if (access(sp->path, F_OK)) {
+	/*
+	 * A pending point with a file is the one a killed sweep was recording:
+	 * its wult record stopped on the sweep's death and finished the file.
+	 */
+	if (st == WULT_SWEEP_PENDING) {
+		if (access(sp->path, F_OK)) {
+			sp->why = "not recorded";
+			return 0;
+		}
+		fprintf(stderr, "wult report: %s: point %s is pending but has a file (a sweep "
+			"killed while recording it?): reported\n", w->dir,
+			wult_sweep_moniker(w->s, p));
+	} else if (access(sp->path, F_OK)) {
 		fprintf(stderr, "wult report: %s: point %s: its file is missing (%s)\n", w->dir,
 			wult_sweep_moniker(w->s, p), sp->path);
 		sp->why = "its file is missing";
