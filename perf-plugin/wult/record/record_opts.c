@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wult record's options: the usage text, the option table and the checks
- * of each value and of the options together. A new option is a row of
- * lopts[] (a letter when it has a short form, else an OPT_ code), a case
- * in rec_opts_parse() or parse_valued(), and a field of struct rec_opts.
+ * of each value and of the options together. A new option is an entry of
+ * rec_opts_parse()'s table (opts.h: a flag, a string or a callback) and
+ * a field of struct rec_opts.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h>	/* optind, optarg */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 #include <linux/wult.h>
 #include <wult/args.h>
 
+#include "opts.h"
 #include "record_opts.h"
 
 /* The CPU numbers -C may name (NR_CPUS of the largest kernel configs). */
@@ -23,124 +24,12 @@
 #define CAPTURE_DEF_MS	10
 #define CAPTURE_MAX_MS	1000
 
-/* The options without a short form. */
+/* The long-only options parse_valued() takes, by the code it knows them by. */
 enum {
 	OPT_METHOD = 256,
 	OPT_LAUNCHER,
-	OPT_DEVICE,
-	OPT_NO_COUNTERS,
-	OPT_NO_BRANCHES,
-	OPT_STATES,
-	OPT_DEEPEST,
-	OPT_GOVERNOR,
-	OPT_STOP_ON,
-	OPT_CAPTURE,
-	OPT_WAKE_TASK,
 	OPT_MMAP,
-	OPT_SSH_OPTS,
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: wult record [options]\n"
-"\n"
-"Record wult datapoints of the selected CPUs into a perf.data file. Each\n"
-"datapoint is a sample of the wult event leading a group of the counters\n"
-"this machine has (msr, cstate_core, cstate_pkg, cycles, instructions) and\n"
-"of every -e event, read at the datapoint, and of wult.ko's idle accounting\n"
-"(wult/idle_time/, idle_entries/, idle_irq_time/ and idle_irqs/ of each idle\n"
-"state of the measured CPUs, for the report's residency table). Where\n"
-"wult.ko can read the LBR (its PMU has the branches event), each\n"
-"datapoint's branch context is recorded too, as a sample of a\n"
-"wult/branches/ member. Needs wult.ko loaded.\n"
-"\n"
-"  -C, --cpus CPUS        CPUs to measure, perf syntax (1,3 or 0-3);\n"
-"                         default CPU 1 when it exists, else 0 (--cpu is\n"
-"                         an old name of it)\n"
-"  -l, --ldist MIN,MAX    launch distance range, whole microseconds, e.g.\n"
-"                         100us,1ms (default %uus,%uus; at most %uus); MAX\n"
-"                         must not be below the CPUs' LDist floor (measured\n"
-"                         first)\n"
-"      --method M         delayed-event source: hrt (default: a high\n"
-"                         resolution timer), tdt (the local APIC's TSC\n"
-"                         deadline, where the APIC has that mode), ipi\n"
-"                         (a wake sent from a launcher CPU, as a remote\n"
-"                         scheduler wakeup: an IPI, or to a polling CPU a\n"
-"                         need_resched write without interrupt) or nic (a\n"
-"                         PCI device's clock and interrupt; needs --device;\n"
-"                         the device leaves its driver while measured and\n"
-"                         gets it back after)\n"
-"      --launcher N       ipi: the CPU that sends the wakes (default CPU 0,\n"
-"                         or, measuring CPU 0, one the kernel picks)\n"
-"      --wake-task        ipi: the wake is a wake_up_process() of a kernel\n"
-"                         thread bound to the measured CPU; datapoints add\n"
-"                         RunLatency, when it runs (not on PREEMPT_RT)\n"
-"      --device BDF       the nic method's PCI device, [DOMAIN:]BUS:DEV.FN\n"
-"                         (as lspci -D shows it); rtl8139 only for now\n"
-"  -c, --count N          stop after N datapoints (all CPUs together)\n"
-"  -t, --time-limit T     stop after T (e.g. 500ms, 10s, 2m, 1h; a number\n"
-"                         without a unit: seconds)\n"
-"  -e, --event EVENT      also count EVENT in the group: pmu/term=val,.../\n"
-"                         or a generic name (cycles, cpu-clock, ...);\n"
-"                         repeatable\n"
-"      --no-counters      do not add the discovered counters (nor the idle\n"
-"                         accounting)\n"
-"      --no-branches      no branch context (LBR) even where it can be read\n"
-"  -o, --output FILE      output file (default wult.data); an existing one\n"
-"                         is kept as FILE.old, as perf record does; '-' is\n"
-"                         standard output, in perf's pipe mode\n"
-"      --mmap-pages N     ring buffer pages per CPU, a power of 2 (default\n"
-"                         256; -m N, perf record's letter, is kept for\n"
-"                         scripts: in wult, -m means metrics)\n"
-"  -q, --quiet            no progress reports and no summary\n"
-"      --states NAMES     enable only these idle states of the measured CPUs\n"
-"                         (cpuidle names, comma-separated, e.g. POLL,C6)\n"
-"                         while recording; restored afterwards\n"
-"      --deepest-state NAME  enable NAME and the shallower idle states,\n"
-"                         disable the deeper ones while recording\n"
-"      --idle-governor NAME  switch the cpuidle governor to NAME (one of\n"
-"                         cpuidle/available_governors) while recording\n"
-"      --stop-on EXPR     stop at the first datapoint matching EXPR (wult\n"
-"                         report's filter language: 'WakeLatency > 200us')\n"
-"      --capture[=T]      with --stop-on: trace the measured CPUs' interrupts,\n"
-"                         softirqs, timers, scheduling and idle in a tracefs\n"
-"                         instance and keep the T (default %ums, at most\n"
-"                         %ums; a number without a unit: ms, as before)\n"
-"                         before the stop's datapoint in FILE.capture (wult\n"
-"                         report shows it); --capture T works too\n"
-"  -H, --host HOSTS       record on these systems instead, over ssh:\n"
-"                         [USER@]HOST[:PORT], comma-separated; each runs\n"
-"                         'wult record -o -' with the other options, and\n"
-"                         its perf.data is written here as it comes, to\n"
-"                         HOST.data (HOST-PORT.data with a port), or to -o\n"
-"                         FILE with one host\n"
-"      --ssh-opts OPTS    more options for ssh, split at spaces (e.g.\n"
-"                         '-i KEY -o StrictHostKeyChecking=no')\n"
-"  -h, --help             this text\n"
-"\n"
-"Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
-"file. The file is valid while it is written and synced every 0.05 s, so a\n"
-"killed wult record (SIGKILL, SIGUSR1, ...) loses at most the last 0.075 s.\n"
-"A measured CPU that goes offline is reported and measured again when it\n"
-"returns (with -o -, recording stops then). When fewer than half of the\n"
-"armed datapoints were valid (wult.ko's counters), a warning gives the\n"
-"counts and the main reasons; datapoints of an idle state that was disabled\n"
-"(the kernel polled or fell back instead) are warned about too.\n"
-"\n"
-"Times take a unit: ns, us, ms or s; a number without one is in\n"
-"microseconds, as in every wult command, except where an option says\n"
-"otherwise (-t: seconds, --capture: ms).\n"
-"\n"
-"Exit status: 0 recorded, 1 failed or stopped early, 2 usage error.\n"
-"\n"
-"Progress: a line rewritten in place when stderr is a terminal, else a plain\n"
-"line every 10 s. WULT_PROGRESS=lines gives the plain lines on a terminal\n"
-"too (a terminal that is not the user's, e.g. a guest's serial port logged\n"
-"to a file).\n",
-		WULT_LDIST_DEF_MIN_US, WULT_LDIST_DEF_MAX_US, WULT_LDIST_LIMIT_US,
-		CAPTURE_DEF_MS, CAPTURE_MAX_MS);
-}
 
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *v)
 {
@@ -399,35 +288,198 @@ static int parse_valued(int c, char *arg, struct rec_opts *o)
 	}
 }
 
+/* What the callbacks fill, and the argv a few of them look at. */
+struct rec_ctx {
+	struct rec_opts *o;
+	int argc;
+	char **argv;
+};
+
+static int cpus_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	(void)opt;
+	if (parse_cpus(arg))
+		return -1;
+	((struct rec_ctx *)ctx)->o->cpus = arg;
+	return 0;
+}
+
+/* The options parse_valued() checks: its code is the letter, or opt->data's. */
+static int valued_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	int c = opt->key ? opt->key : *(const int *)opt->data;
+
+	if (c == 'm')
+		fprintf(stderr, "wult record: -m is --mmap-pages here (perf record's letter, kept "
+			"for scripts); in wult, -m means metrics: spell it --mmap-pages\n");
+	return parse_valued(c, (char *)arg, ((struct rec_ctx *)ctx)->o);
+}
+
+static int opt_method = OPT_METHOD, opt_launcher = OPT_LAUNCHER, opt_mmap = OPT_MMAP;
+
+/* -o, -H, --ssh-opts: their tokens stay on the controller with -H. */
+static int local_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	struct rec_ctx *c = ctx;
+	struct rec_opts *o = c->o;
+
+	if (note_local(opt->key, c->argv, o))
+		return -1;
+	if (opt->key == 'o') {
+		o->output = arg;
+		o->output_set = 1;
+	} else if (opt->key == 'H') {
+		o->hosts = arg;
+	} else {
+		o->ssh_opts = arg;
+	}
+	return 0;
+}
+
+static int capture_opt(const struct wult_opt *opt, const char *arg, void *ctx)
+{
+	struct rec_ctx *c = ctx;
+
+	(void)opt;
+	/* --capture T as --capture=T: wult record takes no operand. */
+	if (!arg && optind < c->argc && c->argv[optind][0] != '-')
+		arg = c->argv[optind++];
+	return parse_capture(arg, c->o);
+}
+
+#define DEF(x)	WULT_OPT_STR(x)
+
 int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 {
-	static const struct option lopts[] = {
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "cpu", required_argument, NULL, 'C' },	/* the old name */
-		{ "ldist", required_argument, NULL, 'l' },
-		{ "method", required_argument, NULL, OPT_METHOD },
-		{ "launcher", required_argument, NULL, OPT_LAUNCHER },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "count", required_argument, NULL, 'c' },
-		{ "time-limit", required_argument, NULL, 't' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
-		{ "no-branches", no_argument, NULL, OPT_NO_BRANCHES },
-		{ "wake-task", no_argument, NULL, OPT_WAKE_TASK },
-		{ "output", required_argument, NULL, 'o' },
-		{ "mmap-pages", required_argument, NULL, OPT_MMAP },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "states", required_argument, NULL, OPT_STATES },
-		{ "deepest-state", required_argument, NULL, OPT_DEEPEST },
-		{ "idle-governor", required_argument, NULL, OPT_GOVERNOR },
-		{ "stop-on", required_argument, NULL, OPT_STOP_ON },
-		{ "capture", optional_argument, NULL, OPT_CAPTURE },
-		{ "host", required_argument, NULL, 'H' },
-		{ "ssh-opts", required_argument, NULL, OPT_SSH_OPTS },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct rec_ctx ctx = { o, argc, argv };
+	const struct wult_opt opts[] = {
+		WULT_OPT_CALLBACK('C', "cpus", "CPUS", cpus_opt, NULL,
+				  "CPUs to measure, perf syntax (1,3 or 0-3);\n"
+				  "default CPU 1 when it exists, else 0 (--cpu is\n"
+				  "an old name of it)"),
+		WULT_OPT_CALLBACK(0, "cpu", "CPUS", cpus_opt, NULL, NULL),
+		WULT_OPT_CALLBACK('l', "ldist", "MIN,MAX", valued_opt, NULL,
+				  "launch distance range, whole microseconds, e.g.\n"
+				  "100us,1ms (default " DEF(WULT_LDIST_DEF_MIN_US) "us,"
+				  DEF(WULT_LDIST_DEF_MAX_US) "us; at most " DEF(WULT_LDIST_LIMIT_US)
+				  "us); MAX\n"
+				  "must not be below the CPUs' LDist floor (measured\n"
+				  "first)"),
+		WULT_OPT_CALLBACK(0, "method", "M", valued_opt, &opt_method,
+				  "delayed-event source: hrt (default: a high\n"
+				  "resolution timer), tdt (the local APIC's TSC\n"
+				  "deadline, where the APIC has that mode), ipi\n"
+				  "(a wake sent from a launcher CPU, as a remote\n"
+				  "scheduler wakeup: an IPI, or to a polling CPU a\n"
+				  "need_resched write without interrupt) or nic (a\n"
+				  "PCI device's clock and interrupt; needs --device;\n"
+				  "the device leaves its driver while measured and\n"
+				  "gets it back after)"),
+		WULT_OPT_CALLBACK(0, "launcher", "N", valued_opt, &opt_launcher,
+				  "ipi: the CPU that sends the wakes (default CPU 0,\n"
+				  "or, measuring CPU 0, one the kernel picks)"),
+		WULT_OPT_FLAG(0, "wake-task", &o->wake_task,
+			      "ipi: the wake is a wake_up_process() of a kernel\n"
+			      "thread bound to the measured CPU; datapoints add\n"
+			      "RunLatency, when it runs (not on PREEMPT_RT)"),
+		WULT_OPT_STRING(0, "device", "BDF", &o->device,
+				"the nic method's PCI device, [DOMAIN:]BUS:DEV.FN\n"
+				"(as lspci -D shows it); rtl8139 only for now"),
+		WULT_OPT_CALLBACK('c', "count", "N", valued_opt, NULL,
+				  "stop after N datapoints (all CPUs together)"),
+		WULT_OPT_CALLBACK('t', "time-limit", "T", valued_opt, NULL,
+				  "stop after T (e.g. 500ms, 10s, 2m, 1h; a number\n"
+				  "without a unit: seconds)"),
+		WULT_OPT_CALLBACK('e', "event", "EVENT", valued_opt, NULL,
+				  "also count EVENT in the group: pmu/term=val,.../\n"
+				  "or a generic name (cycles, cpu-clock, ...);\n"
+				  "repeatable"),
+		WULT_OPT_FLAG(0, "no-counters", &o->no_counters,
+			      "do not add the discovered counters (nor the idle\n"
+			      "accounting)"),
+		WULT_OPT_FLAG(0, "no-branches", &o->no_branches,
+			      "no branch context (LBR) even where it can be read"),
+		WULT_OPT_CALLBACK('o', "output", "FILE", local_opt, NULL,
+				  "output file (default wult.data); an existing one\n"
+				  "is kept as FILE.old, as perf record does; '-' is\n"
+				  "standard output, in perf's pipe mode"),
+		WULT_OPT_CALLBACK(0, "mmap-pages", "N", valued_opt, &opt_mmap,
+				  "ring buffer pages per CPU, a power of 2 (default\n"
+				  "256; -m N, perf record's letter, is kept for\n"
+				  "scripts: in wult, -m means metrics)"),
+		WULT_OPT_CALLBACK('m', NULL, "N", valued_opt, NULL, NULL),
+		WULT_OPT_FLAG('q', "quiet", &o->quiet, "no progress reports and no summary"),
+		WULT_OPT_STRING(0, "states", "NAMES", &o->states,
+				"enable only these idle states of the measured CPUs\n"
+				"(cpuidle names, comma-separated, e.g. POLL,C6)\n"
+				"while recording; restored afterwards"),
+		WULT_OPT_STRING(0, "deepest-state", "NAME", &o->deepest,
+				"enable NAME and the shallower idle states,\n"
+				"disable the deeper ones while recording"),
+		WULT_OPT_STRING(0, "idle-governor", "NAME", &o->governor,
+				"switch the cpuidle governor to NAME (one of\n"
+				"cpuidle/available_governors) while recording"),
+		WULT_OPT_STRING(0, "stop-on", "EXPR", &o->stop_on,
+				"stop at the first datapoint matching EXPR (wult\n"
+				"report's filter language: 'WakeLatency > 200us')"),
+		WULT_OPT_CALLBACK_OPTARG(0, "capture", "T", capture_opt, NULL,
+					 "with --stop-on: trace the measured CPUs' interrupts,\n"
+					 "softirqs, timers, scheduling and idle in a tracefs\n"
+					 "instance and keep the T (default " DEF(CAPTURE_DEF_MS)
+					 "ms, at most\n" DEF(CAPTURE_MAX_MS) "ms; a number "
+					 "without a unit: ms, as before)\n"
+					 "before the stop's datapoint in FILE.capture (wult\n"
+					 "report shows it); --capture T works too"),
+		WULT_OPT_CALLBACK('H', "host", "HOSTS", local_opt, NULL,
+				  "record on these systems instead, over ssh:\n"
+				  "[USER@]HOST[:PORT], comma-separated; each runs\n"
+				  "'wult record -o -' with the other options, and\n"
+				  "its perf.data is written here as it comes, to\n"
+				  "HOST.data (HOST-PORT.data with a port), or to -o\n"
+				  "FILE with one host"),
+		WULT_OPT_CALLBACK(0, "ssh-opts", "OPTS", local_opt, NULL,
+				  "more options for ssh, split at spaces (e.g.\n"
+				  "'-i KEY -o StrictHostKeyChecking=no')"),
+		WULT_OPT_HELP(),
+		WULT_OPT_END(),
 	};
-	int c;
+	const struct wult_optset set = {
+		.head = "usage: wult record [options]\n"
+			"\n"
+			"Record wult datapoints of the selected CPUs into a perf.data file. Each\n"
+			"datapoint is a sample of the wult event leading a group of the counters\n"
+			"this machine has (msr, cstate_core, cstate_pkg, cycles, instructions) and\n"
+			"of every -e event, read at the datapoint, and of wult.ko's idle accounting\n"
+			"(wult/idle_time/, idle_entries/, idle_irq_time/ and idle_irqs/ of each idle\n"
+			"state of the measured CPUs, for the report's residency table). Where\n"
+			"wult.ko can read the LBR (its PMU has the branches event), each\n"
+			"datapoint's branch context is recorded too, as a sample of a\n"
+			"wult/branches/ member. Needs wult.ko loaded.\n"
+			"\n",
+		.opts = opts,
+		.tail = "\n"
+			"Stops at -c, -t, SIGINT, SIGTERM, SIGHUP or SIGQUIT, leaving a complete\n"
+			"file. The file is valid while it is written and synced every 0.05 s, so a\n"
+			"killed wult record (SIGKILL, SIGUSR1, ...) loses at most the last 0.075 s.\n"
+			"A measured CPU that goes offline is reported and measured again when it\n"
+			"returns (with -o -, recording stops then). When fewer than half of the\n"
+			"armed datapoints were valid (wult.ko's counters), a warning gives the\n"
+			"counts and the main reasons; datapoints of an idle state that was disabled\n"
+			"(the kernel polled or fell back instead) are warned about too.\n"
+			"\n"
+			"Times take a unit: ns, us, ms or s; a number without one is in\n"
+			"microseconds, as in every wult command, except where an option says\n"
+			"otherwise (-t: seconds, --capture: ms).\n"
+			"\n"
+			"Exit status: 0 recorded, 1 failed or stopped early, 2 usage error.\n"
+			"\n"
+			"Progress: a line rewritten in place when stderr is a terminal, else a plain\n"
+			"line every 10 s. WULT_PROGRESS=lines gives the plain lines on a terminal\n"
+			"too (a terminal that is not the user's, e.g. a guest's serial port logged\n"
+			"to a file).\n",
+		.col = 25,
+	};
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->ldist_min = WULT_LDIST_DEF_MIN_US;
@@ -435,77 +487,13 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 	o->output = "wult.data";
 	o->pages = 256;
 	o->launcher = -1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "C:l:c:t:e:o:m:qhH:", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'C':
-			if (parse_cpus(optarg))
-				return -1;
-			o->cpus = optarg;
-			break;
-		case 'l': case OPT_METHOD: case OPT_LAUNCHER: case 'c': case 't': case 'e':
-		case 'm': case OPT_MMAP:
-			if (c == 'm')
-				fprintf(stderr, "wult record: -m is --mmap-pages here (perf record's "
-					"letter, kept for scripts); in wult, -m means metrics: spell "
-					"it --mmap-pages\n");
-			if (parse_valued(c, optarg, o))
-				return -1;
-			break;
-		case OPT_NO_BRANCHES:
-			o->no_branches = 1;
-			break;
-		case OPT_NO_COUNTERS:
-			o->no_counters = 1;
-			break;
-		case OPT_WAKE_TASK:
-			o->wake_task = 1;
-			break;
-		case 'o': case 'H': case OPT_SSH_OPTS:
-			if (note_local(c, argv, o))
-				return -1;
-			if (c == 'o') {
-				o->output = optarg;
-				o->output_set = 1;
-			} else if (c == 'H') {
-				o->hosts = optarg;
-			} else {
-				o->ssh_opts = optarg;
-			}
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case OPT_STATES:
-			o->states = optarg;
-			break;
-		case OPT_DEEPEST:
-			o->deepest = optarg;
-			break;
-		case OPT_GOVERNOR:
-			o->governor = optarg;
-			break;
-		case OPT_DEVICE:
-			o->device = optarg;
-			break;
-		case OPT_STOP_ON:
-			o->stop_on = optarg;
-			break;
-		case OPT_CAPTURE:
-			/* --capture T as --capture=T: wult record takes no operand. */
-			if (!optarg && optind < argc && argv[optind][0] != '-')
-				optarg = argv[optind++];
-			if (parse_capture(optarg, o))
-				return -1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
+	ret = wult_opts_parse(&set, argc, argv, &ctx);
+	if (ret == WULT_OPTS_HELP)
+		return 1;
+	if (ret == WULT_OPTS_USAGE)
+		wult_opts_usage(&set, stderr);
+	if (ret)
+		return -1;
 	if (optind < argc) {
 		fprintf(stderr, "wult record: unexpected argument '%s'\n", argv[optind]);
 		return -1;
