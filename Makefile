@@ -135,6 +135,8 @@ user: $(BUILD)/rel/wult-static
 $(BUILD)/san/tests/%: $(BUILD)/san/tests/unit/%.o $(BUILD)/san/libwult.a
 	@mkdir -p $(dir $@)
 	$(CC) $(san_LDFLAGS) -o $@ $^ $(LDLIBS)
+# test_opts holds the command's option tables (perf-plugin/wult/opts.c).
+$(BUILD)/san/tests/test_opts: $(BUILD)/san/perf-plugin/wult/opts.o
 
 # The fuzz targets without libFuzzer, under ASan/UBSan: make check replays
 # their corpora with these (tests/fuzz/replay.c); make fuzz explores with
