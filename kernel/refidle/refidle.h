@@ -52,6 +52,8 @@ DECLARE_PER_CPU(bool, refidle_inside);
 DECLARE_PER_CPU(bool, refidle_kicker);
 /* The CPUs whose exit waits halt (debugfs halt_exit). */
 DECLARE_PER_CPU(bool, refidle_halt_exit);
+/* halt_exit lists a CPU: the others' exit waits are yielded to. */
+extern bool refidle_yield_on;
 /* APIC timer ticks per TSC cycles, measured at load (0: not measured). */
 extern u64 refidle_apic_ticks, refidle_apic_cycles;
 

@@ -71,6 +71,7 @@ static ssize_t refidle_halt_write(struct file *file, const char __user *ubuf,
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(per_cpu(refidle_halt_exit, cpu),
 				   cpumask_test_cpu(cpu, mask));
+		WRITE_ONCE(refidle_yield_on, !cpumask_empty(mask));
 		mutex_unlock(&refidle_halt_lock);
 	}
 	free_cpumask_var(mask);

@@ -21,6 +21,7 @@
  * The exit latency told to cpuidle is exit_us plus the driver's own
  * detection cost (one IRR scan), measured at load.
  */
+#include <linux/atomic.h>
 #include <linux/cpuidle.h>
 #include <linux/kernel.h>
 #include <linux/percpu.h>
@@ -236,6 +237,40 @@ static __always_inline void refidle_take_irqs(void)
 DEFINE_PER_CPU(bool, refidle_halt_exit);
 u64 refidle_apic_ticks, refidle_apic_cycles;
 
+/*
+ * A halt_exit CPU that woke during a measured CPU's exit wait went on to
+ * run its own work (wult record) when its wait ended, and under TCG a
+ * running vCPU holds the turn: the measured CPU's exit then ended when the
+ * other vCPU next halted, up to ~900 us late (make run's C3 tail,
+ * Documentation/vm-run.md, "Slices"). So while halt_exit lists a CPU
+ * (refidle_yield_on), the other CPUs count their exit waits in
+ * refidle_exits, and a halt_exit CPU whose wait is over pauses until no
+ * exit wait is left: each pause hands the turn on, and the measured CPU's
+ * exit ends on time, as a real CPU's would beside a busy neighbour.
+ */
+bool refidle_yield_on;
+static atomic_t refidle_exits;
+
+static __always_inline void refidle_yield(void)
+{
+	while (arch_atomic_read(&refidle_exits))
+		cpu_relax();
+}
+
+/* refidle_wait(), counted in refidle_exits while others yield to it. */
+static __always_inline u64 refidle_wait_counted(u64 start, int index,
+						bool timer)
+{
+	u64 now;
+
+	if (!READ_ONCE(refidle_yield_on))
+		return refidle_wait(start, index, timer);
+	arch_atomic_inc(&refidle_exits);
+	now = refidle_wait(start, index, timer);
+	arch_atomic_dec(&refidle_exits);
+	return now;
+}
+
 static __always_inline u64 refidle_wait_halted(u64 end)
 {
 	u32 lvtt, left;
@@ -273,11 +308,12 @@ static WULT_CPUIDLE int refidle_enter_halt(struct cpuidle_device *dev,
 	refidle_halt();
 	woke = rdtsc();
 	timer = refidle_by_timer(index, t0);
-	if (__this_cpu_read(refidle_halt_exit))
-		return refidle_out(index,
-				   refidle_wait_halted(refidle_end(woke, index,
-								   timer)));
-	return refidle_out(index, refidle_wait(woke, index, timer));
+	if (__this_cpu_read(refidle_halt_exit)) {
+		woke = refidle_wait_halted(refidle_end(woke, index, timer));
+		refidle_yield();
+		return refidle_out(index, woke);
+	}
+	return refidle_out(index, refidle_wait_counted(woke, index, timer));
 }
 
 static WULT_CPUIDLE int refidle_enter_masked(struct cpuidle_device *dev,

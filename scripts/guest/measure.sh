@@ -40,9 +40,15 @@ if [ -n "${WULT_CLOCK:-}" ]; then
 		/sys/devices/system/cpu/online)
 	[ -z "$others" ] || taskset -pc "$others" $$ > /dev/null ||
 		die "cannot keep wult record off CPU $cpu"
-	# (Their exit waits spin: wult_refidle's halt_exit on them gave C1
-	# and C2 outliers of +8 to +800 us, 3 in two runs, none in three
-	# without; Documentation/vm-run.md, "Slices".)
+	# Their exit waits halt, and then wait (pausing) while the measured
+	# CPU is in its own (wult_refidle's halt_exit): a vCPU that runs
+	# holds the turn, and the other CPU's wake inside the measured CPU's
+	# exit wait stretched that exit by its whole run (C3 +700-880 us in
+	# 0.2% of make run's datapoints; Documentation/vm-run.md, "Slices").
+	halt=/sys/kernel/debug/wult_refidle/halt_exit
+	if [ -n "$others" ] && [ -w $halt ]; then
+		echo "$others" > $halt || die "cannot write $halt"
+	fi
 fi
 # What a guest's figures are (Documentation/vm-run.md, "The clock").
 case "${WULT_CLOCK:-}" in
