@@ -72,65 +72,23 @@
 #include "../accounting/wult_mstate.h"
 #include "../sources/wult_source.h"
 #include "../trace/wult_trace.h"
-#include "../wult_users.h"
 #include "wult_deliver.h"
 #include "wult_engine.h"
+#include "wult_engine_int.h"
 #include "wult_rules.h"
 
-struct wult_cpu {
-	bool active;		/* measuring this CPU: the probes' first test */
-	bool paused;		/* no started event: arm nothing (wult_rule_next) */
-	bool holdoff;		/* the source is armed for a busy hold-off */
-	bool ltime_ok;		/* at the last idle entry our event was first */
-	bool armed;		/* event armed, its interrupt not handled yet */
-	bool in_idle;		/* TBI taken, the idle exit not seen yet */
-	bool woken;		/* exit seen first, our interrupt pending */
-	bool fired;		/* interrupt handled inside idle, exit pending */
-	bool flag_wake;		/* woken by need_resched alone, handler pending */
-	bool want_br;		/* a branches event is active on this CPU */
-	bool have_br;		/* brrec holds this wake's branch context */
-	u32 entries;		/* idle entries since the event was armed */
-	u32 nowait;		/* states (bits) that did not wait (rule N) */
-	bool arm_in_irq;	/* armed from hard IRQ context ... */
-	u32 arm_irqs;		/* ... when the interrupt count was this */
-	u64 arm_tsc;		/* TSC just before the event was armed */
-	u64 arm_base;		/* TSC to date the next arm from, 0: now */
-	bool polls;		/* the state of TBI polls with IRQs on */
-	const struct wult_source *src;	/* of the events measuring this CPU */
-	u64 ldist_min;		/* ns */
-	u64 ldist_max;		/* ns */
-	/* Snapshots at TBI, and at the datapoint's first half (mark). */
-	u64 tsc_bi;
-	u64 exit_tsc;		/* TSC at the exit probe's entry */
-	bool exit_irqs_on;	/* the exit probe was entered with IRQs on */
-	u64 mperf_bi;
-	u64 mperf_ai;
-	u64 mperf_lead_bi;	/* TSC cycles from TBI's stamp to MPERF's read */
-	u64 mperf_lead_ai;	/* ... from TAI's stamp (exit_tsc) */
-	u64 smi_bi;
-	u32 irqs_bi;
-	u32 nmis_bi;
-	u32 irqs_mark;
-	u32 nmis_mark;
-	u32 seq;
-	struct rnd_state rnd;
-	struct wult_rec rec;	/* the datapoint being assembled */
-	struct wult_br_rec brrec;	/* its branch context */
-	struct wult_stats stats;
-};
-
-static DEFINE_PER_CPU(struct wult_cpu, wult_cpus);
+DEFINE_PER_CPU(struct wult_cpu, wult_cpus);
 
 static inline struct wult_cpu *wult_cpu(void)
 {
 	return this_cpu_ptr(&wult_cpus);
 }
 
-static bool wult_has_mperf;
-static bool wult_has_smi;
-static bool wult_has_lbr;
-static u32 wult_dp_flags;	/* WULT_DPF_* that hold for every datapoint */
-static bool wult_tsc_steady;	/* constant and nonstop: fixed at boot */
+bool wult_has_mperf;
+bool wult_has_smi;
+bool wult_has_lbr;
+u32 wult_dp_flags;
+bool wult_tsc_steady;
 
 atomic_t wult_engine_fail_arms = ATOMIC_INIT(0);
 
@@ -600,8 +558,7 @@ static noinline void wult_idle_exit_acct(u64 tai)
  * Kept tiny and untraced, with the work out of line: unmeasured CPUs pay one
  * compare and branch, and TAI is read a dozen instructions after entry.
  */
-static notrace void wult_idle_probe(void *data, unsigned int state,
-				    unsigned int cpu)
+notrace void wult_idle_probe(void *data, unsigned int state, unsigned int cpu)
 {
 	if (!this_cpu_read(wult_cpus.active)) {
 		wult_mstate_idle(state);	/* idle accounting only */
@@ -782,91 +739,6 @@ void wult_engine_stop(void)
 	wc->arm_base = 0;
 }
 
-/*
- * The cpu_idle probe exists while wult events do: registered with the first
- * (event_init, process context), unregistered with the last (the event's
- * destroy), so that no CPU pays for it when nothing is measured. While it
- * exists, unmeasured CPUs pay the call and one compare per idle transition.
- */
-static int wult_engine_probes_on(void)
-{
-	int ret = wult_irqs_get();
-
-	if (ret)
-		return ret;
-	ret = register_trace_cpu_idle(wult_idle_probe, NULL);
-	if (ret)
-		wult_irqs_put();
-	return ret;
-}
-
-static void wult_engine_probes_off(void)
-{
-	unregister_trace_cpu_idle(wult_idle_probe, NULL);
-	wult_irqs_put();
-	/* The caller may free what the probes use: let them finish. */
-	tracepoint_synchronize_unregister();
-}
-
-/* wult events in existence */
-static struct wult_users wult_probe_users = {
-	.lock = __MUTEX_INITIALIZER(wult_probe_users.lock),
-	.start = wult_engine_probes_on,
-	.stop = wult_engine_probes_off,
-};
-
-int wult_engine_get(void)
-{
-	return wult_users_get(&wult_probe_users);
-}
-
-unsigned int wult_engine_users(void)
-{
-	return wult_users_count(&wult_probe_users);
-}
-
-void wult_engine_put(void)
-{
-	wult_users_put(&wult_probe_users);
-}
-
-/* Lockless snapshot for debugfs: 64-bit loads do not tear on x86-64. */
-void wult_engine_stats(unsigned int cpu, struct wult_stats *stats)
-{
-	const struct wult_stats *s = &per_cpu_ptr(&wult_cpus, cpu)->stats;
-
-	stats->armed = READ_ONCE(s->armed);
-	stats->emitted = READ_ONCE(s->emitted);
-	stats->early_wake = READ_ONCE(s->early_wake);
-	stats->not_idle = READ_ONCE(s->not_idle);
-	stats->stale_tai = READ_ONCE(s->stale_tai);
-	stats->invalid = READ_ONCE(s->invalid);
-	stats->other_intr = READ_ONCE(s->other_intr);
-	stats->cancelled = READ_ONCE(s->cancelled);
-	stats->delivery_failed = READ_ONCE(s->delivery_failed);
-	stats->branches = READ_ONCE(s->branches);
-	stats->branches_off = READ_ONCE(s->branches_off);
-	stats->held_off = READ_ONCE(s->held_off);
-	stats->arm_failed = READ_ONCE(s->arm_failed);
-	stats->other_wake = READ_ONCE(s->other_wake);
-	stats->tsc_unstable = READ_ONCE(s->tsc_unstable);
-	stats->no_wait = READ_ONCE(s->no_wait);
-}
-
-/*
- * The LDist floor of @cpu in ns (wult_rules.h), 0 if none was measured;
- * *@n: the arm-to-idle intervals it is the shortest of.
- */
-u64 wult_engine_floor(unsigned int cpu, u64 *n)
-{
-	const struct wult_stats *s = &per_cpu_ptr(&wult_cpus, cpu)->stats;
-
-	*n = READ_ONCE(s->floor_n);
-	if (!*n || !tsc_khz)
-		return 0;
-	return mul_u64_u32_div(READ_ONCE(s->floor_cyc), USEC_PER_SEC, tsc_khz);
-}
-
 const struct wult_source *wult_engine_source(unsigned int cpu)
 {
 	const struct wult_cpu *wc = per_cpu_ptr(&wult_cpus, cpu);
@@ -874,34 +746,3 @@ const struct wult_source *wult_engine_source(unsigned int cpu)
 	/* Pairs with wult_engine_start(). */
 	return smp_load_acquire(&wc->active) ? READ_ONCE(wc->src) : NULL;
 }
-
-int wult_engine_init(void)
-{
-	u64 val;
-
-	wult_has_mperf = boot_cpu_has(X86_FEATURE_APERFMPERF) &&
-			 !rdmsrl_safe(MSR_IA32_MPERF, &val);
-	wult_has_smi = !rdmsrl_safe(MSR_SMI_COUNT, &val);
-	wult_has_lbr = wult_lbr_available();
-	wult_irqs_init();
-	wult_dp_flags = WULT_DPF_NMI;
-	if (wult_has_mperf)
-		wult_dp_flags |= WULT_DPF_MPERF;
-	if (wult_has_smi)
-		wult_dp_flags |= WULT_DPF_SMI;
-	/*
-	 * The overhead stamps and tsc_delta are TSC cycles converted with one
-	 * tsc_khz: exact only with a TSC of constant rate in every C-state,
-	 * not marked unstable (wult_rule_tsc_stable(), per datapoint).
-	 */
-	wult_tsc_steady = boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
-			  boot_cpu_has(X86_FEATURE_NONSTOP_TSC);
-	if (!wult_rule_tsc_stable(wult_tsc_steady, wult_tsc_steady,
-				  check_tsc_unstable()))
-		pr_notice("wult: TSC not constant, nonstop and stable: overhead compensation is approximate\n");
-
-	/* Seeded here: get_random_u32() may sleep on PREEMPT_RT. */
-	prandom_seed_full_state(&wult_cpus.rnd);
-	return 0;
-}
-

@@ -13,9 +13,7 @@
 #include <linux/nospec.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
-#include <asm/tsc.h>
 
-#include "../core/wult_rules.h"
 #include "../trace/wult_refusal.h"
 #include "../uapi/linux/wult.h"
 #include "wult_source.h"
@@ -79,23 +77,6 @@ void wult_source_release(int cpu, const struct wult_source *src)
 	mutex_lock(&wult_claim_lock);
 	per_cpu(wult_claims, cpu)[src->id]--;
 	mutex_unlock(&wult_claim_lock);
-}
-
-int wult_source_tsc_usable(const char *name, bool cross_cpu)
-{
-	if (!wult_rule_tsc_rate_known(tsc_khz))
-		return wult_refuse(-EOPNOTSUPP,
-				   "%s: the kernel does not know the TSC rate (tsc_khz is 0): TSC times cannot be converted",
-				   name);
-	if (wult_rule_tsc_times_ok(true, check_tsc_unstable()))
-		return 0;
-	if (cross_cpu)
-		return wult_refuse(-EOPNOTSUPP,
-				   "%s: the kernel marked the TSC unstable (or unsynchronised between CPUs): LTime on the launcher and TAI on the measured CPU cannot be compared",
-				   name);
-	return wult_refuse(-EOPNOTSUPP,
-			   "%s: the kernel marked the TSC unstable: TSC times cannot be trusted",
-			   name);
 }
 
 void wult_sources_init(void)

@@ -110,20 +110,6 @@
 #define WULT_NIC_SHADOW_MODE	HRTIMER_MODE_ABS_PINNED_HARD
 /* Trust in a device's nominal rate until one is measured (ppm). */
 #define WULT_NIC_NOMINAL_PPM	1000
-/*
- * The shortest distance a device timer is armed ahead of the clock read
- * that dates it: the register write must reach the device before the
- * clock passes the value (a compare for equality would then wait a whole
- * counter period). Several MMIO accesses on real hardware.
- */
-#define WULT_NIC_MIN_NS		2000
-/*
- * The engine's floor for nic's LDist (struct wult_source's min_ldist),
- * above WULT_NIC_MIN_NS by more than a tick of the slowest device clock
- * (rtl8139's, 30 ns) and the ticks' rounding, so that min_ticks never
- * clamps an arm: the LDist recorded is the one armed.
- */
-#define WULT_NIC_MIN_LDIST	(WULT_NIC_MIN_NS + 100)
 /* Cross-timestamp reads: retried while wider than twice the narrowest. */
 #define WULT_NIC_XTS_TRIES	3
 /*
@@ -140,7 +126,6 @@ struct wult_nic wult_nic;
 DEFINE_MUTEX(wult_nic_lock);	/* the claim: wult_nic's users, pdev... */
 static DEFINE_PER_CPU(struct hrtimer, wult_nic_shadow);
 static bool wult_nic_registered;
-static bool wult_nic_pm_on;
 
 /* One cross-timestamp: the narrowest of a few reads. */
 static void wult_nic_xts(struct wult_nic *n, struct wult_xts *x)
@@ -465,7 +450,7 @@ static void wult_nic_remove(struct pci_dev *pdev)
  * bind/unbind files: a bind by hand would probe a device nobody claimed.
  * Probed synchronously: the claim reads what the probe left.
  */
-struct pci_driver wult_nic_driver = {
+static struct pci_driver wult_nic_driver = {
 	.name		= WULT_NIC_DRV,
 	.probe		= wult_nic_probe,
 	.remove		= wult_nic_remove,
@@ -475,16 +460,11 @@ struct pci_driver wult_nic_driver = {
 	},
 };
 
-static int wult_nic_usable(void)
-{
-	return wult_source_tsc_usable("nic", false);
-}
-
 /*
  * The device's interrupt @ldist ns from now, in device ticks at the
  * measured rate; LTime is the programmed device time converted back.
  */
-static int wult_nic_arm(u64 ldist, u64 *ltime)
+int wult_nic_arm(u64 ldist, u64 *ltime)
 {
 	struct wult_nic *n = &wult_nic;
 	u64 tsc = rdtsc_ordered(), now = ktime_get_ns(), ticks, at, cyc;
@@ -528,7 +508,7 @@ static int wult_nic_arm(u64 ldist, u64 *ltime)
 	return 0;
 }
 
-static void wult_nic_cancel(void)
+void wult_nic_cancel(void)
 {
 	struct wult_nic *n = &wult_nic;
 
@@ -545,7 +525,7 @@ static void wult_nic_cancel(void)
  * A shadow that expired with the event still armed saw it lost: LTime is
  * not trusted, and the next wake ends the datapoint (other_wake).
  */
-static bool wult_nic_at_idle(u64 *ltime)
+bool wult_nic_at_idle(u64 *ltime)
 {
 	struct hrtimer *t = this_cpu_ptr(&wult_nic_shadow);
 	bool first = wult_rule_timer_after(wult_hrtimer_next(t),
@@ -560,7 +540,7 @@ static bool wult_nic_at_idle(u64 *ltime)
 }
 
 /* Not the wake: the margin again, while ahead, for the governor. */
-static void wult_nic_early_exit(void)
+void wult_nic_early_exit(void)
 {
 	struct hrtimer *t = this_cpu_ptr(&wult_nic_shadow);
 	u64 at = wult_nic.shadow_ns;
@@ -571,7 +551,7 @@ static void wult_nic_early_exit(void)
 }
 
 /* LTime was converted at the arm: its error bound, in ns. */
-static bool wult_nic_timebase(struct wult_dp *dp)
+bool wult_nic_timebase(struct wult_dp *dp)
 {
 	u64 err = mul_u64_u32_div(wult_nic.ltime_err, USEC_PER_SEC, tsc_khz);
 
@@ -597,58 +577,27 @@ void wult_nic_debugfs_init(struct dentry *parent)
 	debugfs_create_u32("nic_drop", 0600, parent, &wult_nic.drop);
 }
 
-static int wult_nic_init(void)
+int wult_dev_init(void)
 {
 	int cpu, ret;
 
 	INIT_WORK(&wult_nic.reroute, wult_nic_reroute);
-	INIT_DELAYED_WORK(&wult_nic.grace, wult_nic_grace_end);
 	for_each_possible_cpu(cpu)
 		wult_hrtimer_setup(per_cpu_ptr(&wult_nic_shadow, cpu),
 				   wult_nic_shadow_fn, CLOCK_MONOTONIC,
 				   WULT_NIC_SHADOW_MODE);
 	ret = pci_register_driver(&wult_nic_driver);
 	wult_nic_registered = !ret;
-	if (ret)
-		return ret;
-	/* Best effort: without it suspend is not refused, as before. */
-	wult_nic_pm_on = !register_pm_notifier(&wult_nic_pm_nb);
-	return 0;
+	return ret;
 }
 
-static void wult_nic_exit(void)
+void wult_dev_exit(void)
 {
-	struct wult_nic *n = &wult_nic;
 	int cpu;
 
-	if (wult_nic_pm_on)
-		unregister_pm_notifier(&wult_nic_pm_nb);
-	wult_nic_pm_on = false;
-	/* Events hold the module: at most a claim in its grace is left. */
-	cancel_delayed_work_sync(&n->grace);
-	mutex_lock(&wult_nic_lock);
-	if (n->pdev)
-		wult_nic_release(n);
-	mutex_unlock(&wult_nic_lock);
 	if (wult_nic_registered)
 		pci_unregister_driver(&wult_nic_driver);
 	wult_nic_registered = false;
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(per_cpu_ptr(&wult_nic_shadow, cpu));
 }
-
-const struct wult_source wult_nic_source = {
-	.id		= WULT_SOURCE_NIC,
-	.clock		= WULT_CLOCK_TSC,
-	.min_ldist	= WULT_NIC_MIN_LDIST,
-	.init		= wult_nic_init,
-	.exit		= wult_nic_exit,
-	.usable		= wult_nic_usable,
-	.get		= wult_nic_get,
-	.put		= wult_nic_put,
-	.arm		= wult_nic_arm,
-	.cancel		= wult_nic_cancel,
-	.at_idle	= wult_nic_at_idle,
-	.early_exit	= wult_nic_early_exit,
-	.timebase	= wult_nic_timebase,
-};

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * wult: the nic source's own header, for its two files: wult_dev.c (the
- * device's clock, its timer interrupt, the shadow, the source's ops and
- * our PCI driver) and wult_dev_claim.c (taking a device from its driver
- * for an event and giving it back).
+ * device layer: the device's clock, its timer interrupt, the shadow, our
+ * PCI driver) and wult_nic.c (the source on it: its ops, its life, the
+ * claim of a device from its driver for an event and its give-back).
  */
 #ifndef _WULT_DEV_INT_H
 #define _WULT_DEV_INT_H
 
 #include <linux/mutex.h>
-#include <linux/notifier.h>
 #include <linux/pci.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -18,6 +17,20 @@
 #include "wult_xts.h"
 
 #define WULT_NIC_DRV		"wult_nic"
+/*
+ * The shortest distance a device timer is armed ahead of the clock read
+ * that dates it: the register write must reach the device before the
+ * clock passes the value (a compare for equality would then wait a whole
+ * counter period). Several MMIO accesses on real hardware.
+ */
+#define WULT_NIC_MIN_NS		2000
+/*
+ * The engine's floor for nic's LDist (struct wult_source's min_ldist),
+ * above WULT_NIC_MIN_NS by more than a tick of the slowest device clock
+ * (rtl8139's, 30 ns) and the ticks' rounding, so that min_ticks never
+ * clamps an arm: the LDist recorded is the one armed.
+ */
+#define WULT_NIC_MIN_LDIST	(WULT_NIC_MIN_NS + 100)
 /*
  * How long the claim outlives its last event (ms): longer than the gaps
  * between a recording's opens, short beside a user's wait for the NIC.
@@ -68,17 +81,19 @@ struct wult_nic {
 /* The one device source, its claim under wult_nic_lock (process context). */
 extern struct wult_nic wult_nic;
 extern struct mutex wult_nic_lock;
-/* Our PCI driver, bound through driver_override to the claimed device. */
-extern struct pci_driver wult_nic_driver;
-/* Refuses suspend while a CPU measures with the device. */
-extern struct notifier_block wult_nic_pm_nb;
 
-/* The source's get() and put(): claim the device for @cpu, let it go. */
-int wult_nic_get(int cpu, u64 dev);
-void wult_nic_put(int cpu);
-/* Give the claim back, under wult_nic_lock. */
-void wult_nic_release(struct wult_nic *n);
-/* The grace's end: an unused claim given back (n->grace's work). */
-void wult_nic_grace_end(struct work_struct *work);
+/*
+ * The device layer (wult_dev.c) for the source (wult_nic.c): init()
+ * registers our PCI driver, bound through driver_override to a claimed
+ * device; exit() unregisters it, no device claimed any more.
+ */
+int wult_dev_init(void);
+void wult_dev_exit(void);
+/* The source's ops on the claimed device (struct wult_source's). */
+int wult_nic_arm(u64 ldist, u64 *ltime);
+void wult_nic_cancel(void);
+bool wult_nic_at_idle(u64 *ltime);
+void wult_nic_early_exit(void);
+bool wult_nic_timebase(struct wult_dp *dp);
 
 #endif /* _WULT_DEV_INT_H */

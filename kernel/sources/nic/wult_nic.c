@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wult: the nic source's claim of a PCI device (wult_dev.c has the rest).
+ * wult: the nic source, on the device layer below it (wult_dev.c: the
+ * device's clock, its timer interrupt, the shadow, our PCI driver): the
+ * source's ops and life, and the claim of a device for its events.
  *
  * An event names the device with its device term; the first event takes
  * the device from its driver (driver_override to ours, a synchronous
@@ -21,6 +23,7 @@
 #include "../../trace/wult_refusal.h"
 #include "../../uapi/linux/wult.h"
 #include "../../wult_compat.h"
+#include "../wult_source.h"
 #include "wult_dev_int.h"
 
 static const struct wult_dev_type *const wult_dev_types[] = {
@@ -173,7 +176,7 @@ static int wult_nic_claim(struct wult_nic *n, u64 dev, int cpu)
 	return 0;
 }
 
-void wult_nic_release(struct wult_nic *n)
+static void wult_nic_release(struct wult_nic *n)
 {
 	pr_info("wult: nic: %s: %llu timer interrupts since load, %llu not measured (2 per claim settle the route; %llu of an earlier event, after its drop; %llu handled off the measured CPU), %llu late arms, %llu events lost (%llu dropped on purpose)\n",
 		pci_name(n->pdev), n->fired, n->stray, n->stale, n->moved,
@@ -181,7 +184,7 @@ void wult_nic_release(struct wult_nic *n)
 	wult_nic_give_back(n);
 }
 
-int wult_nic_get(int cpu, u64 dev)
+static int wult_nic_get(int cpu, u64 dev)
 {
 	struct wult_nic *n = &wult_nic;
 	int ret = 0;
@@ -217,7 +220,7 @@ int wult_nic_get(int cpu, u64 dev)
 }
 
 /* The last event was destroyed: the claim is kept WULT_NIC_GRACE_MS. */
-void wult_nic_put(int cpu)
+static void wult_nic_put(int cpu)
 {
 	struct wult_nic *n = &wult_nic;
 
@@ -232,7 +235,7 @@ void wult_nic_put(int cpu)
 	mutex_unlock(&wult_nic_lock);
 }
 
-void wult_nic_grace_end(struct work_struct *work)
+static void wult_nic_grace_end(struct work_struct *work)
 {
 	struct wult_nic *n = &wult_nic;
 
@@ -268,7 +271,58 @@ static int wult_nic_pm(struct notifier_block *nb, unsigned long action,
 	return notifier_from_errno(ret);
 }
 
-struct notifier_block wult_nic_pm_nb = {
+static struct notifier_block wult_nic_pm_nb = {
 	.notifier_call = wult_nic_pm,
 };
 
+static int wult_nic_usable(void)
+{
+	return wult_source_tsc_usable("nic", false);
+}
+
+static bool wult_nic_pm_on;
+
+static int wult_nic_init(void)
+{
+	int ret;
+
+	INIT_DELAYED_WORK(&wult_nic.grace, wult_nic_grace_end);
+	ret = wult_dev_init();
+	if (ret)
+		return ret;
+	/* Best effort: without it suspend is not refused, as before. */
+	wult_nic_pm_on = !register_pm_notifier(&wult_nic_pm_nb);
+	return 0;
+}
+
+static void wult_nic_exit(void)
+{
+	struct wult_nic *n = &wult_nic;
+
+	if (wult_nic_pm_on)
+		unregister_pm_notifier(&wult_nic_pm_nb);
+	wult_nic_pm_on = false;
+	/* Events hold the module: at most a claim in its grace is left. */
+	cancel_delayed_work_sync(&n->grace);
+	mutex_lock(&wult_nic_lock);
+	if (n->pdev)
+		wult_nic_release(n);
+	mutex_unlock(&wult_nic_lock);
+	wult_dev_exit();
+}
+
+const struct wult_source wult_nic_source = {
+	.id		= WULT_SOURCE_NIC,
+	.clock		= WULT_CLOCK_TSC,
+	.min_ldist	= WULT_NIC_MIN_LDIST,
+	.init		= wult_nic_init,
+	.exit		= wult_nic_exit,
+	.usable		= wult_nic_usable,
+	.get		= wult_nic_get,
+	.put		= wult_nic_put,
+	.arm		= wult_nic_arm,
+	.cancel		= wult_nic_cancel,
+	.at_idle	= wult_nic_at_idle,
+	.early_exit	= wult_nic_early_exit,
+	.timebase	= wult_nic_timebase,
+};
