@@ -451,9 +451,9 @@ int rpt_opts_parse(int argc, char **argv, struct rpt_opts *o, struct rpt_args *a
 		WULT_OPT_CALLBACK_OPTARG(0, "branches", "N", branches_opt, NULL,
 					 "per state, the N (default " DEF(DEF_BRANCHES)
 					 ") most frequent branch\n"
-					 "contexts at the wake (--branches N too)\n"
 					 "contexts at the wake (LBR; wult record where\n"
-					 "wult.ko can read it), symbolized. One FILE only"),
+					 "wult.ko can read it), symbolized (--branches N\n"
+					 "too). One FILE only"),
 		WULT_OPT_CALLBACK(0, "branch-depth", "D", branch_depth_opt, NULL,
 				  "youngest branches that make a context (default "
 				  DEF(DEF_BR_DEPTH) ",\nat most " DEF(WULT_BR_MAX) ")"),
