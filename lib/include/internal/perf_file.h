@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libwult internal: perf.data's file layout constants, defined once for
- * libwult's reader (perfdata*.c) and writer (pdwrite.c), from
+ * libwult's reader (perfdata*.c) and writer (pdwrite*.c), from
  * tools/perf/Documentation/perf.data-file-format.txt.
  */
 #ifndef WULT_INTERNAL_PERF_FILE_H
