@@ -242,7 +242,8 @@ enum wult_hist_metric {
  * kernel's u64/s32/u32 (struct wult_dp uses __u64/__s32/__u32). The
  * struct below, the wult:datapoint tracepoint's entries and assignments
  * (wult_trace.h), its layout checks (wult_trace.c), libwult's field table
- * (lib/dpdec.c) and its built-in format (lib/dpdec_format.c) expand it.
+ * (lib/datapoint/dpdec.c) and its built-in format
+ * (lib/datapoint/dpdec_format.c) expand it.
  *
  * wake_latency and intr_latency are derived, for ftrace hist triggers and
  * event filters, which cannot key on an expression: the raw latencies, not
@@ -258,8 +259,9 @@ enum wult_hist_metric {
  * WULT_DP_VERSION raised and the field's version its value, the field set
  * in the engine, Documentation/kernel.md's payload section, scripts/perf/wult_perf.py's
  * struct (tests/host/test_dp_fields.sh fails until it matches), and a
- * metric in lib/metrics.c if readers should see it. Fields are never
- * reordered or removed: readers of older payloads depend on the offsets.
+ * metric in lib/datapoint/metrics.c if readers should see it. Fields are
+ * never reordered or removed: readers of older payloads depend on the
+ * offsets.
  */
 #define WULT_DP_FIELDS(X)						\
 	X(u64, ltime, 1)	/* ns: launch time, the timer's expiry */	\
