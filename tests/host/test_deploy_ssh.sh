@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # host-lane: serial
-# vm-cost: 40
+# vm-cost: 45
 # wult deploy into bare guests over real SSH on the loopback (issue 39
 # items 1 and 5): scripts/vm-run --bare --ssh PORT boots a guest with no
 # wult command and no wult module (dropbear there, OpenSSH's client here,
@@ -13,8 +13,10 @@
 # that make rebuilds only what changed since the last run); 6.12-rt sends
 # the modules the Makefile built for it (--modules), as building them
 # again would cost ~20 s of CPU for nothing new.
-# Cost (host CPU): each guest ~15 s (boot, dropbear, the deploys and the
-# recording), plus the 6.1 module build when kernel/ changed (~20 s).
+# Cost (host CPU, measured on a loaded 2-CPU host): 60-63 s in all with
+# the 6.1 module build (~18 s of it, only when kernel/ changed since the
+# last run), so ~22 s per guest (boot, dropbear, two deploys, the
+# recording); 3-4.5 min of wall time.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
