@@ -56,22 +56,25 @@ t_check "LDist within 50-4000 us in the CSV" awk -F, '
 	$c < 50 || $c > 4000 { bad++ } END { exit bad > 0 || !c }' "$tmp/o/datapoints.csv"
 t_check "perf.data kept" test -s "$tmp/o/wult.data"
 # The vCPUs' turns (Documentation/vm-run.md, "Slices"): CPU 0 measured,
-# wult record kept on CPU 1, 50 us slices, and the header says what the
-# turns still stretch. With CPU 1 measured and no slices, 1-3% of C1 and
-# 0.2-0.5% of C2 datapoints came 40-830 us late (three make runs of
-# 10,000); since, none in 30,000 (C3, whose 80 us exit wait the other
-# vCPU can still stretch, is left to the header).
+# wult record kept on CPU 1, 50 us slices, CPU 1 yielding to CPU 0's exit
+# waits (halt_exit), and the header says what the turns still stretch.
+# With CPU 1 measured and no slices, 1-3% of C1 and 0.2-0.5% of C2
+# datapoints came 40-830 us late (three make runs of 10,000); with slices,
+# none in C1 and C2, but 0.2% of C3 +30-880 us (CPU 1 running through
+# CPU 0's 80 us exit wait: ~45% of 400-datapoint runs had one); with the
+# yield, p99.99 within 7.2 us of the median in 30,000 datapoints, once
+# +50.1 us: a slice, the bound checked here for C3.
 t_check "the guest measures CPU 0" grep -q '^wult: measuring CPU 0, 400 datapoints' "$tmp/out"
 t_check "the header says what the turns still distort" \
-	grep -q '^wult: 2 vCPUs taking turns, 50 us slices: .* C3 WakeLatency +30 to +750 us in 0.2%' \
+	grep -q '^wult: 2 vCPUs taking turns, 50 us slices, the others yielding to .* once in 30,000 datapoints +50.1 us' \
 	"$tmp/out"
 late=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "WakeLatency") w = i
 		if ($i == "ReqCState") c = i }; next }
-	$c == "C1" || $c == "C2" { v[$c, ++n[$c]] = $w }
+	$c == "C1" || $c == "C2" || $c == "C3" { v[$c, ++n[$c]] = $w }
 	END { for (s in n) { m[s] = 1e9; for (i = 1; i <= n[s]; i++) if (v[s, i] < m[s]) m[s] = v[s, i] }
-	      for (k in v) { split(k, p, SUBSEP); if (v[k] > m[p[1]] + 5) bad++ }
+	      for (k in v) { split(k, p, SUBSEP); if (v[k] > m[p[1]] + (p[1] == "C3" ? 55 : 5)) bad++ }
 	      print bad + 0 }' "$tmp/o/datapoints.csv")
-t_eq "every C1 and C2 WakeLatency within 5 us of its state's minimum" 0 "$late"
+t_eq "every C1 and C2 WakeLatency within 5 us of its state's minimum, C3 within a slice and 5 us" 0 "$late"
 
 # On a terminal (a pseudo-terminal of util-linux's script) the live line
 # is drawn: "\rwult: N datapoints, ...". Few datapoints, long LDist: the
