@@ -66,6 +66,13 @@ t_check "... the point named" grep -q "point method-bogus: wult record refuses i
 t_eq "states with deepest-state: exit 2" 2 $?
 "$W" sweep -o bad -H a,b states=C1 2> e9
 t_eq "-H with two hosts: exit 2" 2 $?
+# A kernel that shows current_governor_ro alone (before 5.8 without
+# cpuidle_sysfs_switch): its governor cannot be chosen, said before anything.
+mv sys/cpuidle/current_governor sys/cpuidle/current_governor_ro
+"$W" sweep -o bad governor=menu 2> e10
+t_eq "a governor that cannot be switched (current_governor_ro): exit 1" 1 $?
+t_check "... said" grep -q "point governor-menu: --idle-governor: this kernel does not let the cpuidle governor be switched" e10
+mv sys/cpuidle/current_governor_ro sys/cpuidle/current_governor
 t_check "refused sweeps make nothing" test ! -e bad
 t_eq "refused sweeps change nothing" "$before" "$(settings)"
 
