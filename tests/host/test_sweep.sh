@@ -134,6 +134,36 @@ t_eq "-H: report DIR: exit 0" 0 $?
 t_check "-H: report DIR: both points with datapoints, the host said" \
 	grep -q "^Sweep h: 2 points, 2 with datapoints; recorded on u@sut.example:2200" hr.out
 
+# SIGINT mid-point: passed on to the point's wult record -H, which closes
+# ssh's input (the SUT's record stops); this stand-in plays its stream and
+# then waits for that. The point is stopped, the rest not run, exit 1.
+cat > fake/ssh <<'F'
+#!/bin/bash
+n=$(find "$FAKE_DIR" -name 'call*' | wc -l)
+printf '%s\n' "$@" > "$FAKE_DIR/call$n"
+cat "$FAKE_DATA"
+cat > /dev/null
+F
+rm -f fake/call*
+PATH=$tmp/fake:$PATH FAKE_DIR=$tmp/fake FAKE_DATA=$tmp/p.data \
+	"$W" sweep -o i -H sut.example states=C1,C2 > i.out 2> i.err &
+sp=$!
+for _ in $(seq 300); do
+	[ -s i/states-C1.data ] && cmp -s p.data i/states-C1.data && break
+	sleep 0.1
+done
+kill -INT $sp
+wait $sp
+t_eq "SIGINT mid-point: exit 1" 1 $?
+t_check "SIGINT: the point said stopped" grep -q "point 1/2 states-C1 stopped by signal 2" i.err
+t_check "SIGINT: the count said" grep -q "2 points: 0 done, 1 stopped, 1 not run" i.err
+t_check "SIGINT: the manifest: the point stopped, the next pending" python3 -c '
+import json
+p = json.load(open("i/sweep.json"))["points"]
+assert [x["status"] for x in p] == ["stopped", "pending"], p'
+t_eq "SIGINT: one ssh, its stream kept whole" "1 0" \
+	"$(find fake -name 'call*' | wc -l) $(cmp -s p.data i/states-C1.data; echo $?)"
+
 # ---- wult report DIR over fixtures ----
 # A sweep dir of synth files: C2's wakes 19 us and C3's 79 us longer.
 mkdir -p r
