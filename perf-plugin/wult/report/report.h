@@ -82,7 +82,7 @@ struct rpt_opts {
 	unsigned int nplot_x;
 	int per_cpu;				/* --per-cpu: a group per CPU and state */
 	const char *title;			/* the HTML page's, NULL: "wult report" */
-	/* A section the HTML page shows below its header (a sweep's table), NULL: none. */
+	/* A section the HTML page shows first, below its header (a sweep's table). */
 	void (*html_extra)(FILE *f, const void *ctx);
 	const void *html_extra_ctx;
 	const char *json_out;			/* --json: "-" is stdout, instead of the text */

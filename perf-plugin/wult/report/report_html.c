@@ -196,7 +196,11 @@ static void write_header(FILE *f, const struct rpt_opts *o, struct rpt_file *con
 	      "tables</a>", f);
 	if (o->branches && nfiles == 1)
 		fputs(" &middot; <a href=\"#branches\">branch contexts</a>", f);
-	fputs("</nav></header>\n<section id=\"files\"><h2>Inputs</h2>\n", f);
+	fputs("</nav></header>\n", f);
+	/* A sweep's table first: the inputs are its points. */
+	if (o->html_extra)
+		o->html_extra(f, o->html_extra_ctx);
+	fputs("<section id=\"files\"><h2>Inputs</h2>\n", f);
 	for (j = 0; j < nfiles; j++) {
 		fprintf(f, "<h3>[%u] ", j + 1);
 		put_esc(f, files[j]->path);
@@ -524,8 +528,6 @@ static int write_page(FILE *f, const struct rpt_opts *o, struct rpt_file *const 
 	fputs(wult_html_css, f);
 	fputs("</style></head><body>\n", f);
 	write_header(f, o, files, nfiles);
-	if (o->html_extra)
-		o->html_extra(f, o->html_extra_ctx);
 	fputs("<section id=\"plots\"><h2>Plots</h2><p class=\"help\">Drag across a plot to "
 	      "zoom, double-click to reset; click a legend entry to hide or show it. Scatters "
 	      "show every datapoint of the tail and of sparse regions, dense regions thinned "
