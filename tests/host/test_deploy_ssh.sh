@@ -119,7 +119,25 @@ guest() {
 	t_eq "$tag: its system description names the guest's kernel" "$krel" \
 		"$("$W" report --json "$tag.data" 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["inputs"][0].get("system", {}).get("kernel.release", ""))')"
 
-	timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'rmmod wult; touch /tmp/done'
+	if [ "$tag" = 6.12-rt ]; then
+		# A module the SUT's kernel refuses (its ELF magic broken, its
+		# vermagic kept): the SUT's error comes back, named.
+		mkdir -p bad
+		cp "$build/kernel/$tag/wult.ko" bad/wult.ko
+		printf 'XELF' | dd of=bad/wult.ko conv=notrunc status=none
+		"$W" deploy -H "$sut" --ssh-opts "$so" --modules bad 2> "$tag.bad.err"
+		t_eq "$tag: a module the kernel refuses: exit 1" 1 $?
+		sed 's/^/  /' "$tag.bad.err"
+		t_check "$tag: ... the loaded one unloaded to replace it" \
+			grep -q "^$sut: wult.ko: the old one unloaded$" "$tag.bad.err"
+		t_check "$tag: ... modprobe's failure said by the SUT" \
+			grep -q "^$sut: modprobe wult failed (its error and kernel log above)$" "$tag.bad.err"
+		t_check "$tag: ... with the kernel's reason, headed by the SUT" \
+			grep -q "^$sut: .*Invalid ELF header magic" "$tag.bad.err"
+		t_check "$tag: ... and the step named here" \
+			grep -q "^wult deploy: $sut: installing or checking failed there (exit 1)$" "$tag.bad.err"
+	fi
+	timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'rmmod wult 2>/dev/null; touch /tmp/done'
 	wait $vpid
 	t_eq "$tag: vm-run exits 0 once the host said done" 0 $?
 	vpid=

@@ -92,9 +92,10 @@ static const char install_script[] =
 	"fi\n"
 	"if ! grep -q '^wult ' /proc/modules; then\n"
 	"	n=$(dmesg 2>/dev/null | wc -l)\n"
-	"	if ! modprobe wult; then\n"
-	"		dmesg 2>/dev/null | tail -n +$((n + 1)) | tail -n 5 | sed \"s|^|$sut: |\" >&2\n"
-	"		fail \"modprobe wult failed (its kernel log above)\"\n"
+	"	if ! modprobe wult 2>\"$t/err\"; then\n"
+	"		{ cat \"$t/err\"; dmesg 2>/dev/null | tail -n +$((n + 1)) | tail -n 5; } |\n"
+	"			sed \"s|^|$sut: |\" >&2\n"
+	"		fail \"modprobe wult failed (its error and kernel log above)\"\n"
 	"	fi\n"
 	"	say \"wult.ko: loaded\"\n"
 	"fi\n"
@@ -163,7 +164,8 @@ int dep_sut_install(struct deploy *d)
 			dep_pathf(src, sizeof(src), "%s", d->wult);
 			dep_pathf(dst, sizeof(dst), "%s/wult", stage);
 		}
-		if (dep_run(sa, 1) && dep_run(ca, 0)) {
+		/* (strip may not know the file: then it goes as it is) */
+		if (dep_run(sa, 2) && dep_run(ca, 0)) {
 			fprintf(stderr, DEP_CMD ": cannot copy %s to %s\n", src, dst);
 			return -1;
 		}

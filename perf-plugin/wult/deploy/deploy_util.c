@@ -28,7 +28,10 @@ int dep_pathf(char *buf, size_t size, const char *fmt, ...)
 	return 0;
 }
 
-/* Runs @av here (make, tar, strip): its stdout to @quiet ? /dev/null : ours. 0 or -1. */
+/*
+ * Runs @av here (make, tar, strip): its stdout to /dev/null with @quiet,
+ * its stderr too with @quiet > 1, else ours. 0, or -1 when it failed.
+ */
 int dep_run(char **av, int quiet)
 {
 	int st, fd = -1;
@@ -40,7 +43,6 @@ int dep_run(char **av, int quiet)
 			return -1;
 	}
 	pid = fork();
-
 	if (pid < 0) {
 		fprintf(stderr, DEP_CMD ": fork: %s\n", strerror(errno));
 		if (fd >= 0)
@@ -48,7 +50,7 @@ int dep_run(char **av, int quiet)
 		return -1;
 	}
 	if (!pid) {
-		if (fd >= 0 && dup2(fd, 1) < 0)
+		if (fd >= 0 && (dup2(fd, 1) < 0 || (quiet > 1 && dup2(fd, 2) < 0)))
 			_exit(126);
 		execvp(av[0], av);
 		fprintf(stderr, DEP_CMD ": cannot run %s: %s\n", av[0], strerror(errno));
