@@ -3,8 +3,9 @@
  * wult report: per-requested-state statistics of recorded datapoints, and
  * side-by-side diffs of several recordings, as intel wult's reports give.
  *
- * This file is the command: its options, its inputs, and the order of its
- * outputs. Each input is read once, streaming, by report/report_pass.c: a
+ * This file is the command: its inputs and the order of its outputs (its
+ * options: report/report_opts.c). Each input is read once, streaming, by
+ * report/report_pass.c: a
  * datapoint is decoded, filtered and counted into its state's statistics,
  * then forgotten. See report/report.h for how the pieces divide the work;
  * Documentation/wult-report.md for the command's behaviour.
