@@ -5,10 +5,10 @@
  *
  * This file is the command: its inputs and the order of its outputs (its
  * options: report/report_opts.c). Each input is read once, streaming, by
- * report/report_pass.c: a
- * datapoint is decoded, filtered and counted into its state's statistics,
- * then forgotten. See report/report.h for how the pieces divide the work;
- * Documentation/wult-report.md for the command's behaviour.
+ * report/report_pass.c: a datapoint is decoded, filtered and counted into
+ * its state's statistics, then forgotten. See report/report.h for how the
+ * pieces divide the work; Documentation/wult-report.md for the command's
+ * behaviour.
  */
 #include <errno.h>
 #include <getopt.h>	/* optind */
