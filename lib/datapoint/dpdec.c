@@ -92,14 +92,10 @@ struct wult_dpdec {
 
 const char *wult_dpdec_source_name(unsigned int source)
 {
-	static const char *const names[WULT_SOURCE_MAX] = {
-		[WULT_SOURCE_HRT] = "hrt",
-		[WULT_SOURCE_TDT] = "tdt",
-		[WULT_SOURCE_IPI] = "ipi",
-		[WULT_SOURCE_NIC] = "nic",
-	};
+	/* The uapi header's source list. */
+	const char *name = wult_source_name(source);
 
-	return source < WULT_SOURCE_MAX && names[source] ? names[source] : "unknown";
+	return name ? name : "unknown";
 }
 
 int wult_dpdec_new(struct wult_dpdec **out)

@@ -58,28 +58,6 @@
 	X(waketask, config2, 17, 17)	/* ipi: the wake wakes a task */ \
 	X(device, config2, 0, 31)	/* nic: (domain << 16) | (bus << 8) | devfn */
 
-/*
- * The shift and mask names of before the list, for user space not moved
- * to the accessors yet; to go once none uses them.
- */
-#define WULT_CFG_LDIST_MIN_SHIFT	0
-#define WULT_CFG_LDIST_MAX_SHIFT	16
-#define WULT_CFG_LDIST_MASK		0xffffULL
-#define WULT_CFG_KIND_SHIFT		32
-#define WULT_CFG_KIND_MASK		0xffULL
-#define WULT_CFG_SOURCE_SHIFT		40
-#define WULT_CFG_SOURCE_MASK		0xfULL
-#define WULT_CFG_STATE_SHIFT		48
-#define WULT_CFG_STATE_MASK		0xffULL
-#define WULT_CFG1_BAND_LO_SHIFT		0
-#define WULT_CFG1_BAND_HI_SHIFT		32
-#define WULT_CFG1_BAND_MASK		0xffffffffULL
-#define WULT_CFG2_LAUNCHER_SHIFT	0
-#define WULT_CFG2_LAUNCHER_MASK		0xffffULL
-#define WULT_CFG2_NOSHADOW		0x10000ULL
-#define WULT_CFG2_WAKETASK		0x20000ULL
-#define WULT_CFG2_DEVICE_MASK		0xffffffffULL
-
 /* The index of each perf_event_attr config word, as terms name them. */
 #define WULT_CFG_WORD_config	0
 #define WULT_CFG_WORD_config1	1

@@ -94,19 +94,17 @@ static int parse_ldist(char *arg, struct rec_opts *o)
 
 static int parse_method(const char *arg, struct rec_opts *o)
 {
-	if (!strcmp(arg, "hrt")) {
-		o->method = WULT_SOURCE_HRT;
-	} else if (!strcmp(arg, "tdt")) {
-		o->method = WULT_SOURCE_TDT;
-	} else if (!strcmp(arg, "ipi")) {
-		o->method = WULT_SOURCE_IPI;
-	} else if (!strcmp(arg, "nic")) {
-		o->method = WULT_SOURCE_NIC;
-	} else {
-		fprintf(stderr, "wult record: bad --method '%s': hrt, tdt, ipi or nic\n", arg);
-		return -1;
+	unsigned int id;
+
+	/* The uapi header's source list. */
+	for (id = 0; id < WULT_SOURCE_MAX; id++) {
+		if (wult_source_name(id) && !strcmp(arg, wult_source_name(id))) {
+			o->method = id;
+			return 0;
+		}
 	}
-	return 0;
+	fprintf(stderr, "wult record: bad --method '%s': hrt, tdt, ipi or nic\n", arg);
+	return -1;
 }
 
 /*

@@ -249,7 +249,7 @@ static int pmu_kind(const struct src_pd *s, const struct wult_pd_attr *a)
 		return a->attr.type >= PERF_TYPE_MAX ? KIND_UNKNOWN : KIND_OTHER_PMU;
 	if (!is_wult)
 		return KIND_OTHER_PMU;
-	return (a->attr.config >> WULT_CFG_KIND_SHIFT) & WULT_CFG_KIND_MASK;
+	return (int)wult_cfg_kind(a->attr.config);
 }
 
 /*
@@ -362,7 +362,7 @@ static int resid_learn(struct src_pd *s, unsigned int n)
 			for (k = 0; k < WULT_IDLE_STATES; k++)
 				rpt_resid_name(s->resid, k, wult_dpdec_cstate_name(s->dp, k));
 		}
-		state = (a->attr.config >> WULT_CFG_STATE_SHIFT) & WULT_CFG_STATE_MASK;
+		state = wult_cfg_state(a->attr.config);
 		for (j = 0; j < a->nr_ids; j++)
 			rpt_resid_add_id(s->resid, a->ids[j], kind, state);
 	}
@@ -519,9 +519,9 @@ static const char *pd_device(const struct rpt_src *src, char *buf, size_t len)
 	for (i = 0; i < n; i++) {
 		const struct perf_event_attr *a = &wult_pd_attr(s->pd, i)->attr;
 		const char *pmu = wult_pd_pmu_name(s->pd, a->type);
-		uint64_t d = a->config2 & WULT_CFG2_DEVICE_MASK;
+		uint64_t d = wult_cfg_device(a->config2);
 		/* config2 is the source's own: ipi's launcher and flags are no device. */
-		uint64_t srcid = (a->config >> WULT_CFG_SOURCE_SHIFT) & WULT_CFG_SOURCE_MASK;
+		uint64_t srcid = wult_cfg_source(a->config);
 
 		if (!pmu || strcmp(pmu, "wult") || srcid != WULT_SOURCE_NIC || !d)
 			continue;
