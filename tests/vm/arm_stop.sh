@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 25
+# vm-cost: 4
 #
 # What the engine does around an arm (issue 36, round-2 items 5 and 10),
 # CPU 1 measured through debugfs "measure" (hrt, no perf process), on the

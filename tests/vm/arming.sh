@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 25
+# vm-cost: 14
 # When the engine arms its timer. Not while perf holds the event disabled
 # (perf stat -D). Not at every LDist on a busy CPU: with a shell loop
 # pinned to CPU 1 and LDist 0-5 us, each expiry finds a task running and

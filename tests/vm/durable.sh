@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 48
+# vm-cost: 8
 # vm-kernels: 6.12
 # One kernel: user space on the wult event's samples, whose payload is the
 # same on every kernel (engine.sh and record.sh check it on each; the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 63
+# vm-cost: 40
 #
 # The measurement engine, end to end on CPU 1 of an idle guest: datapoints
 # as perf samples, counts and tracepoint records; their consistency; event

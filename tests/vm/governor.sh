@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 12
+# vm-cost: 7
 # vm-kernels: 6.1 6.12
 # (6.12-rt builds the same governors as 6.12.)
 # wult report's governor block on a real governor: wult_refidle's states

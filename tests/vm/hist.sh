@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 20
+# vm-cost: 3
 # The ftrace recipe of Documentation/usage.md: an in-kernel histogram of
 # WakeLatency per requested state with a hist trigger on wult:datapoint.
 # Its counts must add up to the datapoints perf stat counted in the run.

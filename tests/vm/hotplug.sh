@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 43
+# vm-cost: 5
 # CPU hotplug during wult record: the measured CPU going offline is said on
 # stderr, and when it returns wult record measures it again (its perf
 # events are reopened: the kernel drops them at offline), so datapoints

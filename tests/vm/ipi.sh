@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 30
+# vm-cost: 17
 #
 # The ipi method (wult.ko's "ipi" source) against wult_refidle's known exit
 # latencies (exit_us=0,20,80), on the default machine: CPU 1 measured, CPU

@@ -5,7 +5,7 @@
 # link addresses), moved by the offset of kallsyms' _text from the image's.
 # The branch contexts come from lbr=fake (ktime_get+4(i+1) ->
 # wult_lbr_read+4i, see lbr.sh, which checks the rest of the path).
-# vm-cost: 35
+# vm-cost: 28
 # vm-args: --kaslr
 # vm-kernels: 6.12
 # One kernel: what is checked is wult report's relocation, user space,

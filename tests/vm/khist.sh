@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 53
+# vm-cost: 12
 # wult.ko's in-kernel histograms (/sys/kernel/debug/wult/hist/): their
 # totals equal the datapoints perf stat counted and the datapoints perf
 # record sampled; percentiles read from the bins are within one bin of the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 12
+# vm-cost: 4
 #
 # The LDist recorded is the one armed (issue 36, L4), with the one source
 # that has a shortest distance: nic (rtl8139's timer needs its value 2 us

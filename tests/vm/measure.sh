@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 39
+# vm-cost: 5
 # Measuring without perf: /sys/kernel/debug/wult/measure starts and stops
 # the measurement of chosen CPUs, so trace-cmd (or plain ftrace) records
 # wult:datapoint with no perf event of the user's.

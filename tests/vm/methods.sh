@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-kernels: 6.12
-# vm-cost: 10
+# vm-cost: 4
 # wult report's methods comparison (issue 38 item 4) on recordings of
 # wult_refidle's pre-wake model: exit_us=0,20,80 prewake_us=0,0,30, so a
 # wake of C3 by the local timer (hrt) costs 80 - 30 = 50 us and one by an

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 22
+# vm-cost: 4
 # The module loads, registers the wult PMU (sysfs and perf list), and
 # unloads cleanly. vm-run checks the kernel log afterwards.
 . "$WULT_SRC/tests/lib.sh"

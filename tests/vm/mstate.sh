@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 41
+# vm-cost: 13
 # Idle micro-state accounting: wult/idle_time,state=N/ (ns) and
 # wult/idle_entries,state=N/ against the kernel's own books over 10 s of
 # CPU 1 (and the interrupts taken in the default idle, idle_irqs and

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 54
+# vm-cost: 8
 # The libtraceevent plugin (build/plugins/traceevent/plugin_wult.so) in stock perf and
 # trace-cmd: wult:datapoint records print as named latencies in us, and the
 # printed values equal the python decoder's for the same records.

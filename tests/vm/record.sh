@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 35
+# vm-cost: 14
 # wult record in a guest: group with discovered and -e counters, exact -c,
 # --time-limit, SIGINT, files stock perf reads, and clear errors.
 . "$WULT_SRC/tests/lib.sh"

@@ -21,7 +21,7 @@
 # One vCPU: several vCPUs take turns under TCG, which shows in the tails.
 # The default machine with its other CPUs taken offline is that (an offline
 # vCPU never runs) and needs no guest of its own to boot and save.
-# vm-cost: 45
+# vm-cost: 15
 . "$WULT_SRC/tests/lib.sh"
 
 DEC=$WULT_SRC/scripts/perf/wult-decode.py

@@ -14,7 +14,7 @@
 # vm-args: --cpus 3 --cpu max,-arat
 # (timerstop.sh's and tdt.sh's machine, booted once for all.)
 # vm-kernels: 6.12
-# vm-cost: 15
+# vm-cost: 6
 . "$WULT_SRC/tests/lib.sh"
 
 W=$OUT/refidle_noarat

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 27
+# vm-cost: 13
 # wult record -> wult report on a real measurement: per-datapoint latencies
 # equal the python decoder's to the nanosecond, the statistics equal the
 # perf script -s report's, plain perf record files read too, and a two-file

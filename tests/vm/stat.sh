@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 54
+# vm-cost: 7
 # Mean latencies without samples: the latency-sum counting events. In one
 # recorded run (a group whose members are the sums) the sums equal the
 # recorded datapoints' latencies; the documented perf stat recipe prints

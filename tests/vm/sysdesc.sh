@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 27
+# vm-cost: 6
 # vm-kernels: 6.12
 # One kernel: the description is read from the same sysfs files on every
 # kernel (tests/unit/test_sysdesc.c checks the reading on a fake tree).

@@ -20,7 +20,7 @@
 # (Documentation/kernel.md, "Timer-stop states").
 # vm-args: --cpus 3 --cpu max,-arat
 # (Three CPUs: the machine tdt.sh needs, booted once for both.)
-# vm-cost: 15
+# vm-cost: 10
 . "$WULT_SRC/tests/lib.sh"
 
 W=$OUT/timerstop

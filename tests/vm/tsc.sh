@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 15
+# vm-cost: 3
 # `wult tsc` in a guest, where perf's mmap page exposes TSC time: both CPUs
 # are evaluated, calibration agrees with the kernel, perf-page conversion
 # parameters exist, and the verdict comes with its reasons and exit status.

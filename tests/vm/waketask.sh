@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 30
+# vm-cost: 8
 #
 # The ipi method's --wake-task thread across CPU hotplug (issue 36, L2):
 # CPU 1 measured with only wult_refidle's C1 (hlt, exit 0), CPU 0 the
