@@ -81,6 +81,11 @@ run capture "$W" report in/cap.data
 run capture-json "$W" report --json in/cap.data
 run bogus "$W" report --bogus in/s3.data
 run nope "$W" report in/nope.data
+# The commands' usage, made from their option tables (perf-plugin/wult/opts.c):
+# a change of a table's text or of its layout shows here.
+for c in report record synth tsc hist script; do
+	run "help-$c" "$W" "$c" --help
+done
 run resid-json "$W" report --json --per-cpu in/wult_resid.data
 
 # wult hist on a directory laid out as wult.ko's debugfs one.
