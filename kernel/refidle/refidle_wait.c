@@ -243,7 +243,7 @@ u64 refidle_apic_ticks, refidle_apic_cycles;
  * running vCPU holds the turn: the measured CPU's exit then ended when the
  * other vCPU next halted, up to ~900 us late (make run's C3 tail,
  * Documentation/vm-run.md, "Slices"). So while halt_exit lists a CPU
- * (refidle_yield_on), the other CPUs count their exit waits in
+ * (refidle_yield_on), the other CPUs count their hlt states' exit waits in
  * refidle_exits, and a halt_exit CPU whose wait is over pauses until no
  * exit wait is left: each pause hands the turn on, and the measured CPU's
  * exit ends on time, as a real CPU's would beside a busy neighbour.
