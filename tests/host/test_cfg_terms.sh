@@ -8,7 +8,8 @@
 # bits and ids), Documentation/kernel.md's config table (each term's bits
 # as sysfs format/ shows them: "config:0-15", "config2:16" for one bit),
 # and the sysfs strings wult.ko showed before the list existed (the
-# format/ files of a 6.12 guest, kept in tests/data/wult_format.txt).
+# format/ files of a 6.12 guest, kept in tests/vm/wult_format.txt for
+# tests/vm/module.sh too: guests get no tests/data).
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
@@ -38,8 +39,8 @@ t_eq "wult_perf.py's terms and sources are the header's" "$(cat "$tmp/c.txt")" \
 # "name: word:lo-hi" as sysfs format/ shows a term.
 awk '$1 == "term" { printf "%s: %s:%s%s\n", $2, $3, $4, ($4 == $5 ? "" : "-" $5) }' \
 	"$tmp/c.txt" | sort > "$tmp/fmt.txt"
-t_eq "wult.ko's format/ strings (tests/data/wult_format.txt)" \
-	"$(sort "$top/tests/data/wult_format.txt")" "$(cat "$tmp/fmt.txt")"
+t_eq "wult.ko's format/ strings (tests/vm/wult_format.txt)" \
+	"$(sort "$top/tests/vm/wult_format.txt")" "$(cat "$tmp/fmt.txt")"
 sed -n 's/^| `\([a-z_0-9]*\)` | \(config[12]\{0,1\}:[0-9-]*\) |.*/\1: \2/p' \
 	"$top/Documentation/kernel.md" | sort > "$tmp/doc.txt"
 t_eq "kernel.md's config table names every term with its bits" \

@@ -12,8 +12,8 @@ t_check "insmod wult.ko" insmod "$WULT_KO"
 t_check "PMU in sysfs" test -d $pmu
 # format/ is made from the uapi header's term list at load: the strings
 # are the ones wult.ko showed when they were typed by hand.
-t_eq "format/ as tests/data/wult_format.txt" \
-	"$(sort "$WULT_SRC/tests/data/wult_format.txt")" \
+t_eq "format/ as tests/vm/wult_format.txt" \
+	"$(sort "$WULT_SRC/tests/vm/wult_format.txt")" \
 	"$(cd $pmu/format && for f in *; do echo "$f: $(cat "$f")"; done | sort)"
 type=$(cat $pmu/type 2>/dev/null)
 t_check "PMU has a dynamic type (got '$type')" test "${type:-0}" -ge 6
