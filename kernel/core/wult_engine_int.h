@@ -14,8 +14,16 @@
 
 #include "wult_engine.h"
 
+/* wult_cpu.active: TAI is the exit probe's TSC read, or ktime_get_ns(). */
+#define WULT_TAI_TSC	1
+#define WULT_TAI_KTIME	2
+
 struct wult_cpu {
-	bool active;		/* measuring this CPU: the probes' first test */
+	/*
+	 * Measuring this CPU (non-zero, the probes' first test), and how its
+	 * source's TAI is read: WULT_TAI_TSC or WULT_TAI_KTIME.
+	 */
+	u8 active;
 	bool paused;		/* no started event: arm nothing (wult_rule_next) */
 	bool holdoff;		/* the source is armed for a busy hold-off */
 	bool ltime_ok;		/* at the last idle entry our event was first */
