@@ -24,6 +24,11 @@
 # WULT_CFG_TERMS) and each wult:NAME a tracepoint of
 # kernel/trace/wult_trace.h; every scripts/ or build/ path named must exist.
 # The guest suites run these for real (tests/vm/).
+#
+# Marked "needs a SUT" (wult deploy, or any line with -H HOST): the same,
+# with an ssh on PATH that reaches nothing and fails as ssh does when the
+# host is down (exit 255): the line must get past its options (any exit but
+# 2), and no example reaches a machine, not even a name lookup.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${WULT_BUILD:-$top/build}" && pwd)
@@ -38,6 +43,8 @@ ln -s "$W" "$tmp/bin/wult"
 ln -s "$build/plugins/traceevent" "$tmp/share/traceevent"
 ln -s "$build/plugins/dlfilter" "$tmp/share/dlfilter"
 ln -s "$top/scripts/perf" "$tmp/share/scripts"
+printf '#!/bin/sh\necho "ssh: doc examples reach no host" >&2\nexit 255\n' > "$tmp/bin/ssh"
+chmod +x "$tmp/bin/ssh"
 
 python3 - "$top" "$build" "$tmp" > "$tmp/results" <<'EOF'
 import glob, os, re, shlex, shutil, subprocess, sys
@@ -112,7 +119,7 @@ def strip_comment(cmd):
             return cmd[:j].rstrip()
     return cmd
 
-MODULE = re.compile(r"\bwult (record|hist|sweep)\b|\bperf (record|stat|list)\b|trace-cmd|/sys/kernel/debug|insmod|modprobe")
+MODULE = re.compile(r"\bwult (record|hist|sweep|deploy)\b|\bperf (record|stat|list)\b|trace-cmd|/sys/kernel/debug|insmod|modprobe")
 
 def segments(cmd):
     """The simple commands of a line, as argument lists (the first line only
@@ -178,7 +185,8 @@ def dry(cmd, wd):
                             return why
         if argv[:2] == ["wult", "sweep"]:	# its plan only: nothing recorded
             argv = argv[:2] + ["--dry-run"] + argv[2:]
-        if argv[:2] in (["wult", "record"], ["wult", "hist"], ["wult", "sweep"]):
+        if argv[:2] in (["wult", "record"], ["wult", "hist"], ["wult", "sweep"],
+                        ["wult", "deploy"]):
             try:
                 p = subprocess.run([W] + argv[1:], cwd=wd, env=env, stdin=subprocess.DEVNULL,
                                    capture_output=True, text=True, timeout=30)
@@ -224,8 +232,9 @@ for where, cmd in examples():
     if MODULE.search(cmd):
         os.makedirs(wd)
         why = dry(cmd, wd)
-        print("%s\t%s: %s (needs wult.ko: options and events checked)%s" %
-              ("ok" if not why else "not ok", where, short, ": " + why if why else ""))
+        need = "a SUT" if re.search(r"\bwult deploy\b| -H ", cmd) else "wult.ko"
+        print("%s\t%s: %s (needs %s: options and events checked)%s" %
+              ("ok" if not why else "not ok", where, short, need, ": " + why if why else ""))
         continue
     prepare(cmd, wd)
     try:
