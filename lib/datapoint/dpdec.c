@@ -22,6 +22,8 @@
 
 #include <wult/comp.h>
 #include <wult/dpdec.h>
+#include <wult/perfdata.h>
+#include <wult/sysdesc.h>
 #include <linux/wult.h>
 #include "internal/dpctr.h"
 #include "internal/err.h"
@@ -336,13 +338,42 @@ int wult_dpdec_load_cstate_names_sysfs(struct wult_dpdec *dp, unsigned int cpu)
 	return i ? 0 : -ENOENT;
 }
 
+/*
+ * The state names of the recording's system description, where it has no
+ * WULT_CSTATES feature: a pipe-mode recording (wult record -o -, and so
+ * every wult record -H) cannot carry one (perf refuses feature ids past its
+ * own in pipe mode), the description rides on HEADER_STAT. 0, or -ENOENT.
+ */
+static int names_from_sysdesc(struct wult_dpdec *dp, const struct wult_pd *pd, unsigned int cpu)
+{
+	const char *text = wult_pd_sysdesc(pd), *name;
+	struct wult_sysdesc *sd;
+	unsigned int k, n = 0;
+	char err[128];
+
+	if (!text || wult_sysdesc_parse(text, strlen(text), &sd, err, sizeof(err)))
+		return -ENOENT;
+	/* wult synth's made-up machine names states the data does not have
+	 * unless wult synth was given names (then WULT_CSTATES has them). */
+	for (k = wult_sysdesc_get(sd, "synthetic") ? MAX_CSTATES : 0; k < MAX_CSTATES; k++) {
+		name = wult_sysdesc_state(sd, (int)cpu, k, "name");
+		if (!name || !*name)
+			break;
+		free(dp->cstates[k]);
+		dp->cstates[k] = strdup(name);
+		n += !!dp->cstates[k];
+	}
+	wult_sysdesc_free(sd);
+	return n ? 0 : -ENOENT;
+}
+
 enum wult_dpdec_names wult_dpdec_name_states(struct wult_dpdec *dp, const struct wult_pd *pd,
 					     unsigned int cpu)
 {
 	const char *host = pd ? wult_pd_hostname(pd) : NULL;
 	char here[256];
 
-	if (pd && wult_pd_nr_cstates(pd))
+	if (pd && (wult_pd_nr_cstates(pd) || !names_from_sysdesc(dp, pd, cpu)))
 		return WULT_DPDEC_NAMES_FILE;
 	if (pd && (!host || gethostname(here, sizeof(here)) || strcmp(here, host)))
 		return WULT_DPDEC_NAMES_DEFAULT;

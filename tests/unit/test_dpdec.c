@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Datapoint decoding: through the format file and through perf.data. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <wult/comp.h>
 #include <wult/dpdec.h>
+#include <wult/sysdesc.h>
 #include <wult/pdwrite.h>
 #include <wult/synth.h>
 #include "wt.h"
@@ -453,12 +457,12 @@ static void state_names(void)
 	struct wult_pd_attr attr = { 0 };
 	struct wult_dp d = { .tai = 10, .tintr = 20, .req_cstate = 2 };
 	uint8_t raw[WULT_DP_HDR_SIZE + sizeof(struct wult_dp)];
-	struct wult_synth_opts o;
 	struct wult_dpdec *dp;
 	struct wult_point pt;
 	struct wult_pd *pd;
 	struct wult_pdw *w;
-	int fd = mkstemp(path), sysfs;
+	int fd = mkstemp(path), sysfs, stdout_fd, synthetic, ok;
+	struct wult_pd_event ev;
 
 	close(fd);
 	attr.attr.sample_type = PERF_SAMPLE_RAW;
@@ -466,10 +470,11 @@ static void state_names(void)
 	s.raw = raw;
 	s.raw_size = sizeof(raw);
 	payload(&d, raw);
-	/* wult synth's files say they come from host "wult-synth". */
-	wult_synth_defaults(&o);
-	o.count = 10;
-	WT_EQ(wult_synth_write(&o, path, err, sizeof(err)), 0);
+	/* A file with neither names nor a system description, from another
+	 * machine (no HOSTNAME: not this one): the defaults. */
+	WT_EQ(wult_pdw_open(path, &w, err, sizeof(err)), 0);
+	wult_pdw_set_tracing(w, "wult", wult_dpdec_builtin_format());
+	WT_EQ(wult_pdw_close(w, err, sizeof(err)), 0);
 	WT_EQ(wult_pd_open(path, 0, &pd, err, sizeof(err)), 0);
 	wult_dpdec_new(&dp);
 	wult_dpdec_load_pd(dp, pd, err, sizeof(err));
@@ -493,6 +498,47 @@ static void state_names(void)
 		 "file name %s", pt.v[WULT_M_REQ_CSTATE].str);
 	wult_dpdec_free(dp);
 	wult_pd_close(pd);
+	/* A pipe-mode recording (wult record -o -, wult record -H) carries no
+	 * cpuidle names, but its system description names the states: those,
+	 * unless the description is wult synth's made-up machine. */
+	for (synthetic = 0; synthetic < 2; synthetic++) {
+		fflush(stdout);		/* this test's own lines stay out of the file */
+		fd = open(path, O_WRONLY | O_TRUNC);
+		stdout_fd = dup(1);
+		/* Checked once stdout is back: nothing printed into the file. */
+		ok = fd >= 0 && stdout_fd >= 0 && dup2(fd, 1) == 1 &&
+		     !wult_pdw_open("-", &w, err, sizeof(err));
+		if (ok) {
+			wult_pdw_set_tracing(w, "wult", wult_dpdec_builtin_format());
+			ok = !wult_pdw_set_sysdesc(w, synthetic ?
+				WULT_SYSDESC_MAGIC "synthetic=yes\nstate2.name=C6\n" :
+				WULT_SYSDESC_MAGIC "state0.name=POLL\nstate1.name=C1\n"
+				"state2.name=C3\n");
+			ok = !wult_pdw_close(w, err, sizeof(err)) && ok;
+		}
+		fflush(stdout);
+		dup2(stdout_fd, 1);
+		close(stdout_fd);
+		close(fd);
+		WT_CHECK(ok, "a pipe-mode file written to %s", path);
+		WT_EQ(wult_pd_open(path, 0, &pd, err, sizeof(err)), 0);
+		WT_EQ(wult_pd_is_pipe(pd), 1);
+		/* The features arrive with the stream (here all of it). */
+		while (wult_pd_next(pd, &ev) > 0)
+			;
+		wult_dpdec_new(&dp);
+		wult_dpdec_load_pd(dp, pd, err, sizeof(err));
+		WT_EQ(wult_dpdec_name_states(dp, pd, 0),
+		      synthetic ? WULT_DPDEC_NAMES_DEFAULT : WULT_DPDEC_NAMES_FILE);
+		memset(&pt, 0, sizeof(pt));
+		WT_EQ(wult_dpdec_decode(dp, &s, &pt), 0);
+		WT_CHECK(pt.v[WULT_M_REQ_CSTATE].str &&
+			 !strcmp(pt.v[WULT_M_REQ_CSTATE].str, synthetic ? "state2" : "C3"),
+			 "pipe mode, %s description: name %s", synthetic ? "synthetic" : "real",
+			 pt.v[WULT_M_REQ_CSTATE].str);
+		wult_dpdec_free(dp);
+		wult_pd_close(pd);
+	}
 	/* Live data: this machine's names, where it has cpuidle. */
 	sysfs = !access("/sys/devices/system/cpu/cpu0/cpuidle/state0/name", R_OK);
 	wult_dpdec_new(&dp);

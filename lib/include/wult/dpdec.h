@@ -55,14 +55,18 @@ int wult_dpdec_load_cstate_names_sysfs(struct wult_dpdec *dp, unsigned int cpu);
 
 /* Where wult_dpdec_name_states() took the state names from. */
 enum wult_dpdec_names {
-	WULT_DPDEC_NAMES_FILE,		/* the recording's (wult record stores them) */
+	WULT_DPDEC_NAMES_FILE,		/* the recording's (its cpuidle names, else its
+				 * system description's) */
 	WULT_DPDEC_NAMES_SYSFS,		/* this machine's cpuidle, CPU @cpu */
 	WULT_DPDEC_NAMES_DEFAULT,	/* POLL, C1, then stateN */
 };
 
 /*
  * The one rule every consumer names requested states by: the names the
- * recording carries (loaded by wult_dpdec_load_pd()), else this machine's
+ * recording carries (loaded by wult_dpdec_load_pd()), else those of its
+ * system description unless made up by wult synth (a pipe-mode recording,
+ * which has no WULT_CSTATES feature; in pipe mode call this once
+ * the stream's features are in: at its first sample), else this machine's
  * cpuidle names when the data was recorded here (@pd's HOSTNAME is this
  * machine's) or comes live (@pd NULL: a dlfilter, wult record), else the
  * defaults: index 0 polls, 1 is the default idle (HLT = C1 on x86).
