@@ -245,6 +245,8 @@ int main(void)
 	WT_EQ(wult_sweep_read(path, &r, err, sizeof(err)), -ENOENT);
 	snprintf(path, sizeof(path), "%s/m.json", dir);
 	unlink(path);
-	rmdir(dir);
+	snprintf(path, sizeof(path), "%s/" WULT_SWEEP_MANIFEST, dir);
+	unlink(path);
+	WT_EQ(rmdir(dir), 0);	/* nothing else left behind */
 	return wt_done();
 }
