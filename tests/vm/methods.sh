@@ -10,8 +10,10 @@
 # 1-2 ms, instruction-counted clock. `wult report HRT IPI` must print the
 # methods block naming both methods, and C3's median saving less C1's (the
 # two methods' own paths differ the same way in both states) must be the
-# 30 us pre-wake, +- 0.5 us as refidle.sh and refidle_prewake.sh hold a
-# difference of medians; --json's saved_median must equal the text's (the
+# 30 us pre-wake, +- 2.5 us: each saving is an ipi median less an hrt one,
+# and on 6.12 an ipi median lies in one of its latency modes a few hundred
+# ns to 2 us apart (tests/vm/ipi.sh allows [-2.5, +0.5] us there; seen
+# here: 29.932 and 29.492 us); --json's saved_median must equal the text's (the
 # guest has no python: read with grep).
 # On 6.12 only: the report's arithmetic and the driver's model are the same
 # on every kernel (refidle_prewake.sh measures the model itself).
@@ -44,14 +46,17 @@ for s in 1 3; do
 		grep -q "^Methods compared (pre-wake): hrt$s.data (hrt) against ipi$s.data (ipi)" m$s.out
 	saved[s]=$(awk '/^Methods compared/ { on = 1 } on && $1 == "C'$s'" && $2 == "median" { printf "%.0f", $5 * 1000 }' m$s.out)
 	wult report --json hrt$s.data ipi$s.data > m$s.json 2>&1
-	t_eq "C$s: --json's saved median is the text's (ns, rounded)" "${saved[s]}" \
-		"$(tr -d ' \n' < m$s.json | grep -o '"methods_compared".*' |
-		   grep -o '"state":"C'$s'"[^}]*' | grep -o '"saved_median":[^,]*' |
-		   awk -F: '{ printf "%.0f", $2 }')"
+	# The text rounds to the ns; the JSON keeps the value (ns): within
+	# 0.5 ns (rounding it again disagreed on a half: 32028.5 ns).
+	js=$(tr -d ' \n' < m$s.json | grep -o '"methods_compared".*' |
+	     grep -o '"state":"C'$s'"[^}]*' | grep -o '"saved_median":[^,]*' | cut -d: -f2)
+	t_check "C$s: --json's saved median is the text's ($js ns, text ${saved[s]} ns)" \
+		awk -v j="${js:-x}" -v t="${saved[s]:-y}" 'BEGIN { d = j - t
+			exit !(j ~ /^-?[0-9.]+$/ && t ~ /^-?[0-9]+$/ && d <= 0.5001 && d >= -0.5001) }'
 done
 echo "# saved medians (ns): C1 ${saved[1]}, C3 ${saved[3]}"
-t_within "C3's saving less C1's is the 30 us pre-wake +- 0.5 (ns)" \
-	$((${saved[3]:-0} - ${saved[1]:-0})) 29500 30500
+t_within "C3's saving less C1's is the 30 us pre-wake +- 2.5 (ns)" \
+	$((${saved[3]:-0} - ${saved[1]:-0})) 27500 32500
 t_check "rmmod wult" rmmod wult
 t_check "rmmod wult_refidle" rmmod wult_refidle
 t_done
