@@ -61,7 +61,7 @@ esac
 if [ "${WULT_CLOCK:-}" = icount ] && [ -n "${others:-}" ]; then
 	n=$(($(echo "$others" | tr ',' '\n' | wc -l) + 1))
 	if [ -n "${WULT_SLICE_US:-}" ] && [ -n "$(cat "$halt" 2>/dev/null)" ]; then
-		echo "wult: $n vCPUs taking turns, ${WULT_SLICE_US} us slices, the others yielding to the measured CPU's exit waits: a wake that comes while another vCPU runs waits for that vCPU to halt; measured: WakeLatency and IntrLatency p99.99 within 0.03-7.2 us of each state's median in five runs of 10,000 (+50.1 us once in 50,000), but C3 up to +497 us in 3 of 7,811 datapoints in the first run of a fresh clone; the medians the same to a few ns run to run"
+		echo "wult: $n vCPUs taking turns, ${WULT_SLICE_US} us slices, the others yielding to the measured CPU's exit waits: a wake that comes while another vCPU runs waits for that vCPU to halt; measured: WakeLatency and IntrLatency p99.99 within 0.03-7.2 us of each state's median in five runs of 10,000 (+50.1 us once in 50,000), but a first run after the guest's boot has had a few C2 and C3 datapoints up to +790 us late (two fresh clones); the medians the same to a few ns run to run"
 	elif [ -n "${WULT_SLICE_US:-}" ]; then
 		echo "wult: $n vCPUs taking turns, ${WULT_SLICE_US} us slices: a wake that overlaps the other vCPU's own wake is stretched by the other's run (its injected exit spins included); measured: C1, C2 WakeLatency and IntrLatency within 0.02 us of their medians at p99.99, C3 WakeLatency +30 to +880 us in 0.2% of its datapoints (15-25 of ~7,850 a run), IntrLatency +134 us once in 30,000"
 	else
