@@ -113,5 +113,6 @@ void refidle_bench_exit(void);
 void refidle_kick_init(struct dentry *dir);
 void refidle_kick_exit(void);
 void refidle_halt_init(struct dentry *dir);
+void refidle_halt_fini(void);
 
 #endif /* _REFIDLE_H */

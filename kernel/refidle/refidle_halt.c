@@ -7,6 +7,7 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
@@ -14,6 +15,8 @@
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <asm/apic.h>
 #include <asm/processor.h>
 #include <asm/tsc.h>
@@ -54,6 +57,64 @@ static void refidle_apic_calibrate(void)
 static DEFINE_MUTEX(refidle_halt_lock);
 static struct cpumask refidle_halt_mask;
 
+/*
+ * The hand-over: while halt_exit lists a CPU, a listed CPU pauses after
+ * each hrtimer callback it runs (tracepoint timer:hrtimer_expire_exit).
+ * Under QEMU's round-robin TCG the pause ends the vCPU's turn, so what the
+ * callback gave another CPU (an ipi launcher's wake) runs at once, as on
+ * hardware. Without it the launcher's turn ended at the APIC timer write
+ * of its hrtimer_interrupt() when that moved QEMU's next deadline, else at
+ * its exit wait's pause after the interrupt: on 6.12 ipi WakeLatency lay
+ * in a 1.4 or a 3.3 us mode by the launcher's idle state (tests/vm/ipi.sh).
+ * Registered only while a CPU is listed: otherwise no probe of this module
+ * runs on a measured CPU's wake path.
+ */
+static struct tracepoint *refidle_handover_tp;
+static bool refidle_handover_on;
+
+static notrace void refidle_handover(void *data, struct hrtimer *timer)
+{
+	if (__this_cpu_read(refidle_halt_exit))
+		cpu_relax();
+}
+
+static void refidle_handover_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "hrtimer_expire_exit"))
+		refidle_handover_tp = tp;
+}
+
+/* Under refidle_halt_lock. */
+static int refidle_handover_set(bool on)
+{
+	int ret;
+
+	if (on == refidle_handover_on)
+		return 0;
+	if (!refidle_handover_tp)
+		for_each_kernel_tracepoint(refidle_handover_find, NULL);
+	if (!refidle_handover_tp)
+		return -EOPNOTSUPP;
+	if (on)
+		ret = tracepoint_probe_register(refidle_handover_tp,
+						refidle_handover, NULL);
+	else
+		ret = tracepoint_probe_unregister(refidle_handover_tp,
+						  refidle_handover, NULL);
+	if (!ret)
+		refidle_handover_on = on;
+	return ret;
+}
+
+/* At unload, after the debugfs files are gone. */
+void refidle_halt_fini(void)
+{
+	mutex_lock(&refidle_halt_lock);
+	refidle_handover_set(false);
+	mutex_unlock(&refidle_halt_lock);
+	tracepoint_synchronize_unregister();
+}
+
 static ssize_t refidle_halt_write(struct file *file, const char __user *ubuf,
 				  size_t len, loff_t *ppos)
 {
@@ -72,6 +133,8 @@ static ssize_t refidle_halt_write(struct file *file, const char __user *ubuf,
 			WRITE_ONCE(per_cpu(refidle_halt_exit, cpu),
 				   cpumask_test_cpu(cpu, mask));
 		WRITE_ONCE(refidle_yield_on, !cpumask_empty(mask));
+		/* On failure the waits halt, without the hand-over. */
+		ret = refidle_handover_set(!cpumask_empty(mask));
 		mutex_unlock(&refidle_halt_lock);
 	}
 	free_cpumask_var(mask);

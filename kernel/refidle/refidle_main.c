@@ -282,6 +282,7 @@ static void __exit refidle_exit(void)
 	debugfs_remove_recursive(refidle_dir);
 	refidle_bench_exit();
 	refidle_kick_exit();
+	refidle_halt_fini();
 	cpuidle_unregister(&refidle_driver);
 	refidle_wait_enters();
 	refidle_ts_exit();
