@@ -318,14 +318,27 @@ static inline void count_one(struct wult_stats *st, uint32_t i)
  */
 static int flush(struct wult_stats *st)
 {
-	uint32_t cnt[NPART + 1], *b = st->batch, dense = 0, ndense = 0;
+	uint32_t cnt[NPART + 1], c4[4][NPART + 1], *b = st->batch, dense = 0, ndense = 0;
 	unsigned int i, n = st->nbatch;
 	int spread = (st->bmax >> PART_SHIFT) - (st->bmin >> PART_SHIFT) > 8;
 
 	if (spread) {
-		memset(cnt, 0, sizeof(cnt));
-		for (i = 0; i < n; i++)
-			cnt[(b[i] >> PART_SHIFT) + 1]++;
+		/*
+		 * Four tallies, summed after: a wake latency's batch lands in
+		 * one partition, and one tally's increments would each wait
+		 * for the previous store (a third of this function's time).
+		 */
+		memset(c4, 0, sizeof(c4));
+		for (i = 0; i + 4 <= n; i += 4) {
+			c4[0][(b[i] >> PART_SHIFT) + 1]++;
+			c4[1][(b[i + 1] >> PART_SHIFT) + 1]++;
+			c4[2][(b[i + 2] >> PART_SHIFT) + 1]++;
+			c4[3][(b[i + 3] >> PART_SHIFT) + 1]++;
+		}
+		for (; i < n; i++)
+			c4[0][(b[i] >> PART_SHIFT) + 1]++;
+		for (i = 0; i <= NPART; i++)
+			cnt[i] = c4[0][i] + c4[1][i] + c4[2][i] + c4[3][i];
 		for (i = 1; i <= NPART; i++) {
 			if (cnt[i] > n / 32) {
 				dense += cnt[i];

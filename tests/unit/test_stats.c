@@ -117,6 +117,17 @@ static int64_t g_tail(void)
 	return 4000 + (int64_t)(xs() % 2000);
 }
 
+/* A wake latency: a body within one 16 KiB partition of counters, 1% of
+ * tail over hundreds of them, all in the exact part (flush()'s tally). */
+static int64_t g_wake(void)
+{
+	uint64_t r = xs();
+
+	if (r % 100 == 0)
+		return 20000 + (int64_t)(xs() % 4000000);
+	return 1000 + (int64_t)(xs() % 12000);
+}
+
 static int count_cb(int64_t val, uint64_t cnt, void *ctx)
 {
 	uint64_t *c = ctx;
@@ -558,6 +569,9 @@ int main(void)
 	check_dist("const", g_const, 1000);
 	check_dist("tail", g_tail, 300000);
 	check_dist("one", g_uniform, 1);
+	/* batches of 16384, the last one not a multiple of the tally's 4 */
+	check_dist("uniform, odd batch", g_uniform, 3 * 16384 + 7);
+	check_dist("wake", g_wake, 5 * 16384 + 3);
 	interleaved();
 	big_counts();
 	alloc_failure();

@@ -535,8 +535,9 @@ static int block_groups(const struct rpt_opts *o, struct pass *ps, struct rpt_fi
 /* note_point() of a block. */
 static void block_note(struct rpt_file *f, const struct rows_cols *c, const struct rows_blk *b)
 {
-	double mn = f->ldist_min, mx = f->ldist_max;
+	double mn = f->ldist_min, mx = f->ldist_max, cpu;
 	unsigned int r, s = 0;
+	uint64_t low = 0;
 
 	for (r = 0; c->source >= 0 && r < b->n; r++)
 		s |= source_bit(b->v[(size_t)r * b->stride + c->source]);
@@ -547,8 +548,16 @@ static void block_note(struct rpt_file *f, const struct rows_cols *c, const stru
 					   NAN);
 	for (r = 0; c->run >= 0 && r < b->n; r++)
 		f->task_wakes += !isnan(b->v[(size_t)r * b->stride + c->run]);
-	for (r = 0; c->cpu >= 0 && r < b->n; r++)
-		note_cpu(f, b->v[(size_t)r * b->stride + c->cpu]);
+	/* CPUs below 64 in a register: or-ing into f->cpus[] each row made
+	 * each row wait for the previous row's store */
+	for (r = 0; c->cpu >= 0 && r < b->n; r++) {
+		cpu = b->v[(size_t)r * b->stride + c->cpu];
+		if (cpu >= 0 && cpu < 64)
+			low |= 1ULL << (unsigned int)cpu;
+		else
+			note_cpu(f, cpu);
+	}
+	f->cpus[0] |= low;
 	for (r = 0; c->ldist >= 0 && r < b->n; r++)
 		widen(&mn, &mx, b->v[(size_t)r * b->stride + c->ldist]);
 	f->ldist_min = mn;
