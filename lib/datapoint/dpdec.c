@@ -100,6 +100,16 @@ const char *wult_dpdec_source_name(unsigned int source)
 	return name ? name : "unknown";
 }
 
+const char *wult_dpdec_source_list(void)
+{
+	/* ", hrt, tdt, ..." from the uapi header's list, less its head. */
+#define SOURCE_ITEM(id, name, value) ", " #name
+	static const char list[] = WULT_SOURCES(SOURCE_ITEM);
+#undef SOURCE_ITEM
+
+	return list + 2;
+}
+
 int wult_dpdec_new(struct wult_dpdec **out)
 {
 	struct wult_dpdec *dp = calloc(1, sizeof(*dp));

@@ -92,13 +92,9 @@ int wult_cmd_deploy(int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	d.prefix = "/usr/local";
-	ret = wult_opts_parse(&set, argc, argv, &d);
-	if (ret == WULT_OPTS_HELP)
-		return 0;
-	if (ret == WULT_OPTS_USAGE)
-		wult_opts_usage(&set, stderr);
+	ret = wult_opts_start(&set, argc, argv, &d);
 	if (ret)
-		return 2;
+		return ret == WULT_OPTS_HELP ? 0 : 2;
 	if (optind < argc) {
 		fprintf(stderr, DEP_CMD ": unexpected argument '%s' (the SUT goes after -H)\n",
 			argv[optind]);

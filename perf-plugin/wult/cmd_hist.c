@@ -201,13 +201,9 @@ static int hist_opts_parse(int argc, char **argv, struct hist_opts *o, bool *wan
 
 	memset(o, 0, sizeof(*o));
 	o->dir = HIST_DIR;
-	ret = wult_opts_parse(&set, argc, argv, &a);
-	if (ret == WULT_OPTS_HELP)
-		return 1;
-	if (ret == WULT_OPTS_USAGE)
-		wult_opts_usage(&set, stderr);
+	ret = wult_opts_start(&set, argc, argv, &a);
 	if (ret)
-		return -1;
+		return ret == WULT_OPTS_HELP ? 1 : -1;
 	if (optind < argc) {
 		fprintf(stderr, "wult hist: unexpected argument '%s'\n", argv[optind]);
 		return -1;

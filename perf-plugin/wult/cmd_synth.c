@@ -158,7 +158,7 @@ static int source_opt(const struct wult_opt *opt, const char *arg, void *ctx)
 	for (o->source = 0; o->source < WULT_SOURCE_MAX; o->source++)
 		if (!strcmp(arg, wult_dpdec_source_name(o->source)))
 			return 0;
-	return bad_value(opt, arg, "hrt, tdt, ipi or nic");
+	return bad_value(opt, arg, wult_dpdec_source_list());
 }
 
 /* --state-offset T,... */
@@ -291,13 +291,9 @@ int wult_cmd_synth(int argc, char **argv)
 	int ret;
 
 	wult_synth_defaults(o);
-	ret = wult_opts_parse(&set, argc, argv, &a);
-	if (ret == WULT_OPTS_HELP)
-		return 0;
-	if (ret == WULT_OPTS_USAGE)
-		wult_opts_usage(&set, stderr);
+	ret = wult_opts_start(&set, argc, argv, &a);
 	if (ret)
-		return 2;
+		return ret == WULT_OPTS_HELP ? 0 : 2;
 	if (optind < argc) {
 		fprintf(stderr, "wult synth: unexpected argument '%s'\n", argv[optind]);
 		wult_opts_usage(&set, stderr);

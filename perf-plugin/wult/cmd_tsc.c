@@ -276,13 +276,9 @@ static int parse_args(int argc, char **argv, struct tsc_args *args, cpu_set_t *c
 
 	wult_tsc_eval_opts_init(&args->eval);
 	wult_tsc_calib_opts_init(&args->calib);
-	ret = wult_opts_parse(&set, argc, argv, &ctx);
-	if (ret == WULT_OPTS_HELP)
-		return EXIT_FIT;
-	if (ret == WULT_OPTS_USAGE)
-		wult_opts_usage(&set, stderr);
+	ret = wult_opts_start(&set, argc, argv, &ctx);
 	if (ret)
-		return EXIT_ERROR;
+		return ret == WULT_OPTS_HELP ? EXIT_FIT : EXIT_ERROR;
 	if (optind < argc) {
 		fprintf(stderr, "wult tsc: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_ERROR;

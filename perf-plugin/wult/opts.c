@@ -211,3 +211,12 @@ int wult_opts_parse(const struct wult_optset *set, int argc, char **argv, void *
 	free(map);
 	return ret;
 }
+
+int wult_opts_start(const struct wult_optset *set, int argc, char **argv, void *ctx)
+{
+	int ret = wult_opts_parse(set, argc, argv, ctx);
+
+	if (ret == WULT_OPTS_USAGE)
+		wult_opts_usage(set, stderr);
+	return ret;
+}

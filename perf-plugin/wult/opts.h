@@ -106,6 +106,13 @@ enum {
  */
 int wult_opts_parse(const struct wult_optset *set, int argc, char **argv, void *ctx);
 
+/*
+ * wult_opts_parse() as a command starts: the usage also on stderr after a
+ * usage error. 0 to go on; WULT_OPTS_HELP after --help (the command is
+ * done, successfully); < 0 after an error, said.
+ */
+int wult_opts_start(const struct wult_optset *set, int argc, char **argv, void *ctx);
+
 /* The usage text of @set into @f. */
 void wult_opts_usage(const struct wult_optset *set, FILE *f);
 

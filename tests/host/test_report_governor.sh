@@ -162,7 +162,7 @@ fi
 if "$W" synth -o x.data --source pigeon >/dev/null 2>err.txt; then
 	t_fail "wult synth --source pigeon accepted"
 else
-	grep -q "hrt, tdt, ipi or nic" err.txt && t_ok "wult synth --source pigeon refused: $(cat err.txt)" ||
+	grep -q "hrt, tdt, ipi, nic" err.txt && t_ok "wult synth --source pigeon refused: $(cat err.txt)" ||
 		t_fail "wult synth --source pigeon: $(cat err.txt)"
 fi
 t_done

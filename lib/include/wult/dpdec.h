@@ -113,6 +113,8 @@ uint64_t wult_dpdec_metrics(const struct wult_dpdec *dp, int with_counters);
 const char *wult_dpdec_builtin_format(void);
 /* The name of a datapoint's method (WULT_M_SOURCE): "hrt", "tdt", "unknown". */
 const char *wult_dpdec_source_name(unsigned int source);
+/* Every method's name, for a message: "hrt, tdt, ipi, nic". */
+const char *wult_dpdec_source_list(void);
 
 #pragma GCC visibility pop
 

@@ -3,7 +3,7 @@
  * wult record --states NAMES, --deepest-state NAME and --idle-governor
  * NAME: the measured CPUs' idle states and the cpuidle governor chosen
  * through cpuidle's sysfs for the recording and put back after it, on
- * every way out of record() (lib/cpuidle.c). A SIGKILL
+ * every way out of record() (lib/cpuidle/cpuidle.c). A SIGKILL
  * leaves the restore record, which the next wult record restores from
  * before anything else.
  *

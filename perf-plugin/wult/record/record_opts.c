@@ -13,6 +13,7 @@
 
 #include <linux/wult.h>
 #include <wult/args.h>
+#include <wult/dpdec.h>
 
 #include "opts.h"
 #include "record_opts.h"
@@ -103,7 +104,7 @@ static int parse_method(const char *arg, struct rec_opts *o)
 			return 0;
 		}
 	}
-	fprintf(stderr, "wult record: bad --method '%s': hrt, tdt, ipi or nic\n", arg);
+	fprintf(stderr, "wult record: bad --method '%s': %s\n", arg, wult_dpdec_source_list());
 	return -1;
 }
 
@@ -485,13 +486,9 @@ int rec_opts_parse(int argc, char **argv, struct rec_opts *o)
 	o->output = "wult.data";
 	o->pages = 256;
 	o->launcher = -1;
-	ret = wult_opts_parse(&set, argc, argv, &ctx);
-	if (ret == WULT_OPTS_HELP)
-		return 1;
-	if (ret == WULT_OPTS_USAGE)
-		wult_opts_usage(&set, stderr);
+	ret = wult_opts_start(&set, argc, argv, &ctx);
 	if (ret)
-		return -1;
+		return ret == WULT_OPTS_HELP ? 1 : -1;
 	if (optind < argc) {
 		fprintf(stderr, "wult record: unexpected argument '%s'\n", argv[optind]);
 		return -1;

@@ -47,8 +47,8 @@ static const struct rpt_src_ops *src_kind(const char *path, char *err, size_t er
 		return &rpt_src_pipe_ops;
 	if (stat(path, &st)) {
 		*ret = -errno;
-		snprintf(err, errlen, "%s (give a perf.data file or an intel wult result "
-			 "directory)", strerror(errno));
+		snprintf(err, errlen, "%s (give a perf.data file, an intel wult result "
+			 "directory or a sweep's directory)", strerror(errno));
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode))
