@@ -146,3 +146,73 @@ dec_median() {
 dec_share() {
 	awk -v s=" $2 " 'index(s, " " $10 " ") { k++ } END { print NR ? int(k * 100 / NR) : 0 }' "$1"
 }
+
+# Bare guests reached over real SSH on the loopback, for host tests:
+# vm-run --bare --ssh PORT (dropbear there, OpenSSH's client here, a key
+# made for the run; no wult command and no wult module in the guest),
+# booted at once so that the parts of one test share them. A guest waits,
+# blocked on a fifo (a host-clock guest's busy time is host CPU), until
+# ssh_guest_done. Uses the host test's top and build.
+# ssh_guests_boot DIR LIMIT KERNEL...: a guest of each KERNEL, up for at
+# most LIMIT s of its own time; vm-run's --out DIR/KERNEL (ssh/id_ed25519,
+# ssh/known_hosts, console.txt), its stdout and stderr DIR/KERNEL.out and
+# .err. Sets SSH_PORT[KERNEL] and SSH_PID[KERNEL]; returns once each has
+# said its script is up on stdout or its vm-run ended.
+ssh_guests_boot() {
+	local dir=$1 limit=$2 k i up
+	shift 2
+	declare -gA SSH_PORT SSH_PID
+	SSH_DIR=$dir
+	cat > "$dir/ssh-guest.sh" <<'G'
+#!/bin/bash
+mkdir -p /run && mkfifo /tmp/done && exec 3<> /tmp/done
+echo "guest: up"
+if read -r -t "$1" -u 3; then echo "guest: done"; else echo "guest: nobody said done"; fi
+G
+	chmod +x "$dir/ssh-guest.sh"
+	for k; do
+		# A free port (another process could take it before QEMU does;
+		# the guest then fails to start, and the test fails, not hangs).
+		SSH_PORT[$k]=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		WULT_BUILD=$build "$top/scripts/vm-run" --kernel "$k" --ssh "${SSH_PORT[$k]}" \
+			--bare --timeout $((limit + 300)) --out "$dir/$k" "$dir/ssh-guest.sh" "$limit" \
+			> "$dir/$k.out" 2> "$dir/$k.err" &
+		SSH_PID[$k]=$!
+	done
+	for ((i = 0; i < 600; i++)); do
+		up=1
+		for k; do
+			grep -q '^guest: up' "$dir/$k.out" 2>/dev/null ||
+				! kill -0 "${SSH_PID[$k]}" 2>/dev/null || up=0
+		done
+		[ $up = 1 ] && break
+		sleep 1
+	done
+}
+
+# ssh_guest KERNEL CMD: run CMD in that guest (root, its key, strict host
+# key checking against its known_hosts, at most 60 s).
+ssh_guest() {
+	timeout 60 ssh -p "${SSH_PORT[$1]}" -i "$SSH_DIR/$1/ssh/id_ed25519" -o BatchMode=yes \
+		-o UserKnownHostsFile="$SSH_DIR/$1/ssh/known_hosts" -o StrictHostKeyChecking=yes \
+		-o LogLevel=ERROR root@127.0.0.1 "$2"
+}
+
+# ssh_guest_done KERNEL: tell the guest it is done and wait for its
+# vm-run; its exit status (vm-run checks the kernel log).
+ssh_guest_done() {
+	local rc
+	ssh_guest "$1" 'echo > /tmp/done'
+	wait "${SSH_PID[$1]}"
+	rc=$?
+	SSH_PID[$1]=
+	return $rc
+}
+
+# ssh_guests_kill: end the guests' vm-runs still running (a test's exit
+# trap), each by its id, and wait for them (each kills its QEMU).
+ssh_guests_kill() {
+	local p
+	for p in "${SSH_PID[@]}"; do [ -z "$p" ] || kill "$p" 2>/dev/null; done
+	for p in "${SSH_PID[@]}"; do [ -z "$p" ] || wait "$p" 2>/dev/null; done
+}

@@ -4,7 +4,7 @@
 # stand-in for ssh on PATH answers `uname -r; uname -m` with a chosen
 # release and architecture and logs every call, so that each refusal is
 # seen before anything is built or sent. The real deploys, into bare
-# guests, are test_deploy_ssh.sh and test_remote_ssh.sh.
+# guests, are test_ssh.sh's parts ssh/deploy.sh and ssh/remote.sh.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}

@@ -1,77 +1,28 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# host-lane: serial
-# vm-cost: 45
-# wult deploy into bare guests over real SSH on the loopback (issue 39
-# items 1 and 5): scripts/vm-run --bare --ssh PORT boots a guest with no
-# wult command and no wult module (dropbear there, OpenSSH's client here,
-# a key made for the run); wult deploy -H installs both, then wult record
-# -H records 300 datapoints there. 6.1 and 6.12-rt here; the 6.12 guest of
-# test_remote_ssh.sh is deployed the same way before its recordings.
-# 6.1 takes the build path: wult.ko and wult_refidle.ko built by deploy
-# against the headers scripts/kpkg unpacked, in BUILD/test-cache (kept, so
-# that make rebuilds only what changed since the last run); 6.12-rt sends
-# the modules the Makefile built for it (--modules), as building them
-# again would cost ~20 s of CPU for nothing new.
-# Cost (host CPU, measured on a loaded 2-CPU host): 60-63 s in all with
-# the 6.1 module build (~18 s of it, only when kernel/ changed since the
-# last run), so ~22 s per guest (boot, dropbear, two deploys, the
-# recording); 3-4.5 min of wall time.
-. "$(dirname "$0")/../lib.sh"
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${WULT_BUILD:-$top/build}
-vr=$top/scripts/vm-run
-W=$build/rel/wult
-tmp=$(mktemp -d)
-vpid=
-cleanup() {
-	[ -z "$vpid" ] || kill "$vpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cd "$tmp" || exit 1
-export XDG_CACHE_HOME=$tmp/cache
-
-for t in ssh ssh-keygen dropbearkey /usr/sbin/dropbear; do
-	if ! command -v $t >/dev/null; then
-		t_skip "no $t here (scripts/deps installs dropbear-bin and openssh-client)"
-		t_done
-		exit
-	fi
-done
-
-# The guest: up until the host says done (at most 300 s of its own time).
-cat > g.sh <<'G'
-#!/bin/bash
-echo "guest: up"
-t0=$(date +%s)
-while [ ! -e /tmp/done ] && [ $(($(date +%s) - t0)) -lt 300 ]; do sleep 0.2; done
-[ -e /tmp/done ] && echo "guest: done" || echo "guest: nobody said done"
-G
-chmod +x g.sh
+# shellcheck shell=bash disable=SC2154	# top, build, tmp, W: test_ssh.sh's
+# A part of tests/host/test_ssh.sh (sourced there, in its own directory,
+# with the guests of ssh_guests_boot up): wult deploy into bare guests over
+# real SSH (issue 39 items 1 and 5): nothing of wult there before; wult
+# deploy -H installs the wult command and wult.ko and checks them, a second
+# deploy changes nothing (--keep-loaded), then wult record -H records 300
+# datapoints there. 6.1 takes the build path: wult.ko and wult_refidle.ko
+# built by deploy against the headers scripts/kpkg unpacked, in
+# BUILD/test-cache (kept, so that make rebuilds only what changed since
+# the last run; ~18 s of CPU when kernel/ changed); 6.12-rt sends the
+# modules the Makefile built for it (--modules), as building them again
+# would cost ~20 s of CPU for nothing new. The 6.12 guest is deployed the
+# same way by ssh/remote.sh. The 6.12-rt guest is done at the end of this
+# part; the 6.1 one stays up for ssh/fleet.sh (wult_refidle installed).
 
 # ndp FILE: the datapoints wult report counts in FILE.
 ndp() { "$W" report "$1" 2>/dev/null | sed -n 's/^all: \([0-9]*\) datapoints.*/\1/p'; }
 
-# guest TAG [DEPLOY OPTIONS]: boot a bare guest of TAG, deploy, record.
+# guest TAG [DEPLOY OPTIONS]: deploy into the bare guest of TAG, record.
 guest() {
-	local tag=$1 o=$tmp/$1 port krel sut so sopts i n
+	local tag=$1 o=$tmp/$1 port=${SSH_PORT[$1]} krel sut so sopts n
 	shift
-	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	krel=$(WULT_BUILD=$build "$top/scripts/kdir" "$tag")
 	krel=${krel##*/linux-headers-}
-	WULT_BUILD=$build "$vr" --kernel "$tag" --ssh "$port" --bare --timeout 500 \
-		--out "$o" g.sh > "$tag.vm.out" 2> "$tag.vm.err" &
-	vpid=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -q '^guest: up' "$tag.vm.out" 2>/dev/null && break
-		kill -0 $vpid 2>/dev/null || break
-		sleep 1
-	done
-	if ! t_check "$tag: the bare guest is up, ssh ready" grep -q 'vm-run: ssh ready' "$o/console.txt"; then
-		sed 's/^/  /' "$tag.vm.err" | tail -n 20
-		return
-	fi
 	sut=root@127.0.0.1:$port
 	so="-i $o/ssh/id_ed25519 -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$o/ssh/known_hosts -o LogLevel=ERROR"
 	sopts=(-p "$port" -i "$o/ssh/id_ed25519" -o UserKnownHostsFile="$o/ssh/known_hosts"
@@ -137,11 +88,7 @@ guest() {
 		t_check "$tag: ... and the step named here" \
 			grep -q "^wult deploy: $sut: installing or checking failed there (exit 1)$" "$tag.bad.err"
 	fi
-	timeout 60 ssh "${sopts[@]}" root@127.0.0.1 'rmmod wult 2>/dev/null; touch /tmp/done'
-	wait $vpid
-	t_eq "$tag: vm-run exits 0 once the host said done" 0 $?
-	vpid=
-	t_check "$tag: the guest script saw done" grep -q '^guest: done' "$tag.vm.out"
+	ssh_guest "$tag" 'rmmod wult 2>/dev/null'
 }
 
 XDG_CACHE_HOME=$build/test-cache guest 6.1 --refidle
@@ -152,4 +99,8 @@ t_check "6.1: built by deploy in the cache" \
 guest 6.12-rt --modules "$build/kernel/6.12-rt"
 t_check "6.12-rt: the Makefile's modules sent" \
 	grep -q "^wult deploy: sending the modules of $build/kernel/6.12-rt (built for " 6.12-rt.d1.err
-t_done
+ssh_guest_done 6.12-rt
+rc=$?
+t_eq "6.12-rt: vm-run exits 0 once the host said done (its kernel log clean)" 0 $rc
+[ $rc = 0 ] || sed 's/^/  6.12-rt: /' "$tmp/6.12-rt.err" | tail -n 20
+t_check "6.12-rt: the guest script saw done" grep -q '^guest: done' "$tmp/6.12-rt.out"
