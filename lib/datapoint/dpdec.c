@@ -683,6 +683,66 @@ int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s
 	return 0;
 }
 
+/*
+ * Every metric in ascending order, X(metric, its value from struct v1 *c)
+ * or N(first, last) for a run of metrics v1 lacks (NaN): decode_set()
+ * writes the set's in the caller's order with one predictable test each.
+ * The asserts keep the list in the enum's order.
+ */
+#define V1_ORDERED(X, N)							\
+	X(WAKE_LATENCY, c.lat.wake) X(WAKE_LATENCY_RAW, c.lat.wake_raw)		\
+	X(INTR_LATENCY, c.intr) X(INTR_LATENCY_RAW, c.intr_raw)			\
+	X(SILENT_TIME, c.lat.silent) X(LDIST, V1(&c, ldist))			\
+	X(REQ_CSTATE, V1(&c, req_cstate)) X(INTR_OFF, V1(&c, intr_off))		\
+	X(CC0, c.fl[0]) N(CC1, CPU_FREQ) X(SMI_CNT, c.fl[1]) X(NMI_CNT, c.fl[2])	\
+	X(CPU, V1(&c, cpu)) X(LTIME, V1(&c, ltime)) X(TBI, V1(&c, tbi))		\
+	X(TAI, V1(&c, tai)) X(TINTR, V1(&c, tintr)) N(SCALED, SCALED)		\
+	X(SOURCE, c.src) X(RUN_LATENCY, c.run)
+
+enum {
+	ORD_BEFORE = -1,
+#define ORD_X(m, val) ORD_##m,
+#define ORD_N(a, b) ORD_##a, ORD_TO_##b = ORD_##a + WULT_M_##b - WULT_M_##a,
+	V1_ORDERED(ORD_X, ORD_N)
+#undef ORD_X
+#undef ORD_N
+	ORD_NR
+};
+
+#define ORD_X(m, val) _Static_assert((int)ORD_##m == (int)WULT_M_##m,		\
+				     "V1_ORDERED: " #m " out of order");
+#define ORD_N(a, b) _Static_assert((int)ORD_##a == (int)WULT_M_##a &&		\
+				   (int)ORD_TO_##b == (int)WULT_M_##b,			\
+				   "V1_ORDERED: " #a ".." #b " out of order");
+V1_ORDERED(ORD_X, ORD_N)
+#undef ORD_X
+#undef ORD_N
+_Static_assert((int)ORD_NR == (int)WULT_M_NR, "V1_ORDERED: not every metric");
+
+/* The bits of metrics @a..@b. */
+#define RUN_BITS(a, b)	((WULT_METRIC_BIT(WULT_M_##b) - WULT_METRIC_BIT(WULT_M_##a)) |	\
+			 WULT_METRIC_BIT(WULT_M_##b))
+
+int wult_dpdec_decode_set(struct wult_dpdec *dp, const struct wult_pd_sample *s,
+			  uint64_t metrics, double *out, const char **state)
+{
+	uint64_t run;
+	struct v1 c;
+
+	if (!dp->v1 || dp->ctr.nctrs)
+		return -EAGAIN;
+	if (!dp->ev || !s->raw || s->raw_size < dp->min_size)
+		return -EINVAL;
+	v1_compute(dp, s->raw, s->raw_size, &c);
+#define PUT(m, val)	if (metrics & WULT_METRIC_BIT(WULT_M_##m)) *out++ = (val);
+#define NANS(a, b)	for (run = metrics & RUN_BITS(a, b); run; run &= run - 1) *out++ = NAN;
+	V1_ORDERED(PUT, NANS)
+#undef PUT
+#undef NANS
+	*state = c.state;
+	return 0;
+}
+
 #define HAVE(i)	(dp->f[i].off >= 0)
 #define OPT(i)	(HAVE(i) ? (double)f[i] : NAN)
 

@@ -105,6 +105,7 @@ static void metrics(void)
 		double out;
 
 		WT_EQ(wult_dpdec_decode_some(dp, &smp, &m, 1, &out, &st), -EINVAL);
+		WT_EQ(wult_dpdec_decode_set(dp, &smp, WULT_METRIC_BIT(m), &out, &st), -EINVAL);
 		smp.raw_size = 132;
 		WT_EQ(wult_dpdec_decode_some(dp, &smp, &m, 1, &out, &st), 0);
 		WT_EQ(out, pt.v[WULT_M_WAKE_LATENCY].num);
@@ -138,6 +139,39 @@ static void bad_formats(void)
 	wult_dpdec_free(dp);
 }
 
+/* wult_dpdec_decode_set() the same, in ascending order, for every metric,
+ * none, and sets that start, end or skip runs of metrics v1 lacks. */
+static int set_differs(struct wult_dpdec *dp, const struct wult_pd_sample *s,
+		       const struct wult_point *pt)
+{
+	static const uint64_t sets[] = {
+		WULT_METRICS_ALL, 0, WULT_METRIC_BIT(WULT_M_RUN_LATENCY),
+		WULT_METRIC_BIT(WULT_M_CC0) | WULT_METRIC_BIT(WULT_M_CC3) |
+		WULT_METRIC_BIT(WULT_M_SMI_CNT) | WULT_METRIC_BIT(WULT_M_SCALED) |
+		WULT_METRIC_BIT(WULT_M_SOURCE),
+		0x5555555555555555ULL & WULT_METRICS_ALL, 0xaaaaaaaaaaaaaaaaULL & WULT_METRICS_ALL,
+	};
+	double out[WULT_M_NR + 1];
+	const char *state;
+	unsigned int i, k;
+	uint64_t set;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		state = "unset";
+		out[__builtin_popcountll(sets[i])] = 12345;	/* nothing past the set's */
+		if (wult_dpdec_decode_set(dp, s, sets[i], out, &state))
+			return 1;
+		for (set = sets[i], k = 0; set; set &= set - 1, k++) {
+			double want = pt->v[__builtin_ctzll(set)].num;
+
+			bad += isnan(want) ? !isnan(out[k]) : out[k] != want;
+		}
+		bad += out[k] != 12345 || state != pt->v[WULT_M_REQ_CSTATE].str;
+	}
+	return bad;
+}
+
 /* wult_dpdec_decode_some() gives what wult_dpdec_decode() gave @pt, for
  * every metric (NaN where it is NaN). 0 or the number of differences. */
 static int some_differs(struct wult_dpdec *dp, const struct wult_pd_sample *s,
@@ -154,7 +188,7 @@ static int some_differs(struct wult_dpdec *dp, const struct wult_pd_sample *s,
 		return 1;
 	for (i = 0; i < WULT_M_NR; i++)
 		bad += isnan(out[i]) ? !isnan(pt->v[m[i]].num) : out[i] != pt->v[m[i]].num;
-	return bad + (state != pt->v[WULT_M_REQ_CSTATE].str);
+	return bad + (state != pt->v[WULT_M_REQ_CSTATE].str) + set_differs(dp, s, pt);
 }
 
 /* The generator's file, read back, gives the generator's values. */
@@ -194,7 +228,7 @@ static void synth_roundtrip(void)
 	WT_EQ(ret, 0);
 	WT_EQ(n, 5000);
 	WT_EQ(bad, 0);
-	WT_CHECK(!some_bad, "decode_some: %d values differ from decode's", some_bad);
+	WT_CHECK(!some_bad, "decode_some, decode_set: %d values differ from decode's", some_bad);
 	wult_synth_free(g);
 	wult_dpdec_free(dp);
 	wult_pd_close(pd);
@@ -227,6 +261,7 @@ static void counters(void)
 		double out;
 
 		WT_EQ(wult_dpdec_decode_some(dp, &s, &m, 1, &out, &st), -EAGAIN);
+		WT_EQ(wult_dpdec_decode_set(dp, &s, WULT_METRIC_BIT(m), &out, &st), -EAGAIN);
 	}
 	attr.attr.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_READ;
 	attr.attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |

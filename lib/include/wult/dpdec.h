@@ -100,6 +100,13 @@ int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s
 			   const enum wult_metric *m, unsigned int n, double *out,
 			   const char **state);
 /*
+ * The same for a set of metrics (WULT_METRIC_BIT() bits): @out gets the
+ * metrics of @metrics in ascending order, one double each, without a list
+ * looked up per datapoint (what a reader decoding millions wants).
+ */
+int wult_dpdec_decode_set(struct wult_dpdec *dp, const struct wult_pd_sample *s,
+			  uint64_t metrics, double *out, const char **state);
+/*
  * The metrics (WULT_METRIC_BIT() set) the decoder fills: those of the
  * loaded format's fields, plus, @with_counters (decoding samples with
  * wult_dpdec_decode()), those of the registered counters. Others stay NaN

@@ -96,19 +96,17 @@ int rpt_src_next(struct rpt_src *s, struct wult_point *pt)
 	return s->ops->next(s, pt);
 }
 
-int rpt_src_next_some(struct rpt_src *s, const enum wult_metric *m, unsigned int n,
-		      double *out, const char **state)
+int rpt_src_next_some(struct rpt_src *s, uint64_t set, double *out, const char **state)
 {
 	struct wult_point pt;
-	unsigned int i;
 	int ret;
 
 	if (s->ops->next_some)
-		return s->ops->next_some(s, m, n, out, state);
+		return s->ops->next_some(s, set, out, state);
 	/* A kind without a short path: the whole datapoint, then its part. */
 	ret = s->ops->next(s, &pt);
-	for (i = 0; ret > 0 && i < n; i++)
-		out[i] = pt.v[m[i]].num;
+	for (; ret > 0 && set; set &= set - 1)
+		*out++ = pt.v[__builtin_ctzll(set)].num;
 	if (ret > 0)
 		*state = pt.v[WULT_M_REQ_CSTATE].str;
 	return ret;

@@ -25,10 +25,10 @@ const char *rpt_src_error(const struct rpt_src *s);
  * datapoint): the governor is then judged on the way. */
 int rpt_src_has_sysdesc(const struct rpt_src *s);
 /* Like rpt_src_next() for a perf.data input (rpt_src_stable_names()), but
- * only metrics @m[0..@n-1] into @out and ReqCState's name into *@state:
- * decoding the others is skipped where it can be. */
-int rpt_src_next_some(struct rpt_src *s, const enum wult_metric *m, unsigned int n,
-		      double *out, const char **state);
+ * only the metrics of @set (WULT_METRIC_BIT() bits) into @out, in ascending
+ * order, and ReqCState's name into *@state: decoding the others is skipped
+ * where it can be. */
+int rpt_src_next_some(struct rpt_src *s, uint64_t set, double *out, const char **state);
 /* The metrics the input's datapoints can carry (WULT_METRIC_BIT() set), known
  * once rpt_src_next() returned one; the others are NaN on every datapoint. */
 uint64_t rpt_src_metrics(const struct rpt_src *s);

@@ -380,10 +380,9 @@ static struct rpt_resid *pd_take_resid(struct rpt_src *src)
 	return r;
 }
 
-/* What pd_next_some() asks for: metrics m[] into out[], the name. */
+/* What pd_next_some() asks for: the metrics of set into out[], the name. */
 struct some {
-	const enum wult_metric *m;
-	unsigned int n;
+	uint64_t set;
 	double *out;
 	const char **state;
 };
@@ -397,10 +396,11 @@ static int decode_one(struct src_pd *s, const struct wult_pd_sample *smp, struct
 		      const struct some *w)
 {
 	unsigned int i;
+	uint64_t set;
 	int ret;
 
 	if (w && !s->nbr && s->s.cpu >= 0) {
-		ret = wult_dpdec_decode_some(s->dp, smp, w->m, w->n, w->out, w->state);
+		ret = wult_dpdec_decode_set(s->dp, smp, w->set, w->out, w->state);
 		if (ret != -EAGAIN)
 			return ret;
 	}
@@ -410,8 +410,8 @@ static int decode_one(struct src_pd *s, const struct wult_pd_sample *smp, struct
 	if (s->s.cpu < 0 && pt->v[WULT_M_CPU].num >= 0)
 		s->s.cpu = (int)pt->v[WULT_M_CPU].num;
 	attach_branches(s, pt);
-	for (i = 0; w && i < w->n; i++)
-		w->out[i] = pt->v[w->m[i]].num;
+	for (set = w ? w->set : 0, i = 0; set; set &= set - 1)
+		w->out[i++] = pt->v[__builtin_ctzll(set)].num;
 	if (w)
 		*w->state = pt->v[WULT_M_REQ_CSTATE].str;
 	return 0;
@@ -488,10 +488,9 @@ static int pd_next(struct rpt_src *src, struct wult_point *pt)
 	return next_pd(pd_of(src), pt, NULL);
 }
 
-static int pd_next_some(struct rpt_src *src, const enum wult_metric *m, unsigned int n,
-			double *out, const char **state)
+static int pd_next_some(struct rpt_src *src, uint64_t set, double *out, const char **state)
 {
-	struct some w = { m, n, out, state };
+	struct some w = { set, out, state };
 	struct wult_point pt;
 
 	return next_pd(pd_of(src), &pt, &w);

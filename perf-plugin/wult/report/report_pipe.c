@@ -54,8 +54,9 @@ struct rpt_pipe {
 	int stop;			/* the counting thread gave up */
 	int sleepers;			/* threads in pthread_cond_wait() */
 	int ret;			/* the source's last return */
-	enum wult_metric m[WULT_M_NR];	/* the metrics carried */
+	enum wult_metric m[WULT_M_NR];	/* the metrics carried, ascending */
 	unsigned int nm;
+	uint64_t set;			/* and as a set */
 	int known;			/* m[] cut to what the input has */
 	struct pipe_batch b[PIPE_NBATCH];
 	/* the counting thread's batch (NULL: wait for the next) and point */
@@ -131,9 +132,12 @@ static void carry_known(struct rpt_pipe *p)
 	uint64_t avail = rpt_src_metrics(p->src);
 	unsigned int i, n = 0;
 
+	p->set = 0;
 	for (i = 0; i < p->nm; i++)
-		if ((avail & WULT_METRIC_BIT(p->m[i])) || p->m[i] == WULT_M_REQ_CSTATE)
+		if ((avail & WULT_METRIC_BIT(p->m[i])) || p->m[i] == WULT_M_REQ_CSTATE) {
 			p->m[n++] = p->m[i];
+			p->set |= WULT_METRIC_BIT(p->m[i]);
+		}
 	p->nm = n;
 	p->known = 1;
 }
@@ -151,7 +155,7 @@ static void *reader(void *arg)
 		for (n = 0; n < PIPE_BATCH; n++) {
 			v = b->val + (size_t)n * p->nm;
 			if (p->known) {
-				ret = rpt_src_next_some(p->src, p->m, p->nm, v, &b->str[n]);
+				ret = rpt_src_next_some(p->src, p->set, v, &b->str[n]);
 				if (ret <= 0)
 					break;
 				continue;
