@@ -11,10 +11,14 @@
  *
  *   exact:  |v| < WULT_STATS_EXACT (2^22 ns, ~4.2 ms): one counter per ns,
  *           in leaves of 1024 ns. A leaf's counters are bytes in one 8 MiB
- *           anonymous mapping (untouched pages cost nothing; huge pages
- *           where the system allows them, so a touched 2 MiB costs 2 MiB,
- *           and spares the TLB misses of random increments over 4 MiB of
- *           SilentTime, 7x faster); a leaf whose counter would pass 255 moves to an
+ *           anonymous mapping (untouched pages cost nothing). Once an
+ *           object's values spread over megabytes of counters (SilentTime,
+ *           see flush()), the mapping asks for huge pages where the system
+ *           allows them: a touched 2 MiB then costs 2 MiB, and spares the
+ *           TLB misses of random increments over 4 MiB, 7x faster; a
+ *           narrow object (a latency, the governor's whole-us SilentTimes)
+ *           keeps 4 KiB pages, so a few KiB of counters do not cost 2 MiB
+ *           each. A leaf whose counter would pass 255 moves to an
  *           array of u64 (8 KiB, mapped), so no count wraps.
  *   beyond: |v| >= WULT_STATS_EXACT: the values themselves, up to
  *           WULT_STATS_KEEP of them (latency outliers are few), in 32 bits
@@ -73,8 +77,6 @@ int wult_stats_new(struct wult_stats **out)
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (st->c8 == MAP_FAILED)
 		st->c8 = NULL;
-	else	/* random increments over megabytes: TLB misses cost the most */
-		madvise(st->c8, EXACT_N, MADV_HUGEPAGE);
 	st->wide = calloc(NLEAVES, sizeof(*st->wide));
 	st->lsum = calloc(NLEAVES, sizeof(*st->lsum));
 	st->pos = calloc(NLOG, sizeof(*st->pos));
@@ -354,6 +356,15 @@ static int flush(struct wult_stats *st)
 		spread = ndense > 8 || dense < n - n / 16;
 	}
 	if (spread) {
+		/*
+		 * Random increments over megabytes: TLB misses cost the most.
+		 * Asked before the first such batch is counted, so its pages
+		 * come huge (a range already touched would stay in 4 KiB).
+		 */
+		if (!st->huge) {
+			madvise(st->c8, EXACT_N, MADV_HUGEPAGE);
+			st->huge = 1;
+		}
 		for (i = 0; i < n; i++)
 			st->tmp[cnt[b[i] >> PART_SHIFT]++] = b[i];
 		b = st->tmp;

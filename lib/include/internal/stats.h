@@ -29,6 +29,7 @@ struct wult_stats {
 	size_t mem;
 	/* exact part: the histogram is the data (moments come from it) */
 	uint8_t *c8;		/* EXACT_N byte counters (mmap'ed) */
+	int huge;		/* c8 asked for huge pages: its values spread */
 	uint64_t **wide;	/* NLEAVES: a leaf's u64 counters, once promoted */
 	uint64_t *lsum;		/* NLEAVES: each leaf's total */
 	/* Leaves with a count lie in [llo, lhi] (llo = NLEAVES: none). Loops
