@@ -14,6 +14,7 @@
 #ifndef _REFIDLE_H
 #define _REFIDLE_H
 
+#include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/cpuidle.h>
 #include <linux/percpu.h>
@@ -21,6 +22,7 @@
 #include <asm/apic.h>
 #include <asm/io.h>
 #include <asm/msr.h>
+#include <asm/processor.h>
 
 #define REFIDLE_STATES		3	/* C1..C3, after POLL */
 
@@ -54,6 +56,19 @@ DECLARE_PER_CPU(bool, refidle_kicker);
 DECLARE_PER_CPU(bool, refidle_halt_exit);
 /* halt_exit lists a CPU: the others' exit waits are yielded to. */
 extern bool refidle_yield_on;
+/*
+ * halt_exit CPUs paused with work left (inside an interrupt, or before a
+ * halting wait), owed their turn back: polling waits pause while any is.
+ */
+extern atomic_t refidle_handovers;
+
+static __always_inline void refidle_handover_pause(void)
+{
+	arch_atomic_inc(&refidle_handovers);
+	cpu_relax();
+	arch_atomic_dec(&refidle_handovers);
+}
+
 /* APIC timer ticks per TSC cycles, measured at load (0: not measured). */
 extern u64 refidle_apic_ticks, refidle_apic_cycles;
 

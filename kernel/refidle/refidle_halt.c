@@ -4,6 +4,7 @@
  * list, read and written; the wait itself is refidle_wait_halted()
  * (refidle_wait.c), which says what it does and why.
  */
+#include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -71,11 +72,16 @@ static struct cpumask refidle_halt_mask;
  */
 static struct tracepoint *refidle_handover_tp;
 static bool refidle_handover_on;
+atomic_t refidle_handovers;
 
+/*
+ * The CPU has yet to program its next timer event: a polling wait elsewhere
+ * pauses while it is counted in refidle_handovers (refidle_wait.c).
+ */
 static notrace void refidle_handover(void *data, struct hrtimer *timer)
 {
 	if (__this_cpu_read(refidle_halt_exit))
-		cpu_relax();
+		refidle_handover_pause();
 }
 
 static void refidle_handover_find(struct tracepoint *tp, void *priv)

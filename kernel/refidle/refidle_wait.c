@@ -159,6 +159,28 @@ static __always_inline void refidle_halt(void)
  */
 DEFINE_PER_CPU(bool, refidle_kicker);
 
+/*
+ * A polling wait's turn: it pauses while a halt_exit CPU that paused with
+ * work left is owed its turn back (refidle_handovers). Under TCG a wait
+ * that does not pause keeps the turn until the next timer deadline, which
+ * that CPU may not have programmed yet: an ipi launcher then started the
+ * next launch's timer only when this wait gave up (masked_max_us, 1 of 30
+ * datapoints in tests/vm/ipi.sh). For the same reason the wait pauses once
+ * as it starts, while halt_exit lists a CPU: a halted CPU this one just
+ * sent a call (the launcher its arm) runs it. Not with a
+ * wake already there: the wait resumes its turn where the deadline ended
+ * it, often after the wake's check, and a pause there had it notice the
+ * wake only after the other CPU's interrupt (+0.55 us in ipi.sh).
+ */
+static __always_inline void refidle_spin_owed(void)
+{
+	if (arch_atomic_read(&refidle_handovers) && !need_resched() &&
+	    !refidle_irq_pending(1))
+		cpu_relax();
+	else
+		refidle_spin();
+}
+
 static __always_inline void refidle_poll(void)
 {
 	u64 limit = rdtsc() + refidle_masked_max_cycles;
@@ -170,6 +192,8 @@ static __always_inline void refidle_poll(void)
 
 	if (current_set_polling_and_test())
 		return;
+	if (READ_ONCE(refidle_yield_on))
+		cpu_relax();
 	while (!need_resched() && !refidle_irq_pending(turn++)) {
 		if ((s64)(rdtsc() - limit) >= 0) {
 			if (!current_clr_polling_and_test()) {
@@ -178,7 +202,7 @@ static __always_inline void refidle_poll(void)
 			}
 			return;
 		}
-		refidle_spin();
+		refidle_spin_owed();
 	}
 }
 
@@ -276,7 +300,7 @@ static __always_inline u64 refidle_wait_halted(u64 end)
 	u32 lvtt, left;
 	u64 now, want;
 
-	cpu_relax();
+	refidle_handover_pause();
 	while ((s64)((now = rdtsc()) - end) < 0) {
 		lvtt = refidle_apic_read(APIC_LVTT);
 		left = refidle_apic_read(APIC_TMCCT);
