@@ -20,9 +20,10 @@
 # three cases with five boots (test_deploy_ssh, test_remote_ssh and
 # test_fleet_ansible: 146 s of host CPU together); a boot costs 8-10 s,
 # and a guest waiting for the host next to nothing (tests/lib.sh's
-# ssh_guests_boot). Cost (measured on a loaded 2-CPU host): 87-98 s of
-# host CPU (the upper figure with deploy's 6.1 build, when kernel/ changed
-# since the last run), 2.5-3 min of wall time; it prints "# cost" lines.
+# ssh_guests_boot). Cost (measured on a loaded 2-CPU host, five runs):
+# 87-109 s of host CPU (the upper figures with deploy's 6.1 build, when
+# kernel/ changed since the last run), 2.3-3 min of wall time; it prints
+# "# cost" lines.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
