@@ -129,5 +129,7 @@ void refidle_kick_init(struct dentry *dir);
 void refidle_kick_exit(void);
 void refidle_halt_init(struct dentry *dir);
 void refidle_halt_fini(void);
+void refidle_nmi_others(void);
+void refidle_nmi_yield(void);
 
 #endif /* _REFIDLE_H */

@@ -281,6 +281,12 @@ static __always_inline void refidle_yield(void)
 		cpu_relax();
 }
 
+/* A halt_exit CPU's NMI (refidle_halt.c): the same yield. */
+void refidle_nmi_yield(void)
+{
+	refidle_yield();
+}
+
 /* refidle_wait(), counted in refidle_exits while others yield to it. */
 static __always_inline u64 refidle_wait_counted(u64 start, int index,
 						bool timer)
@@ -290,6 +296,7 @@ static __always_inline u64 refidle_wait_counted(u64 start, int index,
 	if (!READ_ONCE(refidle_yield_on))
 		return refidle_wait(start, index, timer);
 	arch_atomic_inc(&refidle_exits);
+	refidle_nmi_others();
 	now = refidle_wait(start, index, timer);
 	arch_atomic_dec(&refidle_exits);
 	return now;
