@@ -145,6 +145,56 @@ static inline ktime_t wult_hrtimer_next(const struct hrtimer *t)
 	return READ_ONCE(t->base->cpu_base->expires_next);
 }
 
+/*
+ * A source's event as a per-CPU pinned hard hrtimer, armed again from
+ * inside its own callback when the engine arms the next datapoint there
+ * (our interrupt after the idle exit, a hold-off's expiry): then only the
+ * expiry is set, and the callback's return value restarts the timer as a
+ * periodic hrtimer's does, which spares hrtimer_start()'s base lock,
+ * removal and requeue (about 90 instructions a wake, bench.md). On the
+ * timer's CPU, IRQs off.
+ */
+struct wult_hrtimer {
+	struct hrtimer timer;
+	bool restart;	/* armed from inside its running callback */
+};
+
+#define WULT_HRTIMER_MODE	HRTIMER_MODE_ABS_PINNED_HARD
+
+/*
+ * Expire at @ns (CLOCK_MONOTONIC), with no slack. The base runs @t's
+ * callback only here, on @t's CPU: a timer of another CPU's that ran here
+ * (migrated) is not @t, and is started anew.
+ */
+static inline void wult_hrtimer_start(struct wult_hrtimer *t, u64 ns)
+{
+	if (hrtimer_callback_running(&t->timer)) {
+		hrtimer_set_expires(&t->timer, ns_to_ktime(ns));
+		t->restart = true;
+		return;
+	}
+	hrtimer_start_range_ns(&t->timer, ns_to_ktime(ns), 0, WULT_HRTIMER_MODE);
+}
+
+/* Disarm without waiting: a running callback restarts nothing. */
+static inline void wult_hrtimer_try_cancel(struct wult_hrtimer *t)
+{
+	t->restart = false;
+	hrtimer_try_to_cancel(&t->timer);
+}
+
+/*
+ * The callback's return value, its last step: @t is this CPU's timer,
+ * which wult_hrtimer_start() marked only if the callback running is its.
+ */
+static inline enum hrtimer_restart wult_hrtimer_fn_done(struct wult_hrtimer *t)
+{
+	if (!t->restart)
+		return HRTIMER_NORESTART;
+	t->restart = false;
+	return HRTIMER_RESTART;
+}
+
 /**
  * wult_source_by_id() - the source of a "source" config term
  * @id: an enum wult_source_id, from user space: any value

@@ -45,7 +45,6 @@
 #include "wult_source.h"
 #include "wult_tdt.h"
 
-#define WULT_TDT_MODE	HRTIMER_MODE_ABS_PINNED_HARD
 /* A deadline this close to the expected one (in us) is taken for ours. */
 #define WULT_TDT_MATCH_US	2
 
@@ -56,7 +55,7 @@ enum wult_tdt_mode {
 };
 
 struct wult_tdt_cpu {
-	struct hrtimer timer;
+	struct wult_hrtimer timer;
 	bool armed;
 	bool computed;		/* LTime at the last idle entry was expect */
 	u64 entry_tsc;		/* TSC at local_timer_entry, 0 outside it */
@@ -96,7 +95,7 @@ static notrace enum hrtimer_restart wult_tdt_fn(struct hrtimer *timer)
 	tc->entry_tsc = 0;
 	tc->armed = false;
 	wult_engine_intr(tsc, tintr);
-	return HRTIMER_NORESTART;
+	return wult_hrtimer_fn_done(&tc->timer);
 }
 
 /* The exit first (wult_probes.h): no entry stamp outlives its interrupt. */
@@ -127,8 +126,8 @@ static int wult_tdt_init(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		wult_hrtimer_setup(&per_cpu_ptr(&wult_tdt_cpus, cpu)->timer,
-				   wult_tdt_fn, CLOCK_MONOTONIC, WULT_TDT_MODE);
+		wult_hrtimer_setup(&per_cpu_ptr(&wult_tdt_cpus, cpu)->timer.timer,
+				   wult_tdt_fn, CLOCK_MONOTONIC, WULT_HRTIMER_MODE);
 	wult_probes_find(wult_tdt_tps, ARRAY_SIZE(wult_tdt_tps));
 	return 0;
 }
@@ -138,7 +137,7 @@ static void wult_tdt_exit(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(&wult_tdt_cpus, cpu)->timer);
+		hrtimer_cancel(&per_cpu_ptr(&wult_tdt_cpus, cpu)->timer.timer);
 }
 
 static int wult_tdt_usable(void)
@@ -190,8 +189,7 @@ static int wult_tdt_arm(u64 ldist, u64 *ltime)
 	tc->expect = tsc + mul_u64_u32_div(ldist, tsc_khz, USEC_PER_SEC);
 	tc->entry_tsc = 0;
 	tc->armed = true;
-	hrtimer_start_range_ns(&tc->timer, ns_to_ktime(now + ldist), 0,
-			       WULT_TDT_MODE);
+	wult_hrtimer_start(&tc->timer, now + ldist);
 	*ltime = tc->expect;
 	return 0;
 }
@@ -201,7 +199,7 @@ static void wult_tdt_cancel(void)
 	struct wult_tdt_cpu *tc = this_cpu_ptr(&wult_tdt_cpus);
 
 	tc->armed = false;
-	hrtimer_try_to_cancel(&tc->timer);
+	wult_hrtimer_try_cancel(&tc->timer);
 }
 
 /*
@@ -217,7 +215,7 @@ static bool wult_tdt_at_idle(u64 *ltime)
 
 	tc->computed = true;
 	if (wult_tdt_mode == WULT_TDT_EMULATED)
-		return wult_hrtimer_first(&tc->timer);
+		return wult_hrtimer_first(&tc->timer.timer);
 	if (rdmsrl_safe(MSR_IA32_TSC_DEADLINE, &dl))
 		return false;
 	switch (wult_rule_tdt_ltime(dl, tc->expect, tol)) {
@@ -227,7 +225,7 @@ static bool wult_tdt_at_idle(u64 *ltime)
 		return true;
 	case WULT_TDT_LTIME_COMPUTED:
 		/* The broadcast device wakes at the first hrtimer: ours? */
-		if (!wult_hrtimer_first(&tc->timer))
+		if (!wult_hrtimer_first(&tc->timer.timer))
 			return false;
 		*ltime = tc->expect;
 		return true;
