@@ -58,7 +58,6 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/percpu.h>
-#include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
@@ -92,7 +91,12 @@ bool wult_tsc_steady;
 
 atomic_t wult_engine_fail_arms = ATOMIC_INIT(0);
 
-static u64 wult_read_msr(u32 msr)
+/*
+ * Out of line: its local's address is taken, which would give each caller
+ * (the idle probes, the emit) a stack canary to set and check per wake
+ * even where the MSRs are not read.
+ */
+static noinline u64 wult_read_msr(u32 msr)
 {
 	u64 val = 0;
 
@@ -100,12 +104,21 @@ static u64 wult_read_msr(u32 msr)
 	return val;
 }
 
-/* Uniform in [ldist_min, ldist_max] without a division. */
+/*
+ * Uniform in [ldist_min, ldist_max] without a division, from the high half
+ * of xorshift64 (Marsaglia, 2003; the state is never 0): inline, a few
+ * instructions where prandom_u32_state() took a call and about 50.
+ */
 static u64 wult_pick_ldist(struct wult_cpu *wc)
 {
 	u64 span = wc->ldist_max - wc->ldist_min + 1;
+	u64 x = wc->rnd;
 
-	return wc->ldist_min + (((u64)prandom_u32_state(&wc->rnd) * span) >> 32);
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	wc->rnd = x;
+	return wc->ldist_min + (((x >> 32) * span) >> 32);
 }
 
 /*
@@ -153,17 +166,20 @@ static void wult_end(struct wult_cpu *wc)
 static void wult_arm(struct wult_cpu *wc)
 {
 	struct wult_dp *dp = &wc->rec.dp;
-	u64 ldist, ltime, lead = 0, base = wc->arm_base, armed;
+	u64 ldist, lead = 0, base = wc->arm_base, armed;
 
 	wc->arm_base = 0;
 	wult_end(wc);
 	if (wc->paused)
 		return;
 	ldist = wult_pick_ldist(wc);
-	/* To tell an expiry inside the interrupt that armed it. */
+	/*
+	 * To tell an expiry inside the interrupt that armed it. Our
+	 * interrupt's handler read the count already, IRQs off since.
+	 */
 	wc->arm_in_irq = in_hardirq();
 	if (wc->arm_in_irq)
-		wc->arm_irqs = wult_irqs();
+		wc->arm_irqs = wc->in_intr ? wc->intr_irqs : wult_irqs();
 	wc->arm_tsc = rdtsc_ordered();
 	/* After our interrupt inside idle: dated from its handler. */
 	if (base && tsc_khz) {
@@ -172,9 +188,13 @@ static void wult_arm(struct wult_cpu *wc)
 	}
 	/* The LDist recorded is the one armed, clamps included. */
 	armed = wult_rule_armed_ldist(ldist, lead, wc->src->min_ldist, &ldist);
-	/* While 0 (always but in tests), one load. */
+	/*
+	 * While 0 (always but in tests), one load. LTime goes into the
+	 * datapoint at once (not through a local, which would cost a stack
+	 * canary): it is not read unless the arm succeeded.
+	 */
 	if (atomic_add_unless(&wult_engine_fail_arms, -1, 0) ||
-	    wc->src->arm(armed, &ltime)) {
+	    wc->src->arm(armed, &dp->ltime)) {
 		/* Retried at the next idle exit (wult_rule_rearm_at_exit()). */
 		wult_stats_inc(&wc->stats.arm_failed);
 		return;
@@ -182,15 +202,15 @@ static void wult_arm(struct wult_cpu *wc)
 	wc->armed = true;
 	wult_stats_inc(&wc->stats.armed);
 	dp->ldist = ldist;
-	dp->ltime = ltime;
 }
 
 /*
  * Our interrupt found the CPU busy, or expired inside the interrupt that
  * armed it (wult_rule_next()): the next datapoint is armed @ns from now,
- * by the expiry of the same source, which is not a datapoint.
+ * by the expiry of the same source, which is not a datapoint. Out of
+ * line, so that its local's stack canary stays out of wult_engine_intr().
  */
-static void wult_hold_off(struct wult_cpu *wc, u64 ns)
+static noinline void wult_hold_off(struct wult_cpu *wc, u64 ns)
 {
 	u64 ltime;
 
@@ -593,7 +613,7 @@ static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 	bool polls = wc->polls;
 	bool polling = test_thread_flag(TIF_POLLING_NRFLAG);
 	bool resched = need_resched();
-	u32 irqs = wult_irqs(), nmis = wult_nmis();
+	u32 irqs = wc->intr_irqs, nmis = wult_nmis();
 	enum wult_verdict v;
 
 	v = wult_rule_intr_in_idle(polls, polling, resched,
@@ -622,7 +642,7 @@ static void wult_intr_in_idle(struct wult_cpu *wc, struct wult_dp *dp)
 static void wult_intr_not_idle(struct wult_cpu *wc)
 {
 	bool idle_task = is_idle_task(current);
-	bool same = wc->arm_in_irq && wult_irqs() == wc->arm_irqs;
+	bool same = wc->arm_in_irq && wc->intr_irqs == wc->arm_irqs;
 
 	if (wult_rule_next(!wc->paused, true, idle_task, same) !=
 	    WULT_NEXT_HOLD_OFF) {
@@ -631,6 +651,33 @@ static void wult_intr_not_idle(struct wult_cpu *wc)
 	}
 	wult_stats_inc(&wc->stats.not_idle);
 	wult_hold_off(wc, wult_rule_holdoff_ns(idle_task));
+}
+
+/* Our interrupt of an armed datapoint: its second half, or a drop. */
+static void wult_engine_intr_datapoint(struct wult_cpu *wc, struct wult_dp *dp)
+{
+	if (wc->woken) {
+		u32 irqs = wult_delta32(wc->intr_irqs, wc->irqs_mark);
+		u32 nmis = wult_delta32(wult_nmis(), wc->nmis_mark);
+		enum wult_verdict v;
+
+		wc->woken = false;
+		if (wc->flag_wake)
+			v = wult_rule_run_after_flag(irqs, nmis);
+		else
+			v = wult_rule_intr_after_exit(irqs, nmis);
+		if (v != WULT_KEEP) {
+			wult_drop(wc, v);
+			return;
+		}
+		dp->intr_ts2 = rdtsc_ordered();
+		wult_emit(wc, true);
+	} else if (wc->in_idle) {
+		wult_take_branches(wc, true);
+		wult_intr_in_idle(wc, dp);
+	} else {
+		wult_intr_not_idle(wc);
+	}
 }
 
 /*
@@ -654,29 +701,11 @@ void wult_engine_intr(u64 ts1, u64 tintr)
 	wc->armed = false;
 	dp->tintr = tintr;
 	dp->intr_ts1 = ts1;
-
-	if (wc->woken) {
-		u32 irqs = wult_delta32(wult_irqs(), wc->irqs_mark);
-		u32 nmis = wult_delta32(wult_nmis(), wc->nmis_mark);
-		enum wult_verdict v;
-
-		wc->woken = false;
-		if (wc->flag_wake)
-			v = wult_rule_run_after_flag(irqs, nmis);
-		else
-			v = wult_rule_intr_after_exit(irqs, nmis);
-		if (v != WULT_KEEP) {
-			wult_drop(wc, v);
-			return;
-		}
-		dp->intr_ts2 = rdtsc_ordered();
-		wult_emit(wc, true);
-	} else if (wc->in_idle) {
-		wult_take_branches(wc, true);
-		wult_intr_in_idle(wc, dp);
-	} else {
-		wult_intr_not_idle(wc);
-	}
+	/* Read once for this interrupt's rules and the next arm. */
+	wc->intr_irqs = wult_irqs();
+	wc->in_intr = true;
+	wult_engine_intr_datapoint(wc, dp);
+	wc->in_intr = false;
 }
 
 void wult_engine_lost(void)

@@ -6,7 +6,7 @@
  */
 #include <linux/math64.h>
 #include <linux/percpu.h>
-#include <linux/prandom.h>
+#include <linux/random.h>
 #include <linux/tracepoint.h>
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
@@ -107,6 +107,7 @@ u64 wult_engine_floor(unsigned int cpu, u64 *n)
 int wult_engine_init(void)
 {
 	u64 val;
+	int cpu;
 
 	wult_has_mperf = boot_cpu_has(X86_FEATURE_APERFMPERF) &&
 			 !rdmsrl_safe(MSR_IA32_MPERF, &val);
@@ -129,8 +130,9 @@ int wult_engine_init(void)
 				  check_tsc_unstable()))
 		pr_notice("wult: TSC not constant, nonstop and stable: overhead compensation is approximate\n");
 
-	/* Seeded here: get_random_u32() may sleep on PREEMPT_RT. */
-	prandom_seed_full_state(&wult_cpus.rnd);
+	/* Seeded here: get_random_u64() may sleep on PREEMPT_RT. */
+	for_each_possible_cpu(cpu)
+		per_cpu(wult_cpus, cpu).rnd = get_random_u64() | 1;
 	return 0;
 }
 

@@ -9,7 +9,6 @@
 #define _WULT_ENGINE_INT_H
 
 #include <linux/percpu.h>
-#include <linux/prandom.h>
 #include <linux/types.h>
 
 #include "wult_engine.h"
@@ -38,6 +37,8 @@ struct wult_cpu {
 	u32 nowait;		/* states (bits) that did not wait (rule N) */
 	bool arm_in_irq;	/* armed from hard IRQ context ... */
 	u32 arm_irqs;		/* ... when the interrupt count was this */
+	bool in_intr;		/* in our interrupt's handler, which read ... */
+	u32 intr_irqs;		/* ... this interrupt count (wult_irqs()) */
 	u64 arm_tsc;		/* TSC just before the event was armed */
 	u64 arm_base;		/* TSC to date the next arm from, 0: now */
 	bool polls;		/* the state of TBI polls with IRQs on */
@@ -58,7 +59,7 @@ struct wult_cpu {
 	u32 irqs_mark;
 	u32 nmis_mark;
 	u32 seq;
-	struct rnd_state rnd;
+	u64 rnd;		/* LDist's xorshift64 state, never 0 */
 	struct wult_rec rec;	/* the datapoint being assembled */
 	struct wult_br_rec brrec;	/* its branch context */
 	struct wult_stats stats;

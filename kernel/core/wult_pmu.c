@@ -317,8 +317,12 @@ static unsigned int wult_pmu_deliver(struct wult_rec *rec,
 	if (!sampling)
 		return 0;
 	perf_fetch_caller_regs(regs);
-	/* Branch contexts before datapoints, as on the tracepoints. */
-	failed += wult_pmu_sample_set(events, true, rec, brrec, regs);
+	/*
+	 * Branch contexts before datapoints, as on the tracepoints; without
+	 * one, no branches event takes anything (wult_ev_takes()).
+	 */
+	if (brrec)
+		failed += wult_pmu_sample_set(events, true, rec, brrec, regs);
 	failed += wult_pmu_sample_set(events, false, rec, brrec, regs);
 	return failed;
 }
