@@ -313,11 +313,13 @@ t_check "the launcher's exit waits halt again (halt_exit 0)" sh -c "echo 0 > $HA
 # The launcher in C1 here, not idling in every state: its masked C3
 # would spin through every idle period (halt_exit halts exit waits, not a
 # masked state's wait for its wake). Tried with those waits halting too
-# on halt_exit CPUs (6.12, launcher in every state): 8 of 30 datapoints
-# were interrupt wakes whose launch came only when CPU 1's masked spin
-# reached masked_max_us (SilentTime 1001.7-1002.3 us, LDist 265-367 us):
-# CPU 1's spin, which must not pause (a measured CPU's wait), held the
-# turn while the launcher had yet to start its timer.
+# on halt_exit CPUs, the launcher in every state: 8 of 30 datapoints on
+# 6.12 were interrupt wakes whose launch came only when CPU 1's masked
+# spin reached masked_max_us (SilentTime 1001.7-1002.3 us, LDist 265-367
+# us), and with CPU 1's wait handing owed turns back (wult_refidle) still
+# 8, 11 and 12 of 30 on 6.1, 6.12 and 6.12-rt (SilentTime 1000.6-1001.7
+# us): CPU 1's spin, which pauses only when the launcher is counted as
+# owed, held the turn while the launcher had yet to start its timer.
 cstate_only $CPU0 1
 rcu_expedite
 cstate_only $CPUIDLE 3
