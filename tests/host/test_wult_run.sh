@@ -57,21 +57,19 @@ t_check "LDist within 50-4000 us in the CSV" awk -F, '
 t_check "perf.data kept" test -s "$tmp/o/wult.data"
 # The vCPUs' turns (Documentation/vm-run.md, "Slices"): CPU 0 measured,
 # wult record kept on CPU 1, 50 us slices, CPU 1 yielding to CPU 0's exit
-# waits (halt_exit), and the header says what the turns still stretch.
-# With CPU 1 measured and no slices, 1-3% of C1 and 0.2-0.5% of C2
-# datapoints came 40-830 us late (three make runs of 10,000); with slices,
-# none in C1 and C2, but 0.2% of C3 +30-880 us (CPU 1 running through
-# CPU 0's 80 us exit wait: ~45% of 400-datapoint runs had one); with the
-# yield, p99.99 within 7.2 us of the median in 50,000 datapoints, once
-# +50.1 us, but the first make run after a boot, in two fresh clones, had
-# a few C2 and C3 datapoints up to +790 us late (IntrLatency on
-# time: another vCPU running through CPU 0's exit wait keeps its turn past
-# the slice). This run is such a first run, and the tail depends on the
-# host: the datapoints more than a slice and 5 us above their state's
-# minimum are counted and printed, not judged; the header is checked.
+# waits (halt_exit, an NMI when CPU 1 runs), and the header says what the
+# turns still stretch. With both vCPUs running QEMU 7.2 alternates their
+# turns at each deadline, two a slice, and CPU 0 could be left 10 ns of
+# each: before the NMI a first make run after a boot had C2/C3 datapoints
+# up to +790 us late; with it, six runs of 10,000 met p99.99 within 5 us
+# of the median in three, and had +5.3, +55 and +804 us in the others (a
+# wake interrupt late by CPU 1's run, or an exit before CPU 1 took its
+# NMI). This run is a first run and the tail depends on the host: the
+# datapoints more than a slice and 5 us above their state's minimum are
+# counted and printed, not judged; the header is checked.
 t_check "the guest measures CPU 0" grep -q '^wult: measuring CPU 0, 400 datapoints' "$tmp/out"
 t_check "the header says what the turns still distort" \
-	grep -q '^wult: 2 vCPUs taking turns, 50 us slices, the others yielding to .* a few C2 and C3 datapoints up to +790 us late' \
+	grep -q '^wult: 2 vCPUs taking turns, 50 us slices, the others yielding to .* (an NMI to one that runs): .* up to +5.3, +55 and +804 us in the others' \
 	"$tmp/out"
 late() {
 	awk -F, -v want="$1" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "WakeLatency") w = i
