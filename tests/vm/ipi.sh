@@ -33,11 +33,11 @@
 # 2.85-3.29 us mode by the launcher's state (6.12: launcher in C3 - in C1
 # -1.89 us, 6.12-rt -1.92 us in one run, 0 in the next; 6.1 0). With it,
 # CPU 1 in C1, 50 datapoints each, WakeLatency median with the launcher
-# in C1 / in C3: 6.1 0.843 / 0.843 us, 6.12 0.861 / 0.861, 6.12-rt
-# 0.879 / 0.879; 0 ns apart in each of 4 runs per kernel (the medians
-# move by a few ns with wult.ko's own code: 0.837, 0.855, 0.873 us in 3
-# runs beside others' changes); 46-50 of 50 datapoints at the median,
-# the rest 19 ns above.
+# in C1 / in C3: 6.1 0.867 / 0.867 us, 6.12 0.886 / 0.886, 6.12-rt
+# 0.904 / 0.904 (at c92c2e4); 0 ns apart in each of 5 runs per kernel
+# (the medians move with wult.ko's own code: 0.837-0.867 us on 6.1 over
+# those runs); 46-50 of 50 datapoints at the median, the rest 19 ns
+# above.
 # Tolerances: +- 0.5 us on a difference of medians, as refidle.sh's on
 # one vCPU (the project's bound for an injected difference, not a spread
 # seen: here 90-100% of a recording's ipi datapoints have one value, the
