@@ -116,11 +116,14 @@ void refidle_init_intel(struct cpuidle_state *s, int index,
 
 /* refidle_wait.c */
 refidle_enter_fn refidle_enter_of(enum refidle_wait wait, bool timer_stop);
+void refidle_nmi_targets(const struct cpumask *mask);
+bool refidle_nmi_take(void);
 u64 refidle_detect_ns(void);
 int refidle_ts_init(void);
 void refidle_ts_exit(void);
 
 /* The debugfs files, in the module's directory @dir. */
+struct cpumask;
 struct dentry;
 
 void refidle_bench_init(struct dentry *dir);
@@ -129,7 +132,5 @@ void refidle_kick_init(struct dentry *dir);
 void refidle_kick_exit(void);
 void refidle_halt_init(struct dentry *dir);
 void refidle_halt_fini(void);
-void refidle_nmi_others(void);
-void refidle_nmi_yield(void);
 
 #endif /* _REFIDLE_H */

@@ -74,7 +74,6 @@ static struct cpumask refidle_halt_mask;
  */
 static struct tracepoint *refidle_handover_tp;
 static bool refidle_handover_on;
-atomic_t refidle_handovers;
 
 /*
  * The CPU has yet to program its next timer event: a polling wait elsewhere
@@ -115,89 +114,26 @@ static int refidle_handover_set(bool on)
 }
 
 /*
- * The NMI yield. Under QEMU 7.2's round-robin TCG (accel/tcg/
- * tcg-accel-ops-rr.c) every timer run kicks all vCPUs (cpu_exit()), and a
- * turn that ends with the next vCPU's exit_request set leaves the round
- * there instead of at vCPU 0: with both vCPUs running, the turns alternate
- * at each virtual-clock deadline. vm-run's HPET slice has two deadlines a
- * period (hpet_timer() re-arms one tick on when the counter equals the
- * comparator), so an extra deadline (a timer of either CPU, TCG's 100 ms
- * kick) can leave the measured CPU with the 10 ns turns and the other with
- * the rest of each period, until the other halts or pauses: the measured
- * CPU's exit wait then lasted up to a tick of the other's (4 ms). So a
- * measured CPU starting an exit wait sends an NMI to each halt_exit CPU
- * that is not idle in this driver (refidle_inside), and that CPU pauses in
- * the NMI until no exit wait is left: each pause hands the turn back.
+ * The NMI yield (refidle_wait.c says why): the handler for the NMIs a
+ * measured CPU's exit wait sends to the halt_exit CPUs.
  */
-#define REFIDLE_NMI_CPUS	8
-static int refidle_nmi_cpus[REFIDLE_NMI_CPUS];
-static u32 refidle_nmi_apicids[REFIDLE_NMI_CPUS];
-static int refidle_nmi_ncpus;
 static bool refidle_nmi_registered;
-static DEFINE_PER_CPU(bool, refidle_nmi_sent);
-
-static __always_inline void refidle_nmi_send(u32 apicid)
-{
-	unsigned int i;
-
-	if (x2apic_mode) {
-		__wrmsr(APIC_BASE_MSR + (APIC_ICR >> 4),
-			APIC_DM_NMI | APIC_DEST_PHYSICAL, apicid);
-		return;
-	}
-	for (i = 0; i < 1000 && (refidle_apic_read(APIC_ICR) & APIC_ICR_BUSY);
-	     i++)
-		barrier();
-	refidle_apic_write(APIC_ICR2, SET_XAPIC_DEST_FIELD(apicid));
-	refidle_apic_write(APIC_ICR, APIC_DM_NMI | APIC_DEST_PHYSICAL);
-}
-
-/* From a measured CPU's exit wait, interrupts off (refidle_wait.c). */
-WULT_CPUIDLE void refidle_nmi_others(void)
-{
-	int i, cpu, n = READ_ONCE(refidle_nmi_ncpus);
-
-	for (i = 0; i < n; i++) {
-		cpu = READ_ONCE(refidle_nmi_cpus[i]);
-		if (READ_ONCE(per_cpu(refidle_inside, cpu)) ||
-		    READ_ONCE(per_cpu(refidle_nmi_sent, cpu)))
-			continue;
-		WRITE_ONCE(per_cpu(refidle_nmi_sent, cpu), true);
-		refidle_nmi_send(READ_ONCE(refidle_nmi_apicids[i]));
-	}
-}
 
 static int refidle_nmi(unsigned int type, struct pt_regs *regs)
 {
-	if (!__this_cpu_read(refidle_nmi_sent))
-		return NMI_DONE;
-	__this_cpu_write(refidle_nmi_sent, false);
-	refidle_nmi_yield();
-	return NMI_HANDLED;
+	return refidle_nmi_take() ? NMI_HANDLED : NMI_DONE;
 }
 
 /* Under refidle_halt_lock: the CPUs the NMIs go to (once a handler is in). */
 static void refidle_nmi_set(const struct cpumask *mask)
 {
-	int cpu, n = 0;
-
-	WRITE_ONCE(refidle_nmi_ncpus, 0);
+	refidle_nmi_targets(cpu_none_mask);
 	if (!refidle_nmi_registered && !cpumask_empty(mask))
 		refidle_nmi_registered =
 			!register_nmi_handler(NMI_LOCAL, refidle_nmi, 0,
 					      "wult_refidle");
-	if (!refidle_nmi_registered)
-		return;
-	for_each_cpu(cpu, mask) {
-		if (n == REFIDLE_NMI_CPUS)
-			break;
-		WRITE_ONCE(refidle_nmi_cpus[n], cpu);
-		WRITE_ONCE(refidle_nmi_apicids[n], cpu_physical_id(cpu));
-		n++;
-	}
-	/* The entries before their count. */
-	smp_wmb();
-	WRITE_ONCE(refidle_nmi_ncpus, n);
+	if (refidle_nmi_registered)
+		refidle_nmi_targets(mask);
 }
 
 /* At unload, after the debugfs files are gone. */
@@ -205,7 +141,7 @@ void refidle_halt_fini(void)
 {
 	mutex_lock(&refidle_halt_lock);
 	refidle_handover_set(false);
-	WRITE_ONCE(refidle_nmi_ncpus, 0);
+	refidle_nmi_targets(cpu_none_mask);
 	mutex_unlock(&refidle_halt_lock);
 	tracepoint_synchronize_unregister();
 	if (refidle_nmi_registered)

@@ -23,6 +23,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/cpuidle.h>
+#include <linux/cpumask.h>
 #include <linux/kernel.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -35,6 +36,7 @@
 #include <asm/irqflags.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
+#include <asm/smp.h>
 #include <asm/tsc.h>
 
 #include "../wult_apic.h"
@@ -259,6 +261,7 @@ static __always_inline void refidle_take_irqs(void)
  * IPI) at once, whatever the state, as they would on hardware.
  */
 DEFINE_PER_CPU(bool, refidle_halt_exit);
+atomic_t refidle_handovers;
 u64 refidle_apic_ticks, refidle_apic_cycles;
 
 /*
@@ -281,10 +284,84 @@ static __always_inline void refidle_yield(void)
 		cpu_relax();
 }
 
-/* A halt_exit CPU's NMI (refidle_halt.c): the same yield. */
-void refidle_nmi_yield(void)
+/*
+ * The NMI yield. Under QEMU 7.2's round-robin TCG (accel/tcg/
+ * tcg-accel-ops-rr.c) every timer run kicks all vCPUs (cpu_exit()), and a
+ * turn that ends with the next vCPU's exit_request set leaves the round
+ * there instead of at vCPU 0: with both vCPUs running, the turns alternate
+ * at each virtual-clock deadline. vm-run's HPET slice has two deadlines a
+ * period (hpet_timer() re-arms one tick on when the counter equals the
+ * comparator), so an extra deadline (a timer of either CPU, TCG's 100 ms
+ * kick) can leave the measured CPU with the 10 ns turns and the other with
+ * the rest of each period, until the other halts or pauses: the measured
+ * CPU's exit wait then lasted up to a tick of the other's (4 ms). So a
+ * measured CPU starting an exit wait sends an NMI to each halt_exit CPU
+ * that is not idle in this driver (refidle_inside), and that CPU pauses in
+ * the NMI until no exit wait is left: each pause hands the turn back.
+ */
+#define REFIDLE_NMI_CPUS	8
+static int refidle_nmi_cpus[REFIDLE_NMI_CPUS];
+static u32 refidle_nmi_apicids[REFIDLE_NMI_CPUS];
+static int refidle_nmi_ncpus;
+static DEFINE_PER_CPU(bool, refidle_nmi_sent);
+
+static __always_inline void refidle_nmi_send(u32 apicid)
 {
+	unsigned int i;
+
+	if (x2apic_mode) {
+		__wrmsr(APIC_BASE_MSR + (APIC_ICR >> 4),
+			APIC_DM_NMI | APIC_DEST_PHYSICAL, apicid);
+		return;
+	}
+	for (i = 0; i < 1000 && (refidle_apic_read(APIC_ICR) & APIC_ICR_BUSY);
+	     i++)
+		barrier();
+	refidle_apic_write(APIC_ICR2, SET_XAPIC_DEST_FIELD(apicid));
+	refidle_apic_write(APIC_ICR, APIC_DM_NMI | APIC_DEST_PHYSICAL);
+}
+
+/* From a measured CPU's exit wait, interrupts off. */
+static __always_inline void refidle_nmi_others(void)
+{
+	int i, cpu, n = READ_ONCE(refidle_nmi_ncpus);
+
+	for (i = 0; i < n; i++) {
+		cpu = READ_ONCE(refidle_nmi_cpus[i]);
+		if (READ_ONCE(per_cpu(refidle_inside, cpu)) ||
+		    READ_ONCE(per_cpu(refidle_nmi_sent, cpu)))
+			continue;
+		WRITE_ONCE(per_cpu(refidle_nmi_sent, cpu), true);
+		refidle_nmi_send(READ_ONCE(refidle_nmi_apicids[i]));
+	}
+}
+
+/* Under halt_exit's lock: the CPUs the NMIs go to, none at first. */
+void refidle_nmi_targets(const struct cpumask *mask)
+{
+	int cpu, n = 0;
+
+	WRITE_ONCE(refidle_nmi_ncpus, 0);
+	for_each_cpu(cpu, mask) {
+		if (n == REFIDLE_NMI_CPUS)
+			break;
+		WRITE_ONCE(refidle_nmi_cpus[n], cpu);
+		WRITE_ONCE(refidle_nmi_apicids[n], cpu_physical_id(cpu));
+		n++;
+	}
+	/* The entries before their count. */
+	smp_wmb();
+	WRITE_ONCE(refidle_nmi_ncpus, n);
+}
+
+/* In an NMI: one of ours, the yield done; false: someone else's. */
+bool refidle_nmi_take(void)
+{
+	if (!__this_cpu_read(refidle_nmi_sent))
+		return false;
+	__this_cpu_write(refidle_nmi_sent, false);
 	refidle_yield();
+	return true;
 }
 
 /* refidle_wait(), counted in refidle_exits while others yield to it. */
