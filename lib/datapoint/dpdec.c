@@ -663,6 +663,17 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 	v[WULT_M_REQ_CSTATE].str = c->state;
 }
 
+/* @s's datapoint into @c, for the fast decoders: v1 only, no counters. */
+static int v1_sample(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct v1 *c)
+{
+	if (!dp->v1 || dp->ctr.nctrs)
+		return -EAGAIN;
+	if (!dp->ev || !s->raw || s->raw_size < dp->min_size)
+		return -EINVAL;
+	v1_compute(dp, s->raw, s->raw_size, c);
+	return 0;
+}
+
 int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s,
 			   const enum wult_metric *m, unsigned int n, double *out,
 			   const char **state)
@@ -670,12 +681,11 @@ int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s
 	double v[S_NR];
 	unsigned int i;
 	struct v1 c;
+	int ret;
 
-	if (!dp->v1 || dp->ctr.nctrs)
-		return -EAGAIN;
-	if (!dp->ev || !s->raw || s->raw_size < dp->min_size)
-		return -EINVAL;
-	v1_compute(dp, s->raw, s->raw_size, &c);
+	ret = v1_sample(dp, s, &c);
+	if (ret)
+		return ret;
 	v1_slots(&c, v);
 	for (i = 0; i < n; i++)
 		out[i] = v[(unsigned int)m[i] < WULT_M_NR ? v1_slot[m[i]] : S_NONE];
@@ -728,12 +738,11 @@ int wult_dpdec_decode_set(struct wult_dpdec *dp, const struct wult_pd_sample *s,
 {
 	uint64_t run;
 	struct v1 c;
+	int ret;
 
-	if (!dp->v1 || dp->ctr.nctrs)
-		return -EAGAIN;
-	if (!dp->ev || !s->raw || s->raw_size < dp->min_size)
-		return -EINVAL;
-	v1_compute(dp, s->raw, s->raw_size, &c);
+	ret = v1_sample(dp, s, &c);
+	if (ret)
+		return ret;
 #define PUT(m, val)	if (metrics & WULT_METRIC_BIT(WULT_M_##m)) *out++ = (val);
 #define NANS(a, b)	for (run = metrics & RUN_BITS(a, b); run; run &= run - 1) *out++ = NAN;
 	V1_ORDERED(PUT, NANS)
