@@ -137,11 +137,7 @@ u32 wult_irqs(void)
 /* The vectors pending in IRR register @i, read in x2APIC mode if @x2. */
 static __always_inline int wult_irr_weight(unsigned int i, bool x2)
 {
-	u32 reg = APIC_IRR + i * 0x10;
-
-	if (x2)
-		return hweight32((u32)__rdmsr(APIC_BASE_MSR + (reg >> 4)));
-	return hweight32(readl((void __iomem *)(APIC_BASE + reg)));
+	return hweight32(wult_apic_irr_mode(i, x2));
 }
 
 /* The eight registers in a row, unrolled (WULT_APIC_IRR_REGS). */
