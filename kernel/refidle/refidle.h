@@ -69,6 +69,31 @@ static __always_inline void refidle_handover_pause(void)
 	arch_atomic_dec(&refidle_handovers);
 }
 
+/*
+ * The counted exit waits of the CPUs not listed (refidle_wait.c): a listed
+ * CPU pauses while any is left, which under TCG hands the turn on.
+ */
+extern atomic_t refidle_exits;
+
+static __always_inline void refidle_yield(void)
+{
+	while (arch_atomic_read(&refidle_exits))
+		cpu_relax();
+}
+
+/*
+ * The echo (refidle_halt.c says why). A CPU not listed, asleep in a hlt
+ * state: when its local timer ends the sleep (cpuidle's next_hrtimer,
+ * CLOCK_MONOTONIC ns), 0 when awake. A listed CPU: the wake its echo timer
+ * is armed for, and whether it sleeps in a hlt state (it then picks the
+ * wakes up as it leaves idle: no NMI is sent to it).
+ */
+DECLARE_PER_CPU(s64, refidle_due);
+DECLARE_PER_CPU(s64, refidle_echo_at);
+DECLARE_PER_CPU(bool, refidle_asleep);
+/* An NMI of ours is pending on the CPU (refidle_wait.c sends them). */
+DECLARE_PER_CPU(bool, refidle_nmi_sent);
+
 /* APIC timer ticks per TSC cycles, measured at load (0: not measured). */
 extern u64 refidle_apic_ticks, refidle_apic_cycles;
 

@@ -9,6 +9,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
@@ -17,11 +18,13 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
 #include <asm/processor.h>
 #include <asm/tsc.h>
+#include <trace/events/power.h>
 
 #include "../wult_compat.h"
 #include "refidle.h"
@@ -61,6 +64,142 @@ static DEFINE_MUTEX(refidle_halt_lock);
 static struct cpumask refidle_halt_mask;
 
 /*
+ * The echo. The NMI yield (refidle_wait.c) starts with a measured CPU's
+ * exit wait, after its wake interrupt's handler, but under QEMU 7.2's
+ * round-robin TCG the wake interrupt itself could wait for a listed CPU's
+ * run: with both vCPUs running the turns alternate at each virtual-clock
+ * deadline, and the slice's two deadlines a period (vm-run.md, "Slices")
+ * could leave the woken CPU with the 10 ns turns (make run: IntrLatency
+ * up to +804 us). So a listed CPU gets a local timer interrupt of its own
+ * just after a measured CPU's sleep ends, from a pinned hard hrtimer
+ * armed for then (refidle_due, cpuidle's next_hrtimer): the deadline ends
+ * whatever turn the listed vCPU has, and it pauses in the callback until
+ * the measured CPU's handler is done and its exit wait over. The timer is
+ * armed from an irq_work that the NMI of the measured CPU's idle entry
+ * queues (refidle_echo_send(), refidle_wait.c), or by a listed CPU that
+ * slept meanwhile after the hrtimer callback that woke it (the hand-over's
+ * probe, below). It lags the wake by REFIDLE_ECHO_DELAY_NS: the woken vCPU
+ * takes the first turn after its wake's deadline, and an echo at the same
+ * deadline put the listed vCPU's interrupt entry (0.65 us) before the
+ * measured CPU's handler in half of make run's datapoints; 1 us later it
+ * falls in the measured CPU's exit wait, whose end does not move. On
+ * hardware the CPUs run at once: the pauses give the measured vCPU the
+ * turns a real CPU would not need.
+ */
+#define REFIDLE_ECHO_LEAD_NS	2000	/* the echo's lead on the wake */
+#define REFIDLE_ECHO_EDGE_NS	200	/* pausing from this before it */
+#define REFIDLE_ECHO_LATE_NS	50000	/* a wake this far past is given up */
+
+static DEFINE_PER_CPU(struct hrtimer, refidle_echo_timer);
+static DEFINE_PER_CPU(struct irq_work, refidle_echo_work);
+static DEFINE_PER_CPU(unsigned long, refidle_echo_armed);
+static DEFINE_PER_CPU(unsigned long, refidle_echo_paused);
+
+/* The earliest wake of a measured CPU asleep (its CPU in @of), 0 if none. */
+static notrace s64 refidle_due_first(int *of)
+{
+	s64 due, first = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		due = READ_ONCE(per_cpu(refidle_due, cpu));
+		if (due && (!first || due < first)) {
+			first = due;
+			*of = cpu;
+		}
+	}
+	return first;
+}
+
+/* On a listed CPU, interrupts off: the echo timer for the next wake. */
+static notrace void refidle_echo_arm(void)
+{
+	int cpu;
+	s64 due = refidle_due_first(&cpu);
+
+	if (!due || due == __this_cpu_read(refidle_echo_at))
+		return;
+	__this_cpu_write(refidle_echo_at, due);
+	due -= REFIDLE_ECHO_LEAD_NS;
+	if (due <= ktime_get_mono_fast_ns())
+		return;
+	hrtimer_start(this_cpu_ptr(&refidle_echo_timer), ns_to_ktime(due),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
+	__this_cpu_inc(refidle_echo_armed);
+}
+
+static void refidle_echo_work_fn(struct irq_work *work)
+{
+	if (__this_cpu_read(refidle_halt_exit))
+		refidle_echo_arm();
+}
+
+/*
+ * A measured CPU's wake within REFIDLE_ECHO_LEAD_NS or come but its exit
+ * wait not started (its handler runs): 0 if none, else its time, and the
+ * CPU in @of. A wake long past is given up: that CPU's timer was moved,
+ * and pausing while it sleeps would only crawl.
+ */
+static notrace s64 refidle_due_near(s64 *now, int *of)
+{
+	s64 due = refidle_due_first(of);
+
+	if (!due)
+		return 0;
+	*now = ktime_get_mono_fast_ns();
+	if (*now < due - REFIDLE_ECHO_LEAD_NS ||
+	    *now > due + REFIDLE_ECHO_LATE_NS)
+		return 0;
+	return due;
+}
+
+/*
+ * Until REFIDLE_ECHO_EDGE_NS before the wake the CPU spins without a pause:
+ * while the measured vCPU halts that is one turn, where a pause each step
+ * would crawl (a QEMU round per few guest instructions). Then it pauses in
+ * a loop of a few instructions until the measured CPU's exit wait starts
+ * (the wake is over) and while any exit wait is left: rounds start at vCPU
+ * 0, and when the listed CPU is vCPU 0 it takes the first turn after the
+ * wake's deadline, which then ends within a few instructions.
+ */
+static notrace void refidle_echo_pause(void)
+{
+	s64 due, now, left;
+	u64 end, cycles;
+	int cpu;
+
+	due = refidle_due_near(&now, &cpu);
+	if (!due && !arch_atomic_read(&refidle_exits))
+		return;
+	__this_cpu_inc(refidle_echo_paused);
+	if (due) {
+		left = due - now - REFIDLE_ECHO_EDGE_NS;
+		end = rdtsc();
+		if (left > 0) {
+			end += mul_u64_u32_div(left, tsc_khz, NSEC_PER_MSEC);
+			while ((s64)(rdtsc() - end) < 0 &&
+			       READ_ONCE(per_cpu(refidle_due, cpu)) == due)
+				barrier();
+		}
+		cycles = mul_u64_u32_div(REFIDLE_ECHO_EDGE_NS +
+					 REFIDLE_ECHO_LATE_NS, tsc_khz,
+					 NSEC_PER_MSEC);
+		while (READ_ONCE(per_cpu(refidle_due, cpu)) == due &&
+		       (s64)(rdtsc() - end - cycles) < 0)
+			cpu_relax();
+	}
+	while (arch_atomic_read(&refidle_exits))
+		cpu_relax();
+}
+
+static enum hrtimer_restart refidle_echo_fire(struct hrtimer *timer)
+{
+	if (__this_cpu_read(refidle_halt_exit))
+		refidle_echo_pause();
+	return HRTIMER_NORESTART;
+}
+
+/*
  * The hand-over: while halt_exit lists a CPU, a listed CPU pauses after
  * each hrtimer callback it runs (tracepoint timer:hrtimer_expire_exit).
  * Under QEMU's round-robin TCG the pause ends the vCPU's turn, so what the
@@ -81,8 +220,12 @@ static bool refidle_handover_on;
  */
 static notrace void refidle_handover(void *data, struct hrtimer *timer)
 {
-	if (__this_cpu_read(refidle_halt_exit))
+	if (__this_cpu_read(refidle_halt_exit)) {
+		/* First: what the callback gave another CPU runs at once. */
 		refidle_handover_pause();
+		refidle_echo_arm();
+		refidle_echo_pause();
+	}
 }
 
 static void refidle_handover_find(struct tracepoint *tp, void *priv)
@@ -115,13 +258,23 @@ static int refidle_handover_set(bool on)
 
 /*
  * The NMI yield (refidle_wait.c says why): the handler for the NMIs a
- * measured CPU's exit wait sends to the halt_exit CPUs.
+ * measured CPU sends to the halt_exit CPUs as it starts an exit wait, and
+ * as it goes to sleep (the echo, above).
  */
 static bool refidle_nmi_registered;
 
 static int refidle_nmi(unsigned int type, struct pt_regs *regs)
 {
-	return refidle_nmi_take() ? NMI_HANDLED : NMI_DONE;
+	s64 due;
+	int cpu;
+
+	if (!refidle_nmi_take())
+		return NMI_DONE;
+	due = refidle_due_first(&cpu);
+	if (due && due != __this_cpu_read(refidle_echo_at))
+		irq_work_queue(this_cpu_ptr(&refidle_echo_work));
+	refidle_yield();
+	return NMI_HANDLED;
 }
 
 /* Under refidle_halt_lock: the CPUs the NMIs go to (once a handler is in). */
@@ -139,6 +292,8 @@ static void refidle_nmi_set(const struct cpumask *mask)
 /* At unload, after the debugfs files are gone. */
 void refidle_halt_fini(void)
 {
+	int cpu;
+
 	mutex_lock(&refidle_halt_lock);
 	refidle_handover_set(false);
 	refidle_nmi_targets(cpu_none_mask);
@@ -146,6 +301,10 @@ void refidle_halt_fini(void)
 	tracepoint_synchronize_unregister();
 	if (refidle_nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, "wult_refidle");
+	for_each_possible_cpu(cpu) {
+		irq_work_sync(per_cpu_ptr(&refidle_echo_work, cpu));
+		hrtimer_cancel(per_cpu_ptr(&refidle_echo_timer, cpu));
+	}
 }
 
 static ssize_t refidle_halt_write(struct file *file, const char __user *ubuf,
@@ -183,6 +342,19 @@ static int refidle_halt_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* debugfs echo: per CPU, the echo timers armed and those that paused. */
+static int refidle_echo_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "cpu%d armed=%lu paused=%lu\n", cpu,
+			   per_cpu(refidle_echo_armed, cpu),
+			   per_cpu(refidle_echo_paused, cpu));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(refidle_echo);
+
 static int refidle_halt_open(struct inode *inode, struct file *file)
 {
 	return single_open(file, refidle_halt_show, NULL);
@@ -199,6 +371,19 @@ static const struct file_operations refidle_halt_fops = {
 
 void refidle_halt_init(struct dentry *dir)
 {
+	struct hrtimer *timer;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		timer = per_cpu_ptr(&refidle_echo_timer, cpu);
+		hrtimer_init(timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED_HARD);
+		timer->function = refidle_echo_fire;
+		/* In hard interrupt context on PREEMPT_RT too. */
+		*per_cpu_ptr(&refidle_echo_work, cpu) =
+			IRQ_WORK_INIT_HARD(refidle_echo_work_fn);
+	}
 	refidle_apic_calibrate();
 	debugfs_create_file("halt_exit", 0600, dir, NULL, &refidle_halt_fops);
+	debugfs_create_file("echo", 0400, dir, NULL, &refidle_echo_fops);
 }

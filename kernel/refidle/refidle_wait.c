@@ -25,6 +25,7 @@
 #include <linux/cpuidle.h>
 #include <linux/cpumask.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/idle.h>
@@ -276,13 +277,7 @@ u64 refidle_apic_ticks, refidle_apic_cycles;
  * exit ends on time, as a real CPU's would beside a busy neighbour.
  */
 bool refidle_yield_on;
-static atomic_t refidle_exits;
-
-static __always_inline void refidle_yield(void)
-{
-	while (arch_atomic_read(&refidle_exits))
-		cpu_relax();
-}
+atomic_t refidle_exits;
 
 /*
  * The NMI yield. Under QEMU 7.2's round-robin TCG (accel/tcg/
@@ -303,7 +298,7 @@ static __always_inline void refidle_yield(void)
 static int refidle_nmi_cpus[REFIDLE_NMI_CPUS];
 static u32 refidle_nmi_apicids[REFIDLE_NMI_CPUS];
 static int refidle_nmi_ncpus;
-static DEFINE_PER_CPU(bool, refidle_nmi_sent);
+DEFINE_PER_CPU(bool, refidle_nmi_sent);
 
 static __always_inline void refidle_nmi_send(u32 apicid)
 {
@@ -354,14 +349,52 @@ void refidle_nmi_targets(const struct cpumask *mask)
 	WRITE_ONCE(refidle_nmi_ncpus, n);
 }
 
-/* In an NMI: one of ours, the yield done; false: someone else's. */
+/*
+ * In an NMI: one of ours (false: someone else's), taken. The flag is
+ * cleared before the caller reads the wakes: a wake published after that
+ * read finds it clear and sends another NMI.
+ */
 bool refidle_nmi_take(void)
 {
 	if (!__this_cpu_read(refidle_nmi_sent))
 		return false;
 	__this_cpu_write(refidle_nmi_sent, false);
-	refidle_yield();
+	/* Cleared before the wakes are read: pairs with refidle_echo_send(). */
+	smp_mb();
 	return true;
+}
+
+/*
+ * The echo's sending side (refidle_halt.c says why): a CPU not listed,
+ * about to sleep in a hlt state, publishes when its local timer will end
+ * the sleep and has each listed CPU that is awake arm an echo for it (an
+ * NMI; its handler asks for the timer). A listed CPU asleep picks the wake
+ * up as it leaves idle: it clears its flag, then reads the wakes, and this
+ * CPU publishes, then reads the flags, so one of the two sees the other.
+ */
+DEFINE_PER_CPU(s64, refidle_due);
+DEFINE_PER_CPU(s64, refidle_echo_at);
+DEFINE_PER_CPU(bool, refidle_asleep);
+
+static __always_inline void refidle_echo_send(s64 due)
+{
+	int i, cpu, n;
+
+	if (due <= 0 || due == KTIME_MAX)
+		return;
+	__this_cpu_write(refidle_due, due);
+	/* Published before the flags are read: pairs with the readers' own. */
+	smp_mb();
+	n = READ_ONCE(refidle_nmi_ncpus);
+	for (i = 0; i < n; i++) {
+		cpu = READ_ONCE(refidle_nmi_cpus[i]);
+		if (READ_ONCE(per_cpu(refidle_asleep, cpu)) ||
+		    READ_ONCE(per_cpu(refidle_echo_at, cpu)) == due ||
+		    READ_ONCE(per_cpu(refidle_nmi_sent, cpu)))
+			continue;
+		WRITE_ONCE(per_cpu(refidle_nmi_sent, cpu), true);
+		refidle_nmi_send(READ_ONCE(refidle_nmi_apicids[i]));
+	}
 }
 
 /* refidle_wait(), counted in refidle_exits while others yield to it. */
@@ -373,6 +406,8 @@ static __always_inline u64 refidle_wait_counted(u64 start, int index,
 	if (!READ_ONCE(refidle_yield_on))
 		return refidle_wait(start, index, timer);
 	arch_atomic_inc(&refidle_exits);
+	/* Awake: the exit wait, counted, holds the listed CPUs from here. */
+	__this_cpu_write(refidle_due, 0);
 	refidle_nmi_others();
 	now = refidle_wait(start, index, timer);
 	arch_atomic_dec(&refidle_exits);
@@ -407,16 +442,23 @@ static __always_inline u64 refidle_wait_halted(u64 end)
 static WULT_CPUIDLE int refidle_enter_halt(struct cpuidle_device *dev,
 					   struct cpuidle_driver *drv, int index)
 {
-	bool timer;
+	bool timer, listed = __this_cpu_read(refidle_halt_exit);
 	u32 t0;
 	u64 woke;
 
 	refidle_in();
 	t0 = refidle_timer_irqs();
+	if (listed)
+		__this_cpu_write(refidle_asleep, true);
+	else if (READ_ONCE(refidle_yield_on))
+		refidle_echo_send(READ_ONCE(dev->next_hrtimer));
 	refidle_halt();
 	woke = rdtsc();
 	timer = refidle_by_timer(index, t0);
-	if (__this_cpu_read(refidle_halt_exit)) {
+	if (listed) {
+		__this_cpu_write(refidle_asleep, false);
+		/* Before the wakes are read (refidle_echo_send()). */
+		smp_mb();
 		woke = refidle_wait_halted(refidle_end(woke, index, timer));
 		refidle_yield();
 		return refidle_out(index, woke);
