@@ -18,7 +18,8 @@
 #define PIPE_WANT	(1 << 20)	/* bytes of pipe buffer asked for */
 
 /* Fills @ev from the record in pd->rec. */
-static int decode(struct wult_pd *pd, const uint8_t *rec, struct wult_pd_event *ev)
+static inline __attribute__((always_inline)) int decode(struct wult_pd *pd, const uint8_t *rec,
+							struct wult_pd_event *ev)
 {
 	struct perf_event_header h;
 	int a;

@@ -122,11 +122,12 @@ static int parse_regs(struct cur *c, const char *field, uint64_t mask, uint64_t 
 			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
 /*
- * parse_head() of a sample with only the fields before READ (and RAW or
- * none after): one bounds check for all of them, the common case of wult
+ * The fields before READ of a sample with only those (and RAW or none
+ * after): one bounds check for all of them, the common case of wult
  * datapoints.
  */
-static void parse_fixed(struct cur *c, uint64_t st, struct wult_pd_sample *s)
+static inline __attribute__((always_inline)) void parse_fixed(struct cur *c, uint64_t st,
+							     struct wult_pd_sample *s)
 {
 	const uint8_t *p = c->p;
 	uint64_t v;
@@ -151,11 +152,6 @@ static int parse_head(struct cur *c, const struct perf_event_attr *at, struct wu
 	uint64_t st = at->sample_type, v = 0;
 	int ret = 0;
 
-	/* 72: room for all nine (no popcount: not an instruction everywhere). */
-	if (!(st & ~(FIXED_HEAD | PERF_SAMPLE_RAW)) && c->end - c->p >= 72) {
-		parse_fixed(c, st, s);
-		return 0;
-	}
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		ret = get64(c, "IDENTIFIER", &s->id);
 	if (!ret && (st & PERF_SAMPLE_IP))
@@ -189,7 +185,8 @@ static int parse_head(struct cur *c, const struct perf_event_attr *at, struct wu
 	return ret;
 }
 
-static int parse_raw(struct cur *c, struct wult_pd_sample *s)
+static inline __attribute__((always_inline)) int parse_raw(struct cur *c,
+							   struct wult_pd_sample *s)
 {
 	const void *pad;
 	uint32_t rs;
@@ -266,9 +263,11 @@ static int parse_tail(struct cur *c, const struct perf_event_attr *at, struct wu
 	return ret;
 }
 
-int wult_pd_sample_parse(const struct wult_pd_attr *attr, const void *rec, size_t size,
-			 struct wult_pd_sample *s, struct wult_pd_read_value *vals,
-			 char *err, size_t errlen)
+/* wult_pd_sample_parse(), inlined into the reader's per-record path (a
+ * call per layer was a tenth of a sample's parse). */
+static inline __attribute__((always_inline)) int
+sample_parse(const struct wult_pd_attr *attr, const void *rec, size_t size,
+	     struct wult_pd_sample *s, struct wult_pd_read_value *vals, char *err, size_t errlen)
 {
 	struct cur c = { .p = (const uint8_t *)rec + 8, .end = (const uint8_t *)rec + size,
 			 .vals = vals, .err = err, .errlen = errlen };
@@ -287,12 +286,26 @@ int wult_pd_sample_parse(const struct wult_pd_attr *attr, const void *rec, size_
 	s->raw = NULL;
 	s->raw_size = 0;
 	s->branch_hw_idx = -1;
+	/* The common case (wult datapoints): the fields before READ and RAW,
+	 * nothing after it to test for; 72 bytes: room for all nine (no
+	 * popcount: not an instruction everywhere). */
+	if (!(st & ~(FIXED_HEAD | PERF_SAMPLE_RAW)) && c.end - c.p >= 72) {
+		parse_fixed(&c, st, s);
+		return st & PERF_SAMPLE_RAW ? parse_raw(&c, s) : 0;
+	}
 	ret = parse_head(&c, &attr->attr, s);
 	ret = ret ?: parse_tail(&c, &attr->attr, s);
 	if (!ret && (st & ~((uint64_t)PERF_SAMPLE_MAX - 1)))
 		ret = cfail(&c, "unknown sample_type bits 0x%llx",
 			    (unsigned long long)(st & ~((uint64_t)PERF_SAMPLE_MAX - 1)));
 	return ret;
+}
+
+int wult_pd_sample_parse(const struct wult_pd_attr *attr, const void *rec, size_t size,
+			 struct wult_pd_sample *s, struct wult_pd_read_value *vals,
+			 char *err, size_t errlen)
+{
+	return sample_parse(attr, rec, size, s, vals, err, errlen);
 }
 
 int pd_find_attr(struct wult_pd *pd, const uint8_t *body, size_t len, int sample)
@@ -354,11 +367,10 @@ int pd_parse_sample(struct wult_pd *pd, const uint8_t *rec, size_t size,
 	char why[256];
 	int a, ret;
 
-	a = pd_find_attr(pd, rec + 8, size - 8, 1);
+	a = pd->nattrs == 1 ? 0 : pd_find_attr(pd, rec + 8, size - 8, 1);
 	if (a < 0)
 		return a;
-	ret = wult_pd_sample_parse(&pd->attrs[a].pub, rec, size, s, pd->readvals,
-				   why, sizeof(why));
+	ret = sample_parse(&pd->attrs[a].pub, rec, size, s, pd->readvals, why, sizeof(why));
 	if (ret)
 		return pd_fail(pd, ret, "offset %llu: %s", (unsigned long long)pd->rec_off, why);
 	return 0;
