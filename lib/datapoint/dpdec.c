@@ -577,7 +577,8 @@ struct v1 {
  * out struct wult_dp v1's fields (later versions append, min_size stops at
  * v1's end).
  */
-static void v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct v1 *c)
+static inline __attribute__((always_inline)) void
+v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct v1 *c)
 {
 	uint64_t ts1, ts2;
 	uint32_t src, intr_off;
@@ -663,8 +664,11 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 	v[WULT_M_REQ_CSTATE].str = c->state;
 }
 
-/* @s's datapoint into @c, for the fast decoders: v1 only, no counters. */
-static int v1_sample(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct v1 *c)
+/* @s's datapoint into @c, for the fast decoders: v1 only, no counters.
+ * It and v1_compute() are inlined into each decoder, so that none pays a
+ * call per datapoint and each computes only the values it stores. */
+static inline __attribute__((always_inline)) int
+v1_sample(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct v1 *c)
 {
 	if (!dp->v1 || dp->ctr.nctrs)
 		return -EAGAIN;
