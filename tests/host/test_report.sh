@@ -586,6 +586,36 @@ PY
 	same_threads "states past the group cache" "$tmp/th5.data"
 	t_check "states past the group cache: reported without a name" grep -q "^-: " \
 		"$tmp/th2.rep"
+	# Values a double rounds (beyond 2^53 ns): the batch path reads the
+	# others as integers (wult_dpdec_decode_int()), these through
+	# doubles, as one thread does.
+	python3 - "$tmp/th2.data" "$tmp/th6.data" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d_off, d_sz = struct.unpack_from('<QQ', d, 40)
+off, n = d_off, 0
+while off < d_off + d_sz:
+    t, m, sz = struct.unpack_from('<IHH', d, off)
+    for p in range(8, sz - 104) if t == 9 else ():
+        if struct.unpack_from('<IH', d, off + p - 4) == (sz - p, 1500):
+            n += 1
+            # struct wult_dp after its 8-byte header: ltime, tbi, tai, ..., ldist at 32
+            ltime, = struct.unpack_from('<Q', d, off + p + 8)
+            if n % 5 == 0:
+                struct.pack_into("<Q", d, off + p + 8 + 16, ltime + (1 << 54) + 12345)
+            if n % 9 == 0:
+                struct.pack_into("<Q", d, off + p + 8 + 32, (1 << 54) + 3)
+            break
+    off += sz
+open(sys.argv[2], 'wb').write(d)
+PY
+	same_threads "values beyond 2^53 ns" "$tmp/th6.data"
+	same_threads "values beyond 2^53 ns, LDist, ns" -m WakeLatency,LDist --unit ns \
+		"$tmp/th6.data"
+	t_check "values beyond 2^53 ns: counted, no error" grep -q \
+		"values beyond +-275 s, clamped" "$tmp/th2.rep"
+	t_check "values beyond 2^53 ns: max as a double rounds it" grep -q \
+		"max *18014398509494328" "$tmp/th2.rep"
 else
 	t_skip "python3 unavailable: states past the group cache"
 fi
