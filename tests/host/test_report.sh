@@ -586,9 +586,8 @@ PY
 	same_threads "states past the group cache" "$tmp/th5.data"
 	t_check "states past the group cache: reported without a name" grep -q "^-: " \
 		"$tmp/th2.rep"
-	# Values a double rounds (beyond 2^53 ns): the batch path reads the
-	# others as integers (wult_dpdec_decode_int()), these through
-	# doubles, as one thread does.
+	# Values a double rounds (beyond 2^53 ns): the batch path must count
+	# them as one thread does (the same rounding, the same clamping).
 	python3 - "$tmp/th2.data" "$tmp/th6.data" <<'PY'
 import struct, sys
 d = bytearray(open(sys.argv[1], 'rb').read())
