@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 12
+# vm-cost: 13
 # wult.ko's in-kernel histograms (/sys/kernel/debug/wult/hist/): their
 # totals equal the datapoints perf stat counted and the datapoints perf
 # record sampled; percentiles read from the bins are within one bin of the
@@ -12,9 +12,17 @@
 # hlt, whose interrupt runs before the CPU leaves idle); and a run with no
 # samples recorded does not grow kernel memory (20 s here: the 10-minute
 # soak is make soak's, tests/soak/khist.sh).
+# The same first perf stat run also checks the ftrace recipe of
+# Documentation/usage.md: an in-kernel histogram of WakeLatency per
+# requested state with a hist trigger on wult:datapoint, whose counts must
+# add up to the datapoints perf stat counted (it was tests/vm/hist.sh, a
+# guest of its own: ~2 s of host CPU per kernel to restore and end one).
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
 H=/sys/kernel/debug/wult/hist
+T=/sys/kernel/tracing/events/wult/datapoint
+TH='hist:keys=req_cstate,wake_latency.buckets=10000:sort=req_cstate,wake_latency'
+TL='hist:keys=req_cstate,intr_latency.log2'
 DEC=$WULT_SRC/scripts/perf/wult-decode.py
 
 t_check "insmod" insmod "$WULT_KO" || { t_done; exit 1; }
@@ -35,8 +43,25 @@ binsum() {
 }
 
 # ---- counts equal perf stat's ------------------------------------------------
+# The ftrace hist triggers count the same run.
+t_check "format has wake_latency" grep -q 'field:u64 wake_latency;' $T/format
+# Append (>>): opening the trigger file with O_TRUNC removes its triggers.
+t_check "bucket trigger accepted" sh -c "echo '$TH' >> $T/trigger"
+t_check "log2 trigger accepted" sh -c "echo '$TL' >> $T/trigger"
 perf stat -x, -e wult/datapoints/ -C 1 -- sleep 3 2> stat.out
 n=$(awk -F, '/datapoints/ { print $1 }' stat.out)
+cat $T/hist > hist.txt
+t_check "perf stat counted datapoints for the ftrace histograms ($n)" test "${n:-0}" -ge 100
+# Two histograms: the buckets one first, then the log2 one.
+hits=$(awk '/Hits:/ { print $2 }' hist.txt | tr '\n' ' ')
+t_eq "ftrace: both histograms hit once per datapoint" "$n $n " "$hits"
+sum=$(awk '/wake_latency: ~/ { s += $NF } END { print s + 0 }' hist.txt)
+t_eq "ftrace: bucket counts add up to the datapoints" "$n" "$sum"
+t_check "ftrace: buckets are 10 us wide" grep -qE 'wake_latency: ~ [0-9]+-[0-9]*9999 ' hist.txt
+t_check "ftrace: keyed by requested state" grep -q '{ req_cstate: *1, wake_latency: ~' hist.txt
+t_check "ftrace: log2 histogram of intr_latency" grep -q 'intr_latency: ~ 2^' hist.txt
+t_check "ftrace drop: trigger removed" sh -c "echo '!$TH' >> $T/trigger && echo '!$TL' >> $T/trigger"
+t_check "ftrace: no trigger left" sh -c "! grep -q '^hist' $T/trigger"
 cat $H/wake_latency/CPU1 > wake1.txt
 cat $H/intr_latency/CPU1 > intr1.txt
 cat $H/silent_time/CPU1 > silent1.txt
