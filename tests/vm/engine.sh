@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 40
+# vm-cost: 42
 #
 # The measurement engine, end to end on CPU 1 of an idle guest: datapoints
 # as perf samples, counts and tracepoint records; their consistency; event
 # configs, groups, two events on one CPU, per-task refusal, CPU hot-unplug
-# and rmmod while in use. vm-run checks the kernel log afterwards.
+# and rmmod while in use; first, the module's load and unload themselves
+# (the PMU in sysfs, the cpu_idle probe only while events exist). vm-run
+# checks the kernel log afterwards.
 #
 # Cost (host CPU under TCG): perf record's build-id pass after a run costs
 # more than the run (hence -B), an event at the minimum LDist wakes CPU 1
@@ -38,6 +40,41 @@ rec() {
 # a busy CPU 1 turns datapoints into early wakes and drops.
 taskset -p 1 $$ > /dev/null || echo "# taskset failed: CPU 1 is shared"
 
+# ---- 0. the module: loads, registers the wult PMU, unloads cleanly --------
+# (Was tests/vm/module.sh, a guest of its own per kernel: ~2 s of host CPU
+# to restore and end one. Its last load and unload are the ones below.)
+pmu=/sys/bus/event_source/devices/wult
+
+t_check "wult PMU absent before insmod" test ! -e $pmu
+t_check "insmod wult.ko (first load)" insmod "$WULT_KO"
+t_check "PMU in sysfs" test -d $pmu
+# format/ is made from the uapi header's term list at load: the strings
+# are the ones wult.ko showed when they were typed by hand.
+t_eq "format/ as tests/vm/wult_format.txt" \
+	"$(sort "$WULT_SRC/tests/vm/wult_format.txt")" \
+	"$(cd $pmu/format && for f in *; do echo "$f: $(cat "$f")"; done | sort)"
+type=$(cat $pmu/type 2>/dev/null)
+t_check "PMU has a dynamic type (got '$type')" test "${type:-0}" -ge 6
+# No cpumask: perf would then count per-task use on every CPU of it.
+t_check "no PMU cpumask file" test ! -e $pmu/cpumask
+t_check "perf list shows wult events" sh -c 'perf list pmu 2>/dev/null | grep -q "wult/"'
+t_check "lsmod shows wult" sh -c 'grep -q "^wult " /proc/modules'
+# The cpu_idle probe exists exactly while wult events do.
+ev=/sys/kernel/debug/wult/events
+t_eq "no event, no probe" 0 "$(cat $ev)"
+perf stat -e wult/datapoints/ -C 1 -- sleep 4 > /dev/null 2>&1 &
+wult_wait_change 1 armed 50
+t_eq "one event while perf stat runs" 1 "$(cat $ev)"
+wait
+t_eq "probe unregistered when the event is gone" 0 "$(cat $ev)"
+a=$(wult_cnt 1 armed)
+sleep 1
+t_eq "nothing armed after the event is gone" "$a" "$(wult_cnt 1 armed)"
+t_check "rmmod wult" rmmod wult
+t_check "PMU gone after rmmod" test ! -e $pmu
+t_check "module gone after rmmod" sh -c '! grep -q "^wult " /proc/modules'
+
+# ---- loaded again for the rest (module.sh's 'insmod again after rmmod')
 t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
 t_check "perf list shows wult/datapoints/" \
 	sh -c 'perf list pmu 2>/dev/null | grep -q "wult/datapoints/"'
