@@ -47,6 +47,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <asm/local64.h>
 
 #include "wult_hist.h"
 
@@ -68,15 +69,20 @@ MODULE_PARM_DESC(hist_bin_us, "latency histogram bin width, microseconds (defaul
 
 #define WULT_HIST_NAME_LEN	16	/* CPUIDLE_NAME_LEN */
 
-/* Bin i holds [i * bin - base, (i + 1) * bin - base), base = off * bin. */
+/*
+ * Bin i holds [i * bin - base, (i + 1) * bin - base), base = off * bin.
+ * The counts and the sum are local64_t: their owner CPU adds with one
+ * instruction (a WRITE_ONCE() of the sum took a load, an add and a store),
+ * and readers elsewhere get whole words.
+ */
 struct wult_hist {
-	u64 count;
-	s64 sum;		/* ns */
-	s64 min;		/* ns, valid if count */
-	s64 max;		/* ns */
-	u64 under;		/* samples < -base */
-	u64 over;		/* samples >= hist_bins * bin - base */
-	u64 bins[];
+	local64_t count;
+	local64_t sum;		/* ns */
+	s64 min;		/* ns, S64_MAX while count is 0 */
+	s64 max;		/* ns, S64_MIN while count is 0 */
+	local64_t under;	/* samples < -base */
+	local64_t over;		/* samples >= hist_bins * bin - base */
+	local64_t bins[];
 };
 
 struct wult_hist_cpu {
@@ -120,6 +126,16 @@ static void wult_hist_states(struct wult_hist_cpu *hc)
 		strscpy(hc->names[s], drv->states[s].name, WULT_HIST_NAME_LEN);
 }
 
+/*
+ * Empty: min and max start at the far ends, so that the first datapoint
+ * replaces both without a test of count (wult_hist_put()).
+ */
+static void wult_hist_empty(struct wult_hist *h)
+{
+	WRITE_ONCE(h->min, S64_MAX);
+	WRITE_ONCE(h->max, S64_MIN);
+}
+
 static struct wult_hist_cpu *wult_hist_alloc_cpu(void)
 {
 	struct wult_hist_cpu *hc;
@@ -138,6 +154,7 @@ static struct wult_hist_cpu *wult_hist_alloc_cpu(void)
 				wult_hist_free_cpu(hc);
 				return NULL;
 			}
+			wult_hist_empty(hc->h[m][s]);
 		}
 	}
 	return hc;
@@ -218,17 +235,17 @@ static __always_inline void wult_hist_put(struct wult_hist *h, s64 v,
 	s64 bin = wult_hist_bin(v, off);
 
 	if (bin < 0)
-		wult_inc(&h->under);
+		local64_inc(&h->under);
 	else if (bin < hist_bins)
-		wult_inc(&h->bins[bin]);
+		local64_inc(&h->bins[bin]);
 	else
-		wult_inc(&h->over);
-	if (!h->count || v < h->min)
+		local64_inc(&h->over);
+	if (v < h->min)
 		WRITE_ONCE(h->min, v);
-	if (!h->count || v > h->max)
+	if (v > h->max)
 		WRITE_ONCE(h->max, v);
-	WRITE_ONCE(h->sum, h->sum + v);
-	wult_inc(&h->count);
+	local64_add(v, &h->sum);
+	local64_inc(&h->count);
 }
 
 void wult_hist_add(const struct wult_dp *dp)
@@ -257,18 +274,17 @@ static void wult_hist_clear(struct wult_hist *h, unsigned int off)
 {
 	s64 lo, hi;
 
-	if (h->count) {
+	if (local64_read(&h->count)) {
 		lo = max_t(s64, wult_hist_bin(h->min, off), 0);
 		hi = min_t(s64, wult_hist_bin(h->max, off), hist_bins - 1);
 		if (lo <= hi)
-			memset(&h->bins[lo], 0, (hi - lo + 1) * sizeof(u64));
+			memset(&h->bins[lo], 0, (hi - lo + 1) * sizeof(h->bins[0]));
 	}
-	WRITE_ONCE(h->count, 0);
-	WRITE_ONCE(h->sum, 0);
-	WRITE_ONCE(h->min, 0);
-	WRITE_ONCE(h->max, 0);
-	WRITE_ONCE(h->under, 0);
-	WRITE_ONCE(h->over, 0);
+	local64_set(&h->count, 0);
+	local64_set(&h->sum, 0);
+	wult_hist_empty(h);
+	local64_set(&h->under, 0);
+	local64_set(&h->over, 0);
 }
 
 /* On the histograms' own CPU with IRQs off, or on an offline one. */
@@ -311,8 +327,10 @@ static void wult_hist_reset(void)
 static void wult_hist_show_one(struct seq_file *m, const char *name,
 			       const struct wult_hist *h, unsigned int off)
 {
-	u64 count = READ_ONCE(h->count);
-	s64 sum = READ_ONCE(h->sum), min = READ_ONCE(h->min), max = READ_ONCE(h->max);
+	u64 count = local64_read(&h->count);
+	s64 sum = local64_read(&h->sum);
+	/* Read after count: 0 for an empty one, not the sentinels. */
+	s64 min = count ? READ_ONCE(h->min) : 0, max = count ? READ_ONCE(h->max) : 0;
 	s64 avg = count ? div64_s64(sum, count) : 0;
 	s64 lo_us = -(s64)off * hist_bin_us;
 	unsigned int i;
@@ -324,14 +342,14 @@ static void wult_hist_show_one(struct seq_file *m, const char *name,
 	seq_printf(m, "#Maximum latency: %lld microseconds\n", div_s64(max, NSEC_PER_USEC));
 	seq_printf(m, "#Total samples: %llu\n", count);
 	seq_printf(m, "#There are %llu samples lower than %lld microseconds.\n",
-		   READ_ONCE(h->under), lo_us);
+		   (u64)local64_read(&h->under), lo_us);
 	seq_printf(m, "#There are %llu samples greater or equal than %lld microseconds.\n",
-		   READ_ONCE(h->over), lo_us + (s64)hist_bins * hist_bin_us);
+		   (u64)local64_read(&h->over), lo_us + (s64)hist_bins * hist_bin_us);
 	seq_printf(m, "#Exact: count %llu sum %lld min %lld max %lld nanoseconds\n",
 		   count, sum, min, max);
 	seq_printf(m, "#usecs\t%16s\n", "samples");
 	for (i = 0; i < hist_bins; i++) {
-		n = READ_ONCE(h->bins[i]);
+		n = local64_read(&h->bins[i]);
 		if (n)
 			seq_printf(m, "%5lld\t%16llu\n", lo_us + (s64)i * hist_bin_us, n);
 	}

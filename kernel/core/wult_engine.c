@@ -92,16 +92,15 @@ bool wult_tsc_steady;
 atomic_t wult_engine_fail_arms = ATOMIC_INIT(0);
 
 /*
- * Out of line: its local's address is taken, which would give each caller
- * (the idle probes, the emit) a stack canary to set and check per wake
- * even where the MSRs are not read.
+ * An MSR that wult_engine_init() read successfully (SMI count, MPERF):
+ * the bare instruction, inline. rdmsrl_safe() was a paravirt call, its
+ * error path and the read_msr tracepoint's test, about 27 instructions a
+ * read and two reads a datapoint. A fault would still be fixed up
+ * (__rdmsr()'s exception entry: a warning and 0).
  */
-static noinline u64 wult_read_msr(u32 msr)
+static __always_inline u64 wult_read_msr(u32 msr)
 {
-	u64 val = 0;
-
-	rdmsrl_safe(msr, &val);
-	return val;
+	return __rdmsr(msr);
 }
 
 /*
@@ -355,16 +354,21 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 /*
  * The wake's branch context, read at the first code wult runs after it and
  * between that code's overhead stamps, which the reported latencies
- * already discount.
+ * already discount. Out of line: wult_take_branches() tests inline
+ * whether anyone wants it (not in a plain measurement).
  */
-static void wult_take_branches(struct wult_cpu *wc, bool in_intr)
+static noinline void wult_read_branches(struct wult_cpu *wc, bool in_intr)
 {
-	wc->have_br = wc->want_br || (wult_has_lbr && trace_wake_branches_enabled());
-	if (!wc->have_br)
-		return;
 	wult_lbr_read(&wc->brrec.br);
 	if (in_intr)
 		wc->brrec.br.flags |= WULT_BRF_INTR;
+}
+
+static __always_inline void wult_take_branches(struct wult_cpu *wc, bool in_intr)
+{
+	wc->have_br = wc->want_br || (wult_has_lbr && trace_wake_branches_enabled());
+	if (wc->have_br)
+		wult_read_branches(wc, in_intr);
 }
 
 /*
@@ -389,7 +393,8 @@ static bool wult_state_polls(unsigned int state)
  * interrupt that did not lead to it (the CPU is back before the interrupt
  * came) was not our wake: measure this idle period instead.
  */
-static noinline void wult_idle_enter(struct wult_cpu *wc, unsigned int state)
+static __always_inline void wult_idle_enter(struct wult_cpu *wc,
+					    unsigned int state)
 {
 	struct wult_dp *dp = &wc->rec.dp;
 
@@ -522,8 +527,12 @@ static void wult_exit_first(struct wult_cpu *wc, struct wult_dp *dp)
 	dp->ai_ts2 = rdtsc_ordered();
 }
 
-/* Idle exit: exit_tsc and @tai were taken first thing in the probe. */
-static noinline void wult_idle_exit(u64 tai)
+/*
+ * Idle exit: exit_tsc and @tai were taken first thing in the probe. Inline
+ * in wult_idle_exit_acct(), as wult_idle_enter() is in its caller: one
+ * call level less per idle entry and exit.
+ */
+static __always_inline void wult_idle_exit(u64 tai)
 {
 	struct wult_cpu *wc = wult_cpu();
 	struct wult_dp *dp = &wc->rec.dp;

@@ -205,9 +205,9 @@ static void wult_event_read(struct perf_event *event)
  * Does @event take this datapoint: in its LDist range and its band or
  * state, and for a branches event with a branch context?
  */
-static bool wult_ev_takes(const struct perf_event *event,
-			  const struct wult_rec *rec,
-			  const struct wult_br_rec *brrec)
+static __always_inline bool wult_ev_takes(const struct perf_event *event,
+					  const struct wult_rec *rec,
+					  const struct wult_br_rec *brrec)
 {
 	if (rec->dp.ldist < wult_ev_lo(event) || rec->dp.ldist > wult_ev_hi(event))
 		return false;
