@@ -7,7 +7,8 @@
  *                       unloading (the epilogue of CPUs still inside);
  *   refidle_profiles.c  intel_idle's state tables (profile=skx, icx, spr);
  *   refidle_wait.c      the enter() callbacks and their injected waits;
- *   refidle_halt.c      debugfs halt_exit: exit waits that halt;
+ *   refidle_halt.c      debugfs halt_exit: exit waits that halt, the
+ *                       echo (debugfs echo);
  *   refidle_kick.c      debugfs kick: remote wakeups for the tests;
  *   refidle_bench.c     debugfs bench: the instruction benchmark's stamps.
  */

@@ -42,10 +42,13 @@ if [ -n "${WULT_CLOCK:-}" ]; then
 		die "cannot keep wult record off CPU $cpu"
 	# Their exit waits halt, and then wait (pausing) while the measured
 	# CPU is in its own, and one that runs when that wait starts takes
-	# an NMI and pauses in it (wult_refidle's halt_exit): with both
-	# vCPUs running QEMU alternates their turns at each deadline, and
-	# the other CPU's work stretched the measured CPU's exit by up to a
-	# tick (C3 +700-880 us; Documentation/vm-run.md, "Slices").
+	# an NMI and pauses in it; each also takes a timer interrupt just
+	# before each of the measured CPU's timer wakes and pauses in it
+	# through the wake (wult_refidle's halt_exit and its echo): with
+	# both vCPUs running QEMU alternates their turns at each deadline,
+	# and the other CPU's work stretched the measured CPU's exit by up
+	# to a tick (C3 +700-880 us), its wake interrupt by up to +804 us
+	# (Documentation/vm-run.md, "Slices").
 	halt=/sys/kernel/debug/wult_refidle/halt_exit
 	if [ -n "$others" ] && [ -w $halt ]; then
 		echo "$others" > $halt || die "cannot write $halt"
@@ -57,12 +60,12 @@ icount) echo "wult: QEMU guest on the instruction-counted clock: 1 ns = 1 instru
 host) echo "wult: QEMU guest on the host's clock: the figures follow the host's load, not the code measured" ;;
 esac
 # What the vCPUs' turns can still distort, as measured in make run's
-# default (6.1, 2 vCPUs, CPU 0 measured, 10,000 datapoints, six runs, three
-# of them first runs after a boot; Documentation/vm-run.md, "Slices").
+# default (6.1, 2 vCPUs, CPU 0 measured, 10,000 datapoints, eleven runs,
+# three of them first runs after a boot; Documentation/vm-run.md, "Slices").
 if [ "${WULT_CLOCK:-}" = icount ] && [ -n "${others:-}" ]; then
 	n=$(($(echo "$others" | tr ',' '\n' | wc -l) + 1))
 	if [ -n "${WULT_SLICE_US:-}" ] && [ -n "$(cat "$halt" 2>/dev/null)" ]; then
-		echo "wult: $n vCPUs taking turns, ${WULT_SLICE_US} us slices, the others yielding to the measured CPU's exit waits (an NMI to one that runs): QEMU alternates running vCPUs' turns at its deadlines, so a wake that comes while another vCPU runs can be late by that vCPU's run; measured in six runs of 10,000 (three the first after a boot): WakeLatency p99.99 within 0.01-3.5 us of each state's median in three, up to +5.3, +55 and +804 us in the others (a few datapoints, most with IntrLatency as late); the medians the same to a few ns run to run"
+		echo "wult: $n vCPUs taking turns, ${WULT_SLICE_US} us slices, the others yielding to the measured CPU's wakes (a timer interrupt just before each, an NMI at each exit wait): QEMU alternates running vCPUs' turns at its deadlines, and the others hand theirs back while the measured CPU wakes; measured in eleven runs of 10,000 (three the first after a boot): WakeLatency p99.99 within 3.6 us of each state's median in every run, no datapoint more than 4.1 us above it (the other vCPU's own tick inside an exit wait: +3.1 to +3.6 us, a few a run), IntrLatency p99.99 within 0.5 us; the medians the same to a few ns run to run"
 	elif [ -n "${WULT_SLICE_US:-}" ]; then
 		echo "wult: $n vCPUs taking turns, ${WULT_SLICE_US} us slices: a wake that overlaps the other vCPU's own wake is stretched by the other's run (its injected exit spins included); measured: C1, C2 WakeLatency and IntrLatency within 0.02 us of their medians at p99.99, C3 WakeLatency +30 to +880 us in 0.2% of its datapoints (15-25 of ~7,850 a run), IntrLatency +134 us once in 30,000"
 	else
