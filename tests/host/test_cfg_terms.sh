@@ -9,7 +9,7 @@
 # as sysfs format/ shows them: "config:0-15", "config2:16" for one bit),
 # and the sysfs strings wult.ko showed before the list existed (the
 # format/ files of a 6.12 guest, kept in tests/vm/wult_format.txt for
-# tests/vm/module.sh too: guests get no tests/data).
+# tests/vm/engine.sh too: guests get no tests/data).
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
