@@ -15,6 +15,8 @@
 #   - C3 left with interrupts on (hlt): WakeLatency (the injected wait
 #     follows the handler, so TAI carries it) C3 - C1 = 50 us by hrt and
 #     80 us by ipi;
+#     wult report's methods comparison of the same hlt recordings (was
+#     methods.sh): C3's saving less C1's is the 30 us pre-wake;
 #   - C3 left with interrupts off, which polls (LDist 500-1000 us): the
 #     same WakeLatency differences against C2, the same path with no exit
 #     (section below). A polling state is enabled only for a window
@@ -30,7 +32,7 @@
 # kernel, and ipi.sh covers the ipi path on all three; 6.1 and 6.12-rt
 # passed it as well, twice each (11-12 s of host CPU each, restored).
 # vm-kernels: 6.12
-# vm-cost: 12
+# vm-cost: 13
 . "$WULT_SRC/tests/lib.sh"
 
 W=$OUT/refidle_prewake
@@ -40,7 +42,8 @@ CPU0=/sys/devices/system/cpu/cpu0/cpuidle
 CPUIDLE=/sys/devices/system/cpu/cpu1/cpuidle
 taskset -pc 0 $$ > /dev/null	# this shell and its children stay off CPU 1
 
-# rec NAME STATE METHOD: 60 datapoints of CPU 1 with only STATE enabled.
+# rec NAME STATE METHOD: 60 datapoints of CPU 1 with only STATE enabled;
+# REC_RC: wult record's exit status.
 rec() {
 	local m=
 	[ "$3" = ipi ] && m="--method ipi --launcher 0"
@@ -48,6 +51,7 @@ rec() {
 	# shellcheck disable=SC2086
 	wult record -q -C 1 -c 60 --ldist "$LDIST" $m --no-counters \
 		-o "$W/$1.data" 2> "$W/$1.err"
+	REC_RC=$?
 	cstate_only $CPUIDLE 1
 	wult report --csv "$W/$1.csv" "$W/$1.data" > "$W/$1.rep" 2>&1
 }
@@ -128,12 +132,44 @@ LDIST=1000,2000
 for m in hrt ipi; do
 	for s in 1 3; do
 		rec $m$s $s $m
+		t_eq "$m C$s: wult record exit 0" 0 "$REC_RC"
 		read -r n k <<< "$(count $m$s $s)"
 		t_check "$m C$s: 60 datapoints, all C$s ($k of $n)" test "$n" -eq 60 -a "$k" -eq 60
 	done
 done
 diff_is "hlt C3, local timer wake" hrt1 hrt3 WakeLatency 50
 diff_is "hlt C3, IPI wake" ipi1 ipi3 WakeLatency 80
+# wult report's methods comparison (issue 38 item 4; was tests/vm/methods.sh,
+# a guest of its own) on these recordings: `wult report HRT IPI` prints the
+# methods block naming both methods, and C3's median saving less C1's (the
+# two methods' own paths differ the same way in both states) is the 30 us
+# pre-wake, +- 0.5 us (a difference of medians, as tests/vm/ipi.sh checks
+# its own); --json's saved_median equals the text's (the guest has no
+# python: read with grep). With the launcher idling under halt_exit, C3's
+# saving less C1's measured 29.997 and 30.003 us in two runs (kept in C1,
+# a spinning launcher's turn put an ipi median in one of two modes up to
+# 2 us apart: 29.932 and 29.492 us seen).
+cd "$W" || exit 1
+for s in 1 3; do
+	wult report hrt$s.data ipi$s.data > m$s.out 2>&1
+	t_eq "C$s: wult report exit 0" 0 $?
+	sed -n '/^Methods compared/,$p' m$s.out
+	t_check "C$s: the methods block names hrt against ipi" \
+		grep -q "^Methods compared (pre-wake): hrt$s.data (hrt) against ipi$s.data (ipi)" m$s.out
+	saved[s]=$(awk '/^Methods compared/ { on = 1 } on && $1 == "C'$s'" && $2 == "median" { printf "%.0f", $5 * 1000 }' m$s.out)
+	wult report --json hrt$s.data ipi$s.data > m$s.json 2>&1
+	# The text rounds to the ns; the JSON keeps the value (ns): within
+	# 0.5 ns (rounding it again disagreed on a half: 32028.5 ns).
+	js=$(tr -d ' \n' < m$s.json | grep -o '"methods_compared".*' |
+	     grep -o '"state":"C'$s'"[^}]*' | grep -o '"saved_median":[^,]*' | cut -d: -f2)
+	t_check "C$s: --json's saved median is the text's ($js ns, text ${saved[s]} ns)" \
+		awk -v j="${js:-x}" -v t="${saved[s]:-y}" 'BEGIN { d = j - t
+			exit !(j ~ /^-?[0-9.]+$/ && t ~ /^-?[0-9]+$/ && d <= 0.5001 && d >= -0.5001) }'
+done
+echo "# saved medians (ns): C1 ${saved[1]}, C3 ${saved[3]}"
+t_within "C3's saving less C1's is the 30 us pre-wake +- 0.5 (ns)" \
+	$((${saved[3]:-0} - ${saved[1]:-0})) 29500 30500
+cd "$OUT" || exit 1
 t_check "rmmod wult" rmmod wult
 t_check "rmmod wult_refidle" rmmod wult_refidle
 
