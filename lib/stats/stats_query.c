@@ -276,15 +276,21 @@ int wult_stats_summary(const struct wult_stats *st, struct wult_stats_summary *s
 	sum->p99_9 = sum->p99_99 = sum->p99_999 = NAN;
 	if (!st->n || ret)
 		return ret;
-	/* Sums about the whole-ns mean, so the variance does not cancel. */
+	/*
+	 * Sums about the whole-ns mean, so the variance does not cancel. The
+	 * centred sum of squares is taken modulo 2^128 (unsigned, so defined
+	 * however large the values): its terms may wrap, the result is exact
+	 * whenever it fits.
+	 */
 	n = m.n;
 	mean = (long double)m.s1 / n;
 	{
 		__int128 c = (__int128)llroundl(mean);
+		unsigned __int128 uc = (unsigned __int128)c;
 
 		s1 = (long double)(m.s1 - c * (__int128)m.n);
-		s2 = (long double)(__int128)(m.s2 - (unsigned __int128)(2 * c * m.s1) +
-					     (unsigned __int128)(c * c * (__int128)m.n));
+		s2 = (long double)(__int128)(m.s2 - 2 * uc * (unsigned __int128)m.s1 +
+					     uc * uc * m.n);
 	}
 	sum->mean = (double)mean;
 	if (m.n > 1) {

@@ -615,6 +615,11 @@ PY
 		"values beyond +-275 s, clamped" "$tmp/th2.rep"
 	t_check "values beyond 2^53 ns: max as a double rounds it" grep -q \
 		"max *18014398509494328" "$tmp/th2.rep"
+	# A value wider than its column (17 digits in 15) still has a space
+	# before it: every row has as many fields as the header.
+	t_check "values beyond 2^53 ns: the columns stay apart" awk '
+		$1 == "ns" && NF == 3 { h = 1 } h && $1 == "max" { n++; if (NF != 3) bad++ }
+		END { exit !(n && !bad) }' "$tmp/th2.rep"
 else
 	t_skip "python3 unavailable: states past the group cache"
 fi

@@ -607,7 +607,7 @@ static void merge_leaves(void)
 
 int main(void)
 {
-	struct wult_stats *st, *st2;
+	struct wult_stats *st, *st2, *st3;
 	struct wult_stats_summary s;
 	uint64_t c = 0;
 	int i;
@@ -642,6 +642,20 @@ int main(void)
 	WT_EQ(s.max, INT64_MAX / 4);
 	WT_EQ(s.clamped, 1);
 	WT_CHECK(wult_stats_percentile(st, 100) == (double)(INT64_MAX / 4), "max exact");
+
+	/*
+	 * Values far beyond any latency (2^60 ns, 36 years: a corrupt
+	 * datapoint) keep the summary's arithmetic defined: the centred sum
+	 * of squares wraps in unsigned 128 bits, and what it gives is exact.
+	 */
+	st3 = stats_new();
+	for (i = 0; i < 1000; i++)
+		wult_stats_add(st3, ((int64_t)1 << 60) + i);
+	WT_CHECK(!wult_stats_summary(st3, &s), "summary near 2^60");
+	WT_EQ(s.count, 1000);
+	WT_EQ(s.min, (int64_t)1 << 60);
+	WT_CHECK(fabs(s.stddev - 288.8194) < 0.001, "stddev near 2^60: %f", s.stddev);
+	wult_stats_free(st3);
 
 	/* Merge keeps counts and exact extremes. */
 	st2 = stats_new();

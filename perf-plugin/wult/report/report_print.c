@@ -20,7 +20,7 @@
 #include "report_view.h"
 
 #define LABEL_W	10	/* the stat-name column */
-#define COL_W	15	/* a value column */
+#define COL_W	15	/* a value column, its first character always a space */
 
 static const char *metric_name(enum wult_metric m)
 {
@@ -48,14 +48,15 @@ static void print_group(FILE *out, const struct rpt_opts *o, const struct rpt_gr
 	fprintf(out, "  %-*s", LABEL_W - 2, o->unit);
 	for (i = 0; i < o->ntime; i++)
 		if (show[i])
-			fprintf(out, "%*s", COL_W, metric_name(o->time[i]));
+			fprintf(out, " %*s", COL_W - 1, metric_name(o->time[i]));
 	fprintf(out, "\n");
 	for (k = 0; k < RPT_S_NR; k++) {
 		fprintf(out, "  %-*s", LABEL_W - 2, rpt_stat_names[k]);
 		for (i = 0; i < o->ntime; i++)
 			if (show[i])
-				fprintf(out, "%*s", COL_W, rpt_fmt_stat(buf, sizeof(buf), o, k,
-								    rpt_stat_val(&g->sum[i], k)));
+				fprintf(out, " %*s", COL_W - 1,
+					rpt_fmt_stat(buf, sizeof(buf), o, k,
+						     rpt_stat_val(&g->sum[i], k)));
 		fprintf(out, "\n");
 	}
 	col = 0;
@@ -174,9 +175,9 @@ static void diff_row(FILE *out, const struct rpt_opts *o, const struct rpt_diff_
 	fprintf(out, "  %-*s", LABEL_W - 2, r->label);
 	for (j = 0; j < nfiles; j++) {
 		rpt_diff_cell(o, r, j, buf, abs, pct, sizeof(buf));
-		fprintf(out, "%*s", COL_W - 2, buf);
+		fprintf(out, " %*s", COL_W - 3, buf);
 		if (j)
-			fprintf(out, "%*s%*s", COL_W - 2, abs, 11, pct);
+			fprintf(out, " %*s %*s", COL_W - 3, abs, 10, pct);
 	}
 	fprintf(out, "\n");
 }
