@@ -563,51 +563,45 @@ same_threads "histogram, LDist, ns" --hist -m WakeLatency,LDist --unit ns "$tmp/
 for rec in wult_record wult_pmu_group wult_resid wult_tp; do
 	same_threads "recording $rec" "$top/tests/data/$rec.data"
 done
-if command -v python3 >/dev/null; then
-	python3 - "$tmp/th2.data" "$tmp/th5.data" <<'PY'
+# patch_dp IN OUT CODE: IN's wult:datapoint payloads (a sample's raw part:
+# its u32 size, then the record, common_type 1500, to the record's end)
+# changed by CODE, python run for each with d (the file's bytes), o (the
+# record's offset; struct wult_dp starts 8 bytes on) and n (its number,
+# from 1); written to OUT.
+patch_dp() {
+	python3 - "$@" <<'PY'
 import struct, sys
 d = bytearray(open(sys.argv[1], 'rb').read())
 d_off, d_sz = struct.unpack_from('<QQ', d, 40)
 off, n = d_off, 0
 while off < d_off + d_sz:
     t, m, sz = struct.unpack_from('<IHH', d, off)
-    # a sample's raw payload: its u32 size, then the wult:datapoint
-    # record (common_type 1500) to the record's end; req_cstate at 100
     for p in range(8, sz - 104) if t == 9 else ():
         if struct.unpack_from('<IH', d, off + p - 4) == (sz - p, 1500):
             n += 1
-            v, = struct.unpack_from('<i', d, off + p + 100)
-            v = 64 + v if n % 7 == 0 else -1 if n % 11 == 0 else v
-            struct.pack_into('<i', d, off + p + 100, v)
+            o = off + p
+            exec(sys.argv[3])
             break
     off += sz
 open(sys.argv[2], 'wb').write(d)
 PY
+}
+if command -v python3 >/dev/null; then
+	# req_cstate at the record's byte 100: some past the 64 cached, some -1
+	patch_dp "$tmp/th2.data" "$tmp/th5.data" '
+v, = struct.unpack_from("<i", d, o + 100)
+v = 64 + v if n % 7 == 0 else -1 if n % 11 == 0 else v
+struct.pack_into("<i", d, o + 100, v)'
 	same_threads "states past the group cache" "$tmp/th5.data"
 	t_check "states past the group cache: reported without a name" grep -q "^-: " \
 		"$tmp/th2.rep"
 	# Values a double rounds (beyond 2^53 ns): the batch path must count
-	# them as one thread does (the same rounding, the same clamping).
-	python3 - "$tmp/th2.data" "$tmp/th6.data" <<'PY'
-import struct, sys
-d = bytearray(open(sys.argv[1], 'rb').read())
-d_off, d_sz = struct.unpack_from('<QQ', d, 40)
-off, n = d_off, 0
-while off < d_off + d_sz:
-    t, m, sz = struct.unpack_from('<IHH', d, off)
-    for p in range(8, sz - 104) if t == 9 else ():
-        if struct.unpack_from('<IH', d, off + p - 4) == (sz - p, 1500):
-            n += 1
-            # struct wult_dp after its 8-byte header: ltime, tbi, tai, ..., ldist at 32
-            ltime, = struct.unpack_from('<Q', d, off + p + 8)
-            if n % 5 == 0:
-                struct.pack_into("<Q", d, off + p + 8 + 16, ltime + (1 << 54) + 12345)
-            if n % 9 == 0:
-                struct.pack_into("<Q", d, off + p + 8 + 32, (1 << 54) + 3)
-            break
-    off += sz
-open(sys.argv[2], 'wb').write(d)
-PY
+	# them as one thread does (the same rounding, the same clamping). TAI
+	# (struct wult_dp's byte 16) and LDist (32).
+	patch_dp "$tmp/th2.data" "$tmp/th6.data" '
+ltime, = struct.unpack_from("<Q", d, o + 8)
+if n % 5 == 0: struct.pack_into("<Q", d, o + 8 + 16, ltime + (1 << 54) + 12345)
+if n % 9 == 0: struct.pack_into("<Q", d, o + 8 + 32, (1 << 54) + 3)'
 	same_threads "values beyond 2^53 ns" "$tmp/th6.data"
 	same_threads "values beyond 2^53 ns, LDist, ns" -m WakeLatency,LDist --unit ns \
 		"$tmp/th6.data"
