@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-cost: 13
+# vm-cost: 16
 # wult.ko's in-kernel histograms (/sys/kernel/debug/wult/hist/): their
 # totals equal the datapoints perf stat counted and the datapoints perf
 # record sampled; percentiles read from the bins are within one bin of the
@@ -12,6 +12,7 @@
 # hlt, whose interrupt runs before the CPU leaves idle); and a run with no
 # samples recorded does not grow kernel memory (20 s here: the 10-minute
 # soak is make soak's, tests/soak/khist.sh).
+# Before the memory check: the libtraceevent plugin (was plugin.sh).
 # The same first perf stat run also checks the ftrace recipe of
 # Documentation/usage.md: an in-kernel histogram of WakeLatency per
 # requested state with a hist trigger on wult:datapoint, whose counts must
@@ -187,6 +188,51 @@ t_eq "wult report: all of its datapoints" "$nb" \
 	"$(awk '/^all: [0-9]+ datapoints/ { print $2; exit }' bandrep.txt)"
 perf record -e wult/wake_band,band_lo=5,band_hi=5/ -C 1 -o bad.data -- true > bad.out 2>&1
 t_check "band_lo >= band_hi: EINVAL" grep -q 'returned with 22 ' bad.out
+
+# ---- the libtraceevent plugin (was tests/vm/plugin.sh) -----------------------
+# The libtraceevent plugin (build/plugins/traceevent/plugin_wult.so) in
+# stock perf and trace-cmd: wult:datapoint records print as named
+# latencies in us, and the printed values equal the python decoder's for
+# the same records.
+t_check "plugin present in the guest" test -f "$TRACEEVENT_PLUGIN_DIR/plugin_wult.so"
+
+# Half a second: about 250 datapoints (the default LDist, 0-4 ms).
+perf record -q -e wult/datapoints/ -e wult:datapoint -C 1 -o tp.data -- sleep 0.5
+perf script -i tp.data 2>/dev/null | grep 'wult:datapoint:' > plugin.txt
+n=$(wc -l < plugin.txt)
+t_check "perf script prints datapoints ($n)" test "$n" -ge 50
+t_check "plugin format used (WakeLatency= in every line)" \
+	test "$(grep -c 'WakeLatency=[0-9-]*\.[0-9][0-9][0-9] ' plugin.txt)" = "$n"
+t_check "state printed by name" test "$(grep -c 'ReqCState=C1 ' plugin.txt)" = "$n"
+TRACEEVENT_PLUGIN_DIR=/nonexistent perf script -i tp.data 2>/dev/null |
+	grep 'wult:datapoint:' > noplugin.txt
+t_check "without the plugin the kernel's format prints" \
+	grep -q 'req_cstate=1 intr_off=[01] ltime=' noplugin.txt
+
+# Same records through the python decoder: seq, WakeLatency, IntrLatency in
+# ns (compensated), from the tracepoint's fields.
+perf script -i tp.data -s "$WULT_SRC/scripts/perf/wult-decode.py" 2>/dev/null |
+	awk '$1 == "tp" { printf "%s %.3f %.3f\n", $4, $14 / 1000, $15 / 1000 }' |
+	sort -n > py.txt
+sed -E 's/.* seq=([0-9]+) .* WakeLatency=([0-9.-]+) IntrLatency=([0-9.-]+) .*/\1 \2 \3/' \
+	plugin.txt | sort -n > pl.txt
+t_check "python decoder saw the same records ($(wc -l < py.txt))" \
+	test "$(wc -l < py.txt)" = "$n"
+t_check "plugin latencies equal the python decoder's" cmp -s py.txt pl.txt
+
+# trace-cmd loads the same plugin through the system libtraceevent.
+perf stat -e wult/datapoints/ -C 1 -- sleep 8 > /dev/null 2>&1 &
+stat=$!
+# perf takes seconds to start under TCG: trace once datapoints flow.
+wult_wait_change 1 emitted 50
+trace-cmd record -q -e wult:datapoint -o tc.dat sleep 1 > /dev/null 2>&1
+t_check "trace-cmd record" test -s tc.dat
+trace-cmd report -i tc.dat 2>/dev/null | grep ' datapoint:' > tc.txt
+m=$(wc -l < tc.txt)
+t_check "trace-cmd report prints datapoints ($m)" test "$m" -ge 10
+t_check "trace-cmd uses the plugin" \
+	test "$(grep -c 'ReqCState=C1 WakeLatency=' tc.txt)" = "$m"
+wait $stat
 
 # ---- memory ------------------------------------------------------------------
 # mem: vmalloc + unreclaimable slab, kB.
