@@ -4,7 +4,7 @@
 # vm-kernels: 6.12
 # One kernel: user space on the wult event's samples, whose payload is the
 # same on every kernel (engine.sh and record.sh check it on each; the
-# tracepoint's, whose common fields differ on RT, plugin.sh and
+# tracepoint's, whose common fields differ on RT, khist.sh (the plugin) and
 # report.sh); the other two kernels would cost ~30 s of host CPU each.
 # The perf dlfilter (build/plugins/dlfilter/wult-filter.so) on a real recording: it
 # keeps exactly the datapoints an independent decoder (the python script)

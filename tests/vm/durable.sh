@@ -4,7 +4,7 @@
 # vm-kernels: 6.12
 # One kernel: user space on the wult event's samples, whose payload is the
 # same on every kernel (engine.sh and record.sh check it on each; the
-# tracepoint's, whose common fields differ on RT, plugin.sh and
+# tracepoint's, whose common fields differ on RT, khist.sh (the plugin) and
 # report.sh); the other two kernels would cost ~30 s of host CPU each.
 # Durable recording: wult record killed with SIGKILL 2 s into measuring
 # leaves a file wult report and stock perf read, holding >= 90% of the
