@@ -67,7 +67,7 @@ key[sut1]=6.1 key[sut2]=6.12
 inv sut1 sut2 > "$here/inv.yml"
 # Run 1: deploy (this build's modules for each guest's kernel), then a sweep
 # of states C1 and C3 on CPU 1, 101 datapoints a point; C1's WakeLatency
-# is the host clock's overhead, C3's carries the guest's injected exit.
+# is the guest's own wake path, C3's carries its injected exit.
 cat > "$here/vars.yml" <<V
 wult_fleet_wult: $W
 wult_fleet_results: $here/results
