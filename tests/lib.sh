@@ -151,7 +151,7 @@ dec_share() {
 # vm-run --bare --ssh PORT (dropbear there, OpenSSH's client here, a key
 # made for the run; no wult command and no wult module in the guest),
 # booted at once so that the parts of one test share them. A guest waits,
-# blocked on a fifo (a host-clock guest's busy time is host CPU), until
+# blocked on a fifo (its busy time is host CPU), until
 # ssh_guest_done. Uses the host test's top and build.
 # ssh_guests_boot DIR LIMIT KERNEL...: a guest of each KERNEL, up for at
 # most LIMIT s of its own time; vm-run's --out DIR/KERNEL (ssh/id_ed25519,

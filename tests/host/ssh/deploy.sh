@@ -12,10 +12,10 @@
 # modules the Makefile built for it (--modules), as building them again
 # would cost ~20 s of CPU for nothing new. The 6.12 guest is deployed the
 # same way by ssh/remote.sh. 6.12-rt goes first and its guest is done
-# before 6.1's build: an idle host-clock guest under that load (the build
-# beside make check's other lane) once logged "hrtimer: interrupt took
-# 8247150 ns" (a clean-clone make check, 6.12-rt), which vm-run rightly
-# fails. The 6.1 guest stays up for ssh/fleet.sh (wult_refidle installed).
+# before 6.1's build, which keeps fewer guests up under that load (when
+# the guests took the host's clock, an idle one there logged "hrtimer:
+# interrupt took 8247150 ns"; they are icount guests now, vm-run.md's
+# SSH). The 6.1 guest stays up for ssh/fleet.sh (wult_refidle installed).
 
 # ndp FILE: the datapoints wult report counts in FILE.
 ndp() { "$W" report "$1" 2>/dev/null | sed -n 's/^all: \([0-9]*\) datapoints.*/\1/p'; }
