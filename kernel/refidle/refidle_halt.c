@@ -71,18 +71,17 @@ static struct cpumask refidle_halt_mask;
  * deadline, and the slice's two deadlines a period (vm-run.md, "Slices")
  * could leave the woken CPU with the 10 ns turns (make run: IntrLatency
  * up to +804 us). So a listed CPU gets a local timer interrupt of its own
- * just after a measured CPU's sleep ends, from a pinned hard hrtimer
- * armed for then (refidle_due, cpuidle's next_hrtimer): the deadline ends
- * whatever turn the listed vCPU has, and it pauses in the callback until
- * the measured CPU's handler is done and its exit wait over. The timer is
- * armed from an irq_work that the NMI of the measured CPU's idle entry
- * queues (refidle_echo_send(), refidle_wait.c), or by a listed CPU that
- * slept meanwhile after the hrtimer callback that woke it (the hand-over's
- * probe, below). It lags the wake by REFIDLE_ECHO_DELAY_NS: the woken vCPU
- * takes the first turn after its wake's deadline, and an echo at the same
- * deadline put the listed vCPU's interrupt entry (0.65 us) before the
- * measured CPU's handler in half of make run's datapoints; 1 us later it
- * falls in the measured CPU's exit wait, whose end does not move. On
+ * REFIDLE_ECHO_LEAD_NS before a measured CPU's sleep ends, from a pinned
+ * hard hrtimer armed for then (refidle_due, cpuidle's next_hrtimer), and
+ * from just before the wake pauses in the callback until the measured
+ * CPU's handler is done and its exit wait over: whatever turns the
+ * deadlines give, the listed vCPU hands them back. The timer is armed
+ * from an irq_work that the NMI of the measured CPU's idle entry queues
+ * (refidle_echo_send(), refidle_wait.c), or by a listed CPU that slept
+ * meanwhile after the hrtimer callback that woke it (the hand-over's
+ * probe, below). Tried: an echo at the wake's own deadline put the listed
+ * vCPU's interrupt entry (0.65 us) before the measured CPU's handler in
+ * half of make run's datapoints, and 1 us after it, inside the handler. On
  * hardware the CPUs run at once: the pauses give the measured vCPU the
  * turns a real CPU would not need.
  */
