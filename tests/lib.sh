@@ -113,12 +113,19 @@ rcu_expedite() {
 }
 
 # cstate_only DIR N|all: enable only idle state N (or all of them) of a
-# CPU's cpuidle directory DIR.
+# CPU's cpuidle directory DIR. Enabling first: with no state enabled for
+# a moment the governor picks POLL, disabled or not (a POLL datapoint in
+# tests/vm/refidle_prewake.sh's C1 -> C2 switch).
 cstate_only() {
 	local d
 	for d in "$1"/state*; do
 		case "$2" in
 		all|"${d##*state}") echo 0 > "$d/disable" ;;
+		esac
+	done
+	for d in "$1"/state*; do
+		case "$2" in
+		all|"${d##*state}") ;;
 		*) echo 1 > "$d/disable" ;;
 		esac
 	done

@@ -45,9 +45,14 @@ static void refidle_apic_calibrate(void)
 		local_irq_save(flags);
 		c0 = refidle_apic_read(APIC_TMCCT);
 		t0 = rdtsc_ordered();
-		/* 20 us, interrupts off: the tick must not re-arm meanwhile. */
+		/*
+		 * 20 us, interrupts off: the tick must not re-arm meanwhile.
+		 * No pause: under TCG it handed the turn to a CPU spinning in a
+		 * masked state, which kept it past the timer's expiry (count 0
+		 * at the second read, every try, on 6.12-rt with irqs_off=6).
+		 */
 		while (rdtsc() - t0 < 20ULL * tsc_khz / 1000)
-			cpu_relax();
+			barrier();
 		c1 = refidle_apic_read(APIC_TMCCT);
 		t1 = rdtsc_ordered();
 		local_irq_restore(flags);
@@ -58,6 +63,9 @@ static void refidle_apic_calibrate(void)
 			usleep_range(1000, 2000);
 		}
 	}
+	if (!refidle_apic_cycles)
+		pr_info("wult_refidle: APIC timer rate not measured: count %u, then %u, lvtt %#x\n",
+			c0, c1, refidle_apic_read(APIC_LVTT));
 }
 
 static DEFINE_MUTEX(refidle_halt_lock);
@@ -315,10 +323,16 @@ static ssize_t refidle_halt_write(struct file *file, const char __user *ubuf,
 	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
 	ret = cpumask_parselist_user(ubuf, len, mask);
-	if (!ret && !cpumask_empty(mask) && !refidle_apic_cycles)
-		ret = -EOPNOTSUPP;
 	if (!ret) {
 		mutex_lock(&refidle_halt_lock);
+		/* Measured again if the load's failed (every try timed out). */
+		if (!cpumask_empty(mask) && !refidle_apic_cycles)
+			refidle_apic_calibrate();
+		if (!cpumask_empty(mask) && !refidle_apic_cycles) {
+			mutex_unlock(&refidle_halt_lock);
+			free_cpumask_var(mask);
+			return -EOPNOTSUPP;
+		}
 		cpumask_copy(&refidle_halt_mask, mask);
 		for_each_possible_cpu(cpu)
 			WRITE_ONCE(per_cpu(refidle_halt_exit, cpu),

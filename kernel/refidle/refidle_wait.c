@@ -168,25 +168,100 @@ DEFINE_PER_CPU(bool, refidle_kicker);
  * that does not pause keeps the turn until the next timer deadline, which
  * that CPU may not have programmed yet: an ipi launcher then started the
  * next launch's timer only when this wait gave up (masked_max_us, 1 of 30
- * datapoints in tests/vm/ipi.sh). For the same reason the wait pauses once
- * as it starts, while halt_exit lists a CPU: a halted CPU this one just
- * sent a call (the launcher its arm) runs it. Not with a
- * wake already there: the wait resumes its turn where the deadline ended
+ * datapoints in tests/vm/ipi.sh). For the same reason it pauses while a
+ * listed CPU runs or is about to (@near, below). Not with a wake already
+ * there: the wait resumes its turn where the deadline ended
  * it, often after the wake's check, and a pause there had it notice the
  * wake only after the other CPU's interrupt (+0.55 us in ipi.sh).
  */
-static __always_inline void refidle_spin_owed(void)
+static __always_inline void refidle_spin_owed(bool near)
 {
-	if (arch_atomic_read(&refidle_handovers) && !need_resched() &&
+	if ((near || arch_atomic_read(&refidle_handovers)) && !need_resched() &&
 	    !refidle_irq_pending(1))
 		cpu_relax();
 	else
 		refidle_spin();
 }
 
+/*
+ * The listed CPUs' turns, for a polling wait on a CPU not listed (the
+ * mirror of the echo, refidle_halt.c). A polling wait holds its vCPU's
+ * turn, and an ipi launcher idle in every state (its polling states
+ * sleep in hlt, refidle_enter_masked()) then ran its arm (a cross-CPU
+ * call), went back to sleep or launched (its timer) only when the wait
+ * gave up at masked_max_us: 8-12 of 30 datapoints in tests/vm/ipi.sh. So
+ * a listed CPU says when it halts in this driver (refidle_halted), until
+ * when (refidle_wake_tsc: its local APIC timer's expiry, the end of its
+ * halted exit wait, 0 if not known) and counts its returns from hlt,
+ * each after the handler of what woke it (refidle_wakes). The wait pauses
+ * while a listed CPU runs, from REFIDLE_NEAR_NS before its timer wake
+ * until its hlt returned (at most REFIDLE_LATE_NS past), and as it starts
+ * until each listed CPU returned from hlt once (at most REFIDLE_START_NS):
+ * the arm just sent runs at once, as on hardware. A pause lets the listed
+ * vCPU run to its next deadline or halt; one while it halts advances the
+ * clock a few instructions, hence the short windows.
+ */
+#define REFIDLE_NMI_CPUS	8
+static int refidle_nmi_cpus[REFIDLE_NMI_CPUS];
+static u32 refidle_nmi_apicids[REFIDLE_NMI_CPUS];
+static int refidle_nmi_ncpus;
+static DEFINE_PER_CPU(u64, refidle_wake_tsc);
+static DEFINE_PER_CPU(u32, refidle_wakes);
+static DEFINE_PER_CPU(bool, refidle_halted);
+
+#define REFIDLE_NEAR_NS		1000
+#define REFIDLE_LATE_NS		50000
+#define REFIDLE_START_NS	3000
+
+static __always_inline u64 refidle_ns_cycles(u64 ns)
+{
+	return ns * tsc_khz / NSEC_PER_MSEC;
+}
+
+/* A listed CPU's wake is near or its handler not done, at TSC @now. */
+static __always_inline bool refidle_listed_near(u64 now)
+{
+	int i, n = READ_ONCE(refidle_nmi_ncpus);
+	u64 at;
+
+	for (i = 0; i < n; i++) {
+		at = READ_ONCE(per_cpu(refidle_wake_tsc,
+				       READ_ONCE(refidle_nmi_cpus[i])));
+		if (!READ_ONCE(per_cpu(refidle_halted,
+				       READ_ONCE(refidle_nmi_cpus[i]))))
+			return true;
+		if (at && (s64)(now + refidle_ns_cycles(REFIDLE_NEAR_NS) - at) >= 0 &&
+		    (s64)(now - at - refidle_ns_cycles(REFIDLE_LATE_NS)) < 0)
+			return true;
+	}
+	return false;
+}
+
+/* As a polling wait starts: the listed CPUs run what they were sent. */
+static __always_inline void refidle_listed_start(u64 start)
+{
+	u32 seen[REFIDLE_NMI_CPUS];
+	int i, n = READ_ONCE(refidle_nmi_ncpus);
+	bool left;
+
+	for (i = 0; i < n; i++)
+		seen[i] = READ_ONCE(per_cpu(refidle_wakes,
+					    READ_ONCE(refidle_nmi_cpus[i])));
+	do {
+		cpu_relax();
+		left = false;
+		for (i = 0; i < n; i++)
+			if (READ_ONCE(per_cpu(refidle_wakes,
+					      READ_ONCE(refidle_nmi_cpus[i]))) == seen[i])
+				left = true;
+	} while (left && !need_resched() &&
+		 rdtsc() - start < refidle_ns_cycles(REFIDLE_START_NS));
+}
+
 static __always_inline void refidle_poll(void)
 {
-	u64 limit = rdtsc() + refidle_masked_max_cycles;
+	u64 now = rdtsc(), limit = now + refidle_masked_max_cycles;
+	bool yield = READ_ONCE(refidle_yield_on);
 	unsigned int turn = 0;
 
 	/* The kick facility's kicking CPU halts at once (refidle_kick.c). */
@@ -195,17 +270,18 @@ static __always_inline void refidle_poll(void)
 
 	if (current_set_polling_and_test())
 		return;
-	if (READ_ONCE(refidle_yield_on))
-		cpu_relax();
+	if (yield)
+		refidle_listed_start(now);
 	while (!need_resched() && !refidle_irq_pending(turn++)) {
-		if ((s64)(rdtsc() - limit) >= 0) {
+		now = rdtsc();
+		if ((s64)(now - limit) >= 0) {
 			if (!current_clr_polling_and_test()) {
 				raw_safe_halt();
 				raw_local_irq_disable();
 			}
 			return;
 		}
-		refidle_spin_owed();
+		refidle_spin_owed(yield && refidle_listed_near(now));
 	}
 }
 
@@ -257,9 +333,11 @@ static __always_inline void refidle_take_irqs(void)
  * or not running is left alone, and the wait spins. That interrupt runs
  * inside the exit, so never on a measured CPU: wult.ko drops such a
  * datapoint (other_intr). The exit ends late by the handler's length.
- * The wait starts with a pause, which under TCG ends the vCPU's turn: the
- * other vCPUs run what this wake's handler gave them (an ipi launcher's
- * IPI) at once, whatever the state, as they would on hardware.
+ * Their polling states (interrupts off or on) sleep as a hlt state does,
+ * their wake interrupt run at the wake: a polling wait would spin for the
+ * whole sleep. The wait starts with a pause, which under TCG ends the
+ * vCPU's turn: the other vCPUs run what this wake's handler gave them (an
+ * ipi launcher's IPI) at once, whatever the state, as on hardware.
  */
 DEFINE_PER_CPU(bool, refidle_halt_exit);
 atomic_t refidle_handovers;
@@ -294,10 +372,6 @@ atomic_t refidle_exits;
  * that is not idle in this driver (refidle_inside), and that CPU pauses in
  * the NMI until no exit wait is left: each pause hands the turn back.
  */
-#define REFIDLE_NMI_CPUS	8
-static int refidle_nmi_cpus[REFIDLE_NMI_CPUS];
-static u32 refidle_nmi_apicids[REFIDLE_NMI_CPUS];
-static int refidle_nmi_ncpus;
 DEFINE_PER_CPU(bool, refidle_nmi_sent);
 
 static __always_inline void refidle_nmi_send(u32 apicid)
@@ -414,10 +488,25 @@ static __always_inline u64 refidle_wait_counted(u64 start, int index,
 	return now;
 }
 
+/* A listed CPU halts until its timer at TSC @at (0: not known) or before. */
+static __always_inline void refidle_halted_in(u64 at)
+{
+	__this_cpu_write(refidle_wake_tsc, at);
+	__this_cpu_write(refidle_halted, true);
+}
+
+/* Its hlt returned: the handler of what woke it has run. */
+static __always_inline void refidle_halted_out(void)
+{
+	__this_cpu_write(refidle_halted, false);
+	__this_cpu_write(refidle_wake_tsc, 0);
+	__this_cpu_inc(refidle_wakes);
+}
+
 static __always_inline u64 refidle_wait_halted(u64 end)
 {
 	u32 lvtt, left;
-	u64 now, want;
+	u64 now, want, at;
 
 	refidle_handover_pause();
 	while ((s64)((now = rdtsc()) - end) < 0) {
@@ -430,12 +519,34 @@ static __always_inline u64 refidle_wait_halted(u64 end)
 		}
 		want = div64_u64((end - now) * refidle_apic_ticks,
 				 refidle_apic_cycles) + 1;
+		at = end;
 		if (want < left)
 			refidle_apic_write(APIC_TMICT, want);
+		else
+			at = now + div64_u64((u64)left * refidle_apic_cycles,
+					     refidle_apic_ticks);
+		refidle_halted_in(at);
 		raw_safe_halt();
 		raw_local_irq_disable();
+		refidle_halted_out();
 	}
 	return now;
+}
+
+/* When the local APIC timer ends a sleep begun now, TSC; 0: not known. */
+static __always_inline u64 refidle_timer_tsc(void)
+{
+	u32 lvtt = refidle_apic_read(APIC_LVTT), left;
+
+	if (!refidle_apic_ticks ||
+	    (lvtt & (APIC_LVT_MASKED | APIC_LVT_TIMER_PERIODIC |
+		     APIC_LVT_TIMER_TSCDEADLINE)))
+		return 0;
+	left = refidle_apic_read(APIC_TMCCT);
+	if (!left)
+		return 0;
+	return rdtsc() + div64_u64((u64)left * refidle_apic_cycles,
+				   refidle_apic_ticks);
 }
 
 /* The injected latency counts from the wake: the sleep's end. */
@@ -448,14 +559,17 @@ static WULT_CPUIDLE int refidle_enter_halt(struct cpuidle_device *dev,
 
 	refidle_in();
 	t0 = refidle_timer_irqs();
-	if (listed)
+	if (listed) {
 		__this_cpu_write(refidle_asleep, true);
-	else if (READ_ONCE(refidle_yield_on))
+		refidle_halted_in(refidle_timer_tsc());
+	} else if (READ_ONCE(refidle_yield_on)) {
 		refidle_echo_send(READ_ONCE(dev->next_hrtimer));
+	}
 	refidle_halt();
 	woke = rdtsc();
 	timer = refidle_by_timer(index, t0);
 	if (listed) {
+		refidle_halted_out();
 		__this_cpu_write(refidle_asleep, false);
 		/* Before the wakes are read (refidle_echo_send()). */
 		smp_mb();
@@ -472,6 +586,8 @@ static WULT_CPUIDLE int refidle_enter_masked(struct cpuidle_device *dev,
 	u32 t0;
 	u64 woke;
 
+	if (__this_cpu_read(refidle_halt_exit))
+		return refidle_enter_halt(dev, drv, index);
 	refidle_in();
 	t0 = refidle_timer_irqs();
 	refidle_poll();
@@ -494,6 +610,8 @@ static WULT_CPUIDLE int refidle_enter_irq_on(struct cpuidle_device *dev,
 	u32 t0;
 	u64 woke, end;
 
+	if (__this_cpu_read(refidle_halt_exit))
+		return refidle_enter_halt(dev, drv, index);
 	refidle_in();
 	t0 = refidle_timer_irqs();
 	refidle_poll();
@@ -555,6 +673,10 @@ static notrace int refidle_enter_timer_stop(struct cpuidle_device *dev,
 	if (refidle_waits[index] == REFIDLE_MASKED) {
 		refidle_poll();
 		current_clr_polling();
+	} else if (__this_cpu_read(refidle_halt_exit)) {
+		refidle_halted_in(0);
+		refidle_halt();
+		refidle_halted_out();
 	} else {
 		refidle_halt();
 	}
