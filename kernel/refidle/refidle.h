@@ -90,6 +90,8 @@ static __always_inline void refidle_yield(void)
  * wakes up as it leaves idle: no NMI is sent to it).
  */
 DECLARE_PER_CPU(s64, refidle_due);
+/* Module parameter echo: the echo is off unless it is set. */
+extern bool refidle_echo_on;
 DECLARE_PER_CPU(s64, refidle_echo_at);
 DECLARE_PER_CPU(bool, refidle_asleep);
 /* An NMI of ours is pending on the CPU (refidle_wait.c sends them). */

@@ -230,8 +230,10 @@ static notrace void refidle_handover(void *data, struct hrtimer *timer)
 	if (__this_cpu_read(refidle_halt_exit)) {
 		/* First: what the callback gave another CPU runs at once. */
 		refidle_handover_pause();
-		refidle_echo_arm();
-		refidle_echo_pause();
+		if (refidle_echo_on) {
+			refidle_echo_arm();
+			refidle_echo_pause();
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ drv=/sys/devices/system/cpu/cpuidle/current_driver
 if [ -n "${WULT_REFIDLE_KO:-}" ] && [ "$(cat $drv 2>/dev/null)" = none ]; then
 	# Its exit latencies given, not left to its defaults: an array
 	# parameter left unset reads back empty from sysfs.
-	insmod "$WULT_REFIDLE_KO" exit_us=1,20,80 || die "cannot load $WULT_REFIDLE_KO"
+	insmod "$WULT_REFIDLE_KO" exit_us=1,20,80 echo=1 || die "cannot load $WULT_REFIDLE_KO"
 	echo "wult: no cpuidle driver here: loaded the reference driver wult_refidle" \
 		"(states $(cat /sys/devices/system/cpu/cpu"$cpu"/cpuidle/state*/name | tr '\n' ' ' | sed 's/ $//'))," \
 		"injected exit latencies of C1,C2,C3: $(cat /sys/module/wult_refidle/parameters/exit_us) us"
