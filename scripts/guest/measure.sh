@@ -60,12 +60,12 @@ icount) echo "wult: QEMU guest on the instruction-counted clock: 1 ns = 1 instru
 host) echo "wult: QEMU guest on the host's clock: the figures follow the host's load, not the code measured" ;;
 esac
 # What the vCPUs' turns can still distort, as measured in make run's
-# default (6.1, 2 vCPUs, CPU 0 measured, 10,000 datapoints, thirteen runs,
-# four of them first runs after a boot; Documentation/vm-run.md, "Slices").
+# default (6.1, 2 vCPUs, CPU 0 measured, 10,000 datapoints, fifteen runs,
+# five of them first runs after a boot; Documentation/vm-run.md, "Slices").
 if [ "${WULT_CLOCK:-}" = icount ] && [ -n "${others:-}" ]; then
 	n=$(($(echo "$others" | tr ',' '\n' | wc -l) + 1))
 	if [ -n "${WULT_SLICE_US:-}" ] && [ -n "$(cat "$halt" 2>/dev/null)" ]; then
-		echo "wult: $n vCPUs taking turns, ${WULT_SLICE_US} us slices, the others yielding to the measured CPU's wakes (a timer interrupt just before each, an NMI at each exit wait): QEMU alternates running vCPUs' turns at its deadlines, and the others hand theirs back while the measured CPU wakes; measured in thirteen runs of 10,000 (four the first after a boot): WakeLatency p99.99 within 3.6 us of each state's median in 12, within 5.01 us in the other (C3, a first run), no datapoint more than 5.3 us above it (the other vCPU's own tick inside an exit wait: +3.1 to +5.3 us, a few a run), IntrLatency p99.99 within 0.5 us; the medians the same to a few ns run to run"
+		echo "wult: $n vCPUs taking turns, ${WULT_SLICE_US} us slices, the others yielding to the measured CPU's wakes (a timer interrupt just before each, an NMI at each exit wait): QEMU alternates running vCPUs' turns at its deadlines, and the others hand theirs back while the measured CPU wakes; measured in fifteen runs of 10,000 (five the first after a boot): WakeLatency p99.99 within 3.6 us of each state's median in 14, within 5.01 us in the other (C3, a first run), no datapoint more than 5.4 us above it (the other vCPU's own tick inside an exit wait: +3.1 to +5.4 us, a few a run), IntrLatency p99.99 within 0.5 us; the medians the same to a few ns run to run"
 	elif [ -n "${WULT_SLICE_US:-}" ]; then
 		echo "wult: $n vCPUs taking turns, ${WULT_SLICE_US} us slices: a wake that overlaps the other vCPU's own wake is stretched by the other's run (its injected exit spins included); measured: C1, C2 WakeLatency and IntrLatency within 0.02 us of their medians at p99.99, C3 WakeLatency +30 to +880 us in 0.2% of its datapoints (15-25 of ~7,850 a run), IntrLatency +134 us once in 30,000"
 	else

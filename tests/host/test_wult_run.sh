@@ -63,16 +63,16 @@ t_check "perf.data kept" test -s "$tmp/o/wult.data"
 # each deadline, two a slice, and CPU 0 could be left 10 ns of each:
 # before the echo, six runs of 10,000 met p99.99 within 5 us of the
 # median in three, and had +5.3, +55 and +804 us in the others. With it,
-# thirteen runs of 10,000 (four the first after a boot) had no datapoint
-# more than 5.3 us above its state's median (the goal's 5 us missed by one
-# or two datapoints in one run: CPU 1's tick inside CPU 0's exit wait).
+# fifteen runs of 10,000 (five the first after a boot) had no datapoint
+# more than 5.4 us above its state's median (p99.99 past the goal's 5 us
+# in one run, by 8 ns: CPU 1's tick inside CPU 0's exit wait).
 # Every C1-C3 datapoint is judged against 10 us here, above that residue
 # (a wake interrupt late by CPU 1's run, +23.6 to +804 us before the
 # echo, fails it), and the ones more than a slice above the minimum are
 # counted.
 t_check "the guest measures CPU 0" grep -q '^wult: measuring CPU 0, 400 datapoints' "$tmp/out"
 t_check "the header says what the turns still distort" \
-	grep -q "^wult: 2 vCPUs taking turns, 50 us slices, the others yielding to the measured CPU's wakes (a timer interrupt just before each, an NMI at each exit wait): .* WakeLatency p99.99 within 3.6 us of each state's median in 12, within 5.01 us in the other" \
+	grep -q "^wult: 2 vCPUs taking turns, 50 us slices, the others yielding to the measured CPU's wakes (a timer interrupt just before each, an NMI at each exit wait): .* WakeLatency p99.99 within 3.6 us of each state's median in 14, within 5.01 us in the other" \
 	"$tmp/out"
 late() {
 	awk -F, -v want="$1" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "WakeLatency") w = i
