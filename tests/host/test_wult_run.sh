@@ -63,42 +63,50 @@ t_check "perf.data kept" test -s "$tmp/o/wult.data"
 # each deadline, two a slice, and CPU 0 could be left 10 ns of each:
 # before the echo, six runs of 10,000 met p99.99 within 5 us of the
 # median in three, and had +5.3, +55 and +804 us in the others. With it,
-# fifteen runs of 10,000 (five the first after a boot) had no datapoint
-# more than 5.4 us above its state's median (p99.99 past the goal's 5 us
-# in one run, by 8 ns: CPU 1's tick inside CPU 0's exit wait).
-# Every C1-C3 datapoint is judged against 10 us here, above that residue
-# (a wake interrupt late by CPU 1's run, +23.6 to +804 us before the
-# echo, fails it), and the ones more than a slice above the minimum are
-# counted.
+# what is left above the median is CPU 0's own work: in three runs of
+# 10,000 set against the tick (2026-11-29, host load 9-10), every datapoint
+# more than 0.45 us above its state's median had its LTime 0.2-0.9 us
+# before one of CPU 0's scheduler ticks, whose handler (and its TIMER and
+# SCHED softirqs) then ran in the wake interrupt, before the exit: +1.8
+# to +5.4 us (ftrace's two runs showed the handler), as on hardware and
+# with one vCPU.
+# So every C1-C3 datapoint is judged: within 1 us of its state's median,
+# or within 10 us with a tick (CONFIG_HZ's grid of CLOCK_MONOTONIC, as
+# LTime is) less than 1.5 us after its LTime. A wake interrupt late by
+# CPU 1's run (+23.6 to +804 us before the echo) fails it, and so would
+# a turn that stretched any wake by more than 1 us.
 t_check "the guest measures CPU 0" grep -q '^wult: measuring CPU 0, 400 datapoints' "$tmp/out"
 t_check "the header says what the turns still distort" \
-	grep -q "^wult: 2 vCPUs taking turns, 50 us slices, the others yielding to the measured CPU's wakes (a timer interrupt just before each, an NMI at each exit wait): .* WakeLatency p99.99 within 3.6 us of each state's median in 14, within 5.01 us in the other" \
+	grep -q "^wult: 2 vCPUs taking turns, 50 us slices, the others yielding to the measured CPU's wakes (a timer interrupt just before each, an NMI at each exit wait): .* WakeLatency p99.99 within 3.6 us of each state's median in 14, within 5.01 us in the other .* came with the measured CPU's own scheduler tick" \
 	"$tmp/out"
-late() {
-	awk -F, -v want="$1" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "WakeLatency") w = i
-		if ($i == "ReqCState") c = i }; next }
-	$c == "C1" || $c == "C2" || $c == "C3" { v[$c, ++n[$c]] = $w }
-	END { for (s in n) { m[s] = 1e9; for (i = 1; i <= n[s]; i++) if (v[s, i] < m[s]) m[s] = v[s, i] }
-	      for (k in v) { split(k, p, SUBSEP); if (index(want, p[1]) && v[k] > m[p[1]] + 55) bad++ }
-	      print bad + 0 }' "$tmp/o/datapoints.csv"
-}
-echo "# datapoints more than a slice and 5 us above their state's minimum: C1 $(late C1), C2 $(late C2), C3 $(late C3)"
-# above STATE: its largest WakeLatency minus its median, us ("none" if no
-# datapoint of it).
-above() {
+cfg=$(ls "${WULT_BUILD:-$top/build}"/kernels/6.1/boot/config-* 2> /dev/null | head -n 1)
+hz=$(sed -n 's/^CONFIG_HZ=//p' "${cfg:-/dev/null}")
+t_check "the guest kernel's tick rate known (CONFIG_HZ=${hz:-?})" test -n "$hz"
+# judge STATE: "N M A", the datapoints more than 1 us above the state's
+# median with a tick just after LTime (N), without one or beyond 10 us
+# (M), and the largest excess (A, us); "none" if the state has none.
+judge() {
 	awk -F, -v s="$1" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "WakeLatency") w = i
-		if ($i == "ReqCState") c = i }; next }
-	$c == s { print $w }' "$tmp/o/datapoints.csv" | sort -g |
-		awk '{ v[NR] = $1 } END { if (!NR) { print "none"; exit }
-			printf "%.3f\n", v[NR] - (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+		if ($i == "ReqCState") c = i; if ($i == "LTime") l = i }; next }
+	$c == s { print $w, $l }' "$tmp/o/datapoints.csv" | sort -g |
+		awk -v hz="${hz:-250}" '{ v[NR] = $1; t[NR] = $2 }
+		END { if (!NR) { print "none"; exit }
+			med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			p = 1e9 / hz
+			for (i = 1; i <= NR; i++) {
+				x = v[i] - med; if (x <= 1) continue
+				gap = p - (t[i] % p)
+				if (gap < 1500 && x <= 10) tick++; else bad++
+			}
+			printf "%d %d %.3f\n", tick, bad, v[NR] - med }'
 }
 for s in C1 C2 C3; do
-	a=$(above $s)
-	if [ "$a" = none ]; then
+	read -r nt nb a <<< "$(judge $s)"
+	if [ "$nt" = none ]; then
 		t_skip "$s: no datapoint in this run"
 	else
-		t_check "$s: every datapoint within 10 us of the state's median (max +$a us)" \
-			awk -v a="$a" 'BEGIN { exit !(a <= 10) }'
+		t_check "$s: every datapoint within 1 us of the state's median, or 10 us with its own tick ($nt such, max +$a us)" \
+			test "$nb" -eq 0
 	fi
 done
 
