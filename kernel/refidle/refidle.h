@@ -18,12 +18,17 @@
 #include <linux/atomic.h>
 #include <linux/compiler.h>
 #include <linux/cpuidle.h>
+#include <linux/math64.h>
 #include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+#include <linux/tracepoint.h>
 #include <linux/types.h>
 #include <asm/apic.h>
 #include <asm/io.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
+#include <asm/tsc.h>
 
 #define REFIDLE_STATES		3	/* C1..C3, after POLL */
 
@@ -131,6 +136,37 @@ static __always_inline void refidle_apic_write(u32 reg, u32 val)
 		__wrmsr(APIC_BASE_MSR + (reg >> 4), val, 0);
 	else
 		writel(val, (void __iomem *)(APIC_BASE + reg));
+}
+
+/* TSC cycles in @ns nanoseconds. */
+static __always_inline u64 refidle_ns_cycles(u64 ns)
+{
+	return mul_u64_u32_div(ns, tsc_khz, NSEC_PER_MSEC);
+}
+
+/*
+ * A tracepoint by name, NULL if this kernel has none: most cannot be named
+ * by a module. Inline: each file that needs one stays a leaf.
+ */
+struct refidle_tp_match {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static inline void refidle_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct refidle_tp_match *m = priv;
+
+	if (!strcmp(tp->name, m->name))
+		m->tp = tp;
+}
+
+static inline struct tracepoint *refidle_tp_find(const char *name)
+{
+	struct refidle_tp_match m = { .name = name };
+
+	for_each_kernel_tracepoint(refidle_tp_match, &m);
+	return m.tp;
 }
 
 /* A state's enter() callback. */

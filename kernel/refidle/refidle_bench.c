@@ -152,12 +152,6 @@ static int refidle_head(const void *fn)
 	return memcmp(p, rdtsc_op, sizeof(rdtsc_op)) ? -1 : head;
 }
 
-static void refidle_lt_find(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "local_timer_entry"))
-		refidle_lt_tp = tp;
-}
-
 static void refidle_bench_stop(void)
 {
 	unsigned int on = refidle_bench_on;
@@ -340,7 +334,7 @@ void refidle_bench_init(struct dentry *dir)
 {
 	wult_hrtimer_setup(&refidle_bench_timer, refidle_stamp_timer,
 			   CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	for_each_kernel_tracepoint(refidle_lt_find, NULL);
+	refidle_lt_tp = refidle_tp_find("local_timer_entry");
 	debugfs_create_file("bench", 0600, dir, NULL, &refidle_bench_fops);
 }
 

@@ -12,7 +12,6 @@
 #include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
-#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
@@ -51,7 +50,7 @@ static void refidle_apic_calibrate(void)
 		 * masked state, which kept it past the timer's expiry (count 0
 		 * at the second read, every try, on 6.12-rt with irqs_off=6).
 		 */
-		while (rdtsc() - t0 < 20ULL * tsc_khz / 1000)
+		while (rdtsc() - t0 < refidle_ns_cycles(20 * NSEC_PER_USEC))
 			barrier();
 		c1 = refidle_apic_read(APIC_TMCCT);
 		t1 = rdtsc_ordered();
@@ -183,14 +182,13 @@ static notrace void refidle_echo_pause(void)
 		left = due - now - REFIDLE_ECHO_EDGE_NS;
 		end = rdtsc();
 		if (left > 0) {
-			end += mul_u64_u32_div(left, tsc_khz, NSEC_PER_MSEC);
+			end += refidle_ns_cycles(left);
 			while ((s64)(rdtsc() - end) < 0 &&
 			       READ_ONCE(per_cpu(refidle_due, cpu)) == due)
 				barrier();
 		}
-		cycles = mul_u64_u32_div(REFIDLE_ECHO_EDGE_NS +
-					 REFIDLE_ECHO_LATE_NS, tsc_khz,
-					 NSEC_PER_MSEC);
+		cycles = refidle_ns_cycles(REFIDLE_ECHO_EDGE_NS +
+					   REFIDLE_ECHO_LATE_NS);
 		while (READ_ONCE(per_cpu(refidle_due, cpu)) == due &&
 		       (s64)(rdtsc() - end - cycles) < 0)
 			cpu_relax();
@@ -237,12 +235,6 @@ static notrace void refidle_handover(void *data, struct hrtimer *timer)
 	}
 }
 
-static void refidle_handover_find(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "hrtimer_expire_exit"))
-		refidle_handover_tp = tp;
-}
-
 /* Under refidle_halt_lock. */
 static int refidle_handover_set(bool on)
 {
@@ -251,7 +243,7 @@ static int refidle_handover_set(bool on)
 	if (on == refidle_handover_on)
 		return 0;
 	if (!refidle_handover_tp)
-		for_each_kernel_tracepoint(refidle_handover_find, NULL);
+		refidle_handover_tp = refidle_tp_find("hrtimer_expire_exit");
 	if (!refidle_handover_tp)
 		return -EOPNOTSUPP;
 	if (on)

@@ -25,7 +25,6 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
-#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
@@ -157,9 +156,10 @@ static int refidle_init_wait(struct cpuidle_state *s, int index)
 	}
 	s->enter = refidle_enter_of(refidle_waits[index],
 				    s->flags & CPUIDLE_FLAG_TIMER_STOP);
-	refidle_cycles[index] = div_u64((u64)exit_us[c] * tsc_khz, 1000);
-	refidle_prewake_cycles[index] = div_u64((u64)prewake_us[c] * tsc_khz,
-						1000);
+	refidle_cycles[index] = refidle_ns_cycles((u64)exit_us[c] *
+						  NSEC_PER_USEC);
+	refidle_prewake_cycles[index] = refidle_ns_cycles((u64)prewake_us[c] *
+							  NSEC_PER_USEC);
 	return 0;
 }
 
@@ -186,7 +186,8 @@ static int __init refidle_init(void)
 	}
 
 	base_ns = refidle_detect_ns();
-	refidle_masked_max_cycles = div_u64((u64)masked_max_us * tsc_khz, 1000);
+	refidle_masked_max_cycles = refidle_ns_cycles((u64)masked_max_us *
+						      NSEC_PER_USEC);
 	cpuidle_poll_state_init(&refidle_driver);
 	for (i = 1; i <= REFIDLE_STATES; i++) {
 		s = &refidle_driver.states[i];

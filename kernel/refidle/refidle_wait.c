@@ -213,23 +213,17 @@ static DEFINE_PER_CPU(bool, refidle_halted);
 #define REFIDLE_LATE_NS		50000
 #define REFIDLE_START_NS	3000
 
-static __always_inline u64 refidle_ns_cycles(u64 ns)
-{
-	return ns * tsc_khz / NSEC_PER_MSEC;
-}
-
 /* A listed CPU's wake is near or its handler not done, at TSC @now. */
 static __always_inline bool refidle_listed_near(u64 now)
 {
-	int i, n = READ_ONCE(refidle_nmi_ncpus);
+	int i, cpu, n = READ_ONCE(refidle_nmi_ncpus);
 	u64 at;
 
 	for (i = 0; i < n; i++) {
-		at = READ_ONCE(per_cpu(refidle_wake_tsc,
-				       READ_ONCE(refidle_nmi_cpus[i])));
-		if (!READ_ONCE(per_cpu(refidle_halted,
-				       READ_ONCE(refidle_nmi_cpus[i]))))
+		cpu = READ_ONCE(refidle_nmi_cpus[i]);
+		if (!READ_ONCE(per_cpu(refidle_halted, cpu)))
 			return true;
+		at = READ_ONCE(per_cpu(refidle_wake_tsc, cpu));
 		if (at && (s64)(now + refidle_ns_cycles(REFIDLE_NEAR_NS) - at) >= 0 &&
 		    (s64)(now - at - refidle_ns_cycles(REFIDLE_LATE_NS)) < 0)
 			return true;
@@ -514,6 +508,12 @@ static __always_inline void refidle_halted_out(void)
 	__this_cpu_inc(refidle_wakes);
 }
 
+/* TSC cycles of @ticks counts of the local APIC timer. */
+static __always_inline u64 refidle_apic_tsc(u32 ticks)
+{
+	return div64_u64((u64)ticks * refidle_apic_cycles, refidle_apic_ticks);
+}
+
 static __always_inline u64 refidle_wait_halted(u64 end)
 {
 	u32 lvtt, left;
@@ -534,8 +534,7 @@ static __always_inline u64 refidle_wait_halted(u64 end)
 		if (want < left)
 			refidle_apic_write(APIC_TMICT, want);
 		else
-			at = now + div64_u64((u64)left * refidle_apic_cycles,
-					     refidle_apic_ticks);
+			at = now + refidle_apic_tsc(left);
 		refidle_halted_in(at);
 		raw_safe_halt();
 		raw_local_irq_disable();
@@ -556,8 +555,7 @@ static __always_inline u64 refidle_timer_tsc(void)
 	left = refidle_apic_read(APIC_TMCCT);
 	if (!left)
 		return 0;
-	return rdtsc() + div64_u64((u64)left * refidle_apic_cycles,
-				   refidle_apic_ticks);
+	return rdtsc() + refidle_apic_tsc(left);
 }
 
 /* The injected latency counts from the wake: the sleep's end. */
@@ -702,12 +700,6 @@ static notrace int refidle_enter_timer_stop(struct cpuidle_device *dev,
 	return refidle_out(index, refidle_wait(woke, index, timer));
 }
 
-static void refidle_irq_find(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "irq_handler_entry"))
-		refidle_irq_tp = tp;
-}
-
 /* The device interrupt probe of a timer-stop state, before it is used. */
 int refidle_ts_init(void)
 {
@@ -715,7 +707,7 @@ int refidle_ts_init(void)
 
 	if (!refidle_ts_used)
 		return 0;
-	for_each_kernel_tracepoint(refidle_irq_find, NULL);
+	refidle_irq_tp = refidle_tp_find("irq_handler_entry");
 	if (!refidle_irq_tp) {
 		pr_err("wult_refidle: timer-stop states need the irq:irq_handler_entry tracepoint\n");
 		return -EOPNOTSUPP;
