@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-cost: 8
+# vm-kernels: 6.1 6.12
 #
 # The ipi method's --wake-task thread across CPU hotplug (issue 36, L2):
 # CPU 1 measured with only wult_refidle's C1 (hlt, exit 0), CPU 0 the
@@ -19,7 +20,8 @@
 #   and woke it bound to the offline CPU: the scheduler moved it).
 # (Not asked of the first recording's CSV: it leaves the RunLatency
 # column out when any datapoint lacks it, as those at the offline do.)
-# PREEMPT_RT refuses --wake-task (ipi.sh checks it): skipped there.
+# PREEMPT_RT refuses --wake-task (ipi.sh checks it): not run there (its
+# vm-kernels line; the guard below says so if it is run there anyway).
 # The launcher idles in every state, as on hardware, with wult_refidle's
 # halt_exit (Documentation/kernel.md; it was kept in C1, where a launcher
 # spinning an 80 us exit wait could not hold CPU 1's wakes under QEMU's
