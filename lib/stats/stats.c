@@ -89,7 +89,6 @@ int wult_stats_new(struct wult_stats **out)
 		wult_stats_free(st);
 		return -ENOMEM;
 	}
-	st->bmin = UINT32_MAX;
 	st->llo = NLEAVES;
 	st->mem = sizeof(*st) + NLEAVES * (sizeof(*st->wide) + sizeof(*st->lsum)) +
 		  2 * BATCH * sizeof(*st->batch) + LBATCH * sizeof(*st->lbatch);
@@ -293,21 +292,47 @@ static int flush_log(struct wult_stats *st)
 	return st->err;
 }
 
-static inline void count_one(struct wult_stats *st, uint32_t i)
+/*
+ * One count at index @i. @c8, @wide, @lsum: @st's arrays, passed by the
+ * caller's loop: every byte counter's increment may alias @st (a char
+ * store), so read from it they were loaded again for each value.
+ */
+static inline void count_one(struct wult_stats *st, uint8_t *c8, uint64_t *const *wide,
+			     uint64_t *lsum, uint32_t i)
 {
 	uint32_t l = i >> LEAF_BITS;
 
-	if (st->wide[l]) {
-		st->wide[l][i & (LEAF_N - 1)]++;
-	} else if (st->c8[i] == 0xff) {
+	if (wide[l]) {
+		wide[l][i & (LEAF_N - 1)]++;
+	} else if (c8[i] == 0xff) {
 		count_exact(st, i, 1);	/* a failure stays in st->err */
 		return;
 	} else {
-		if (!st->lsum[l])
+		if (!lsum[l])
 			leaf_used(st, l);
-		st->c8[i]++;
+		c8[i]++;
 	}
-	st->lsum[l]++;
+	lsum[l]++;
+}
+
+/*
+ * Whether the batch may span more than eight partitions, from every 8th
+ * value: the range was kept per wult_stats_add() before (two compares and
+ * stores per value, 8 of its instructions), and a full pass here cost
+ * 3-5. It only chooses how to count, never what: a spread batch missed
+ * here is counted as it comes, a narrow one taken for spread is found
+ * dense by flush()'s tally.
+ */
+static int batch_spread(const uint32_t *b, unsigned int n)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i += 8) {
+		lo = b[i] < lo ? b[i] : lo;
+		hi = b[i] > hi ? b[i] : hi;
+	}
+	return n && (hi >> PART_SHIFT) - (lo >> PART_SHIFT) > 8;
 }
 
 /*
@@ -318,11 +343,13 @@ static inline void count_one(struct wult_stats *st, uint32_t i)
  * one scatter), so they walk memory in order, and the counters are fetched
  * ahead.
  */
-static int flush(struct wult_stats *st)
+static int __attribute__((noinline)) flush(struct wult_stats *st)
 {
 	uint32_t cnt[NPART + 1], c4[4][NPART + 1], *b = st->batch, dense = 0, ndense = 0;
+	uint8_t *c8 = st->c8;
+	uint64_t *const *wide = st->wide, *lsum = st->lsum;
 	unsigned int i, n = st->nbatch;
-	int spread = (st->bmax >> PART_SHIFT) - (st->bmin >> PART_SHIFT) > 8;
+	int spread = batch_spread(b, n);
 
 	if (spread) {
 		/*
@@ -373,16 +400,14 @@ static int flush(struct wult_stats *st)
 		/* Spread: the counters miss the caches, fetch ahead. */
 		for (i = 0; i < n; i++) {
 			if (i + 16 < n)
-				__builtin_prefetch(&st->c8[b[i + 16]], 1);
-			count_one(st, b[i]);
+				__builtin_prefetch(&c8[b[i + 16]], 1);
+			count_one(st, c8, wide, lsum, b[i]);
 		}
 	} else {
 		for (i = 0; i < n; i++)
-			count_one(st, b[i]);
+			count_one(st, c8, wide, lsum, b[i]);
 	}
 	st->nbatch = 0;
-	st->bmin = UINT32_MAX;
-	st->bmax = 0;
 	return st->err;
 }
 
@@ -424,25 +449,29 @@ int stats_sync(const struct wult_stats *st)
  * and moments of the exact part come from the counters when asked for, not
  * per value.
  */
-int wult_stats_add(struct wult_stats *st, int64_t val)
+/* wult_stats_add() of a value beyond the exact part. */
+static int __attribute__((noinline)) add_beyond(struct wult_stats *st, int64_t val)
 {
-	uint64_t i = (uint64_t)val + WULT_STATS_EXACT;
-
-	if (i >= EXACT_N && !st->spilled) {
+	if (!st->spilled) {
 		int ret = count_log(st, val, 1);
 
 		st->n += !ret;
 		return ret;
 	}
+	/* Spilled: nothing to allocate, no failure to report here. */
 	st->n++;
-	if (i >= EXACT_N) {
-		/* Spilled: nothing to allocate, no failure to report here. */
-		st->lbatch[st->nlbatch++] = val;
-		return st->nlbatch == LBATCH ? flush_log(st) : st->err;
-	}
+	st->lbatch[st->nlbatch++] = val;
+	return st->nlbatch == LBATCH ? flush_log(st) : st->err;
+}
+
+int wult_stats_add(struct wult_stats *st, int64_t val)
+{
+	uint64_t i = (uint64_t)val + WULT_STATS_EXACT;
+
+	if (i >= EXACT_N)
+		return add_beyond(st, val);
+	st->n++;
 	st->batch[st->nbatch++] = i;
-	st->bmin = i < st->bmin ? i : st->bmin;
-	st->bmax = i > st->bmax ? i : st->bmax;
 	return st->nbatch == BATCH ? flush(st) : 0;
 }
 

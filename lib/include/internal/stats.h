@@ -53,7 +53,6 @@ struct wult_stats {
 	/* exact-part indexes not counted yet, and partition scratch */
 	uint32_t *batch, *tmp;
 	unsigned int nbatch;
-	uint32_t bmin, bmax;	/* the batch's extremes */
 	int64_t *lbatch;	/* values beyond not counted yet */
 	unsigned int nlbatch;
 };

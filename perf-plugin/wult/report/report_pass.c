@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "report_pass.h"
 #include "report_input.h"
@@ -91,10 +94,23 @@ static inline int64_t to_ns(double v)
 {
 	int64_t r;
 
+#if defined(__x86_64__)
+	/*
+	 * cvttsd2si is defined for every double (out of range: INT64_MIN,
+	 * which converts back equal only to -2^63, its own value), so the
+	 * range test is not needed: 4 instructions instead of 11, three
+	 * times a datapoint.
+	 */
+	r = _mm_cvttsd_si64(_mm_set_sd(v));
+	if (__builtin_expect((double)r == v, 1))
+		return r;
+	return llround(v);
+#else
 	if (!(v > -9e18 && v < 9e18))
 		return llround(v);
 	r = (int64_t)v;
 	return (double)r == v ? r : llround(v);
+#endif
 }
 
 static int count_point(const struct rpt_opts *o, const struct pass *ps, struct rpt_group *g,
@@ -565,7 +581,7 @@ static void block_note(struct rpt_file *f, const struct rows_cols *c, const stru
 }
 
 /* count_point() of a block. 0 or -ENOMEM. */
-static int block_count(const struct rows_cols *c, const struct rows_blk *b)
+static int __attribute__((flatten)) block_count(const struct rows_cols *c, const struct rows_blk *b)
 {
 	const double *v;
 	unsigned int k, r, i;
