@@ -96,19 +96,27 @@ int rpt_src_next(struct rpt_src *s, struct wult_point *pt)
 	return s->ops->next(s, pt);
 }
 
-int rpt_src_next_some(struct rpt_src *s, uint64_t set, double *out, const char **state)
+int rpt_src_next_some(struct rpt_src *s, uint64_t set, unsigned int stride, double *out,
+		      const char **state, unsigned int max, unsigned int *got)
 {
 	struct wult_point pt;
-	int ret;
+	unsigned int n;
+	uint64_t m;
+	double *v;
+	int ret = 1;
 
 	if (s->ops->next_some)
-		return s->ops->next_some(s, set, out, state);
+		return s->ops->next_some(s, set, stride, out, state, max, got);
 	/* A kind without a short path: the whole datapoint, then its part. */
-	ret = s->ops->next(s, &pt);
-	for (; ret > 0 && set; set &= set - 1)
-		*out++ = pt.v[__builtin_ctzll(set)].num;
-	if (ret > 0)
-		*state = pt.v[WULT_M_REQ_CSTATE].str;
+	for (n = 0; n < max; n++) {
+		ret = s->ops->next(s, &pt);
+		if (ret <= 0)
+			break;
+		for (m = set, v = out + (size_t)n * stride; m; m &= m - 1)
+			*v++ = pt.v[__builtin_ctzll(m)].num;
+		state[n] = pt.v[WULT_M_REQ_CSTATE].str;
+	}
+	*got = n;
 	return ret;
 }
 

@@ -25,10 +25,13 @@ const char *rpt_src_error(const struct rpt_src *s);
  * datapoint): the governor is then judged on the way. */
 int rpt_src_has_sysdesc(const struct rpt_src *s);
 /* Like rpt_src_next() for a perf.data input (rpt_src_stable_names()), but
- * only the metrics of @set (WULT_METRIC_BIT() bits) into @out, in ascending
- * order, and ReqCState's name into *@state: decoding the others is skipped
- * where it can be. */
-int rpt_src_next_some(struct rpt_src *s, uint64_t set, double *out, const char **state);
+ * up to @max datapoints at once (*@got of them), of each only the metrics
+ * of @set (WULT_METRIC_BIT() bits) in ascending order into a row of @out
+ * (@stride doubles apart) and ReqCState's name into @state[]: decoding the
+ * others is skipped where it can be. The last datapoint's return: 1 when
+ * @max were read. */
+int rpt_src_next_some(struct rpt_src *s, uint64_t set, unsigned int stride, double *out,
+		      const char **state, unsigned int max, unsigned int *got);
 /* The metrics the input's datapoints can carry (WULT_METRIC_BIT() set), known
  * once rpt_src_next() returned one; the others are NaN on every datapoint. */
 uint64_t rpt_src_metrics(const struct rpt_src *s);

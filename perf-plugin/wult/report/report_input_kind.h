@@ -35,7 +35,9 @@ struct rpt_src_ops {
 	/* 0, or -errno with @err set; close() then frees what was got. */
 	int (*open)(struct rpt_src *s, char *err, size_t errlen);
 	int (*next)(struct rpt_src *s, struct wult_point *pt);
-	int (*next_some)(struct rpt_src *s, uint64_t set, double *out, const char **state);
+	/* rpt_src_next_some() */
+	int (*next_some)(struct rpt_src *s, uint64_t set, unsigned int stride, double *out,
+			 const char **state, unsigned int max, unsigned int *got);
 	uint64_t (*metrics)(const struct rpt_src *s);
 	int stable_names;	/* rpt_src_stable_names() */
 	int (*has_sysdesc)(const struct rpt_src *s);

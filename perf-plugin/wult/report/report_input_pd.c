@@ -342,14 +342,12 @@ static const struct wult_branches *pd_branches(const struct rpt_src *src)
  * its group), learnt again whenever a pipe brings attrs; the states named
  * as the datapoints are. 0 or -ENOMEM.
  */
-static int resid_learn(struct src_pd *s, unsigned int n)
+static int resid_scan(struct src_pd *s, unsigned int n)
 {
 	unsigned int i, j, k, state;
 	const struct wult_pd_attr *a;
 	int kind;
 
-	if (n == s->resid_nattrs)
-		return 0;
 	s->resid_nattrs = n;
 	for (i = 0; i < n; i++) {
 		a = wult_pd_attr(s->pd, i);
@@ -367,6 +365,11 @@ static int resid_learn(struct src_pd *s, unsigned int n)
 			rpt_resid_add_id(s->resid, a->ids[j], kind, state);
 	}
 	return 0;
+}
+
+static inline int resid_learn(struct src_pd *s, unsigned int n)
+{
+	return n == s->resid_nattrs ? 0 : resid_scan(s, n);
 }
 
 static struct rpt_resid *pd_take_resid(struct rpt_src *src)
@@ -392,8 +395,9 @@ struct some {
  * short path applies: not for the first datapoint (its CPU is kept) nor
  * once branch contexts came (they attach by CPU and LTime).
  */
-static int decode_one(struct src_pd *s, const struct wult_pd_sample *smp, struct wult_point *pt,
-		      const struct some *w)
+static inline __attribute__((always_inline)) int
+decode_one(struct src_pd *s, const struct wult_pd_sample *smp, struct wult_point *pt,
+	   const struct some *w)
 {
 	unsigned int i;
 	uint64_t set;
@@ -417,7 +421,10 @@ static int decode_one(struct src_pd *s, const struct wult_pd_sample *smp, struct
 	return 0;
 }
 
-static int next_pd(struct src_pd *s, struct wult_point *pt, const struct some *w)
+/* Inlined into each caller: pd_next_some() calls it per datapoint of a
+ * batch, whose frame is then set up once. */
+static inline __attribute__((always_inline)) int next_pd(struct src_pd *s, struct wult_point *pt,
+							 const struct some *w)
 {
 	struct wult_pd_event ev;
 	unsigned int nattrs;
@@ -488,12 +495,24 @@ static int pd_next(struct rpt_src *src, struct wult_point *pt)
 	return next_pd(pd_of(src), pt, NULL);
 }
 
-static int pd_next_some(struct rpt_src *src, uint64_t set, double *out, const char **state)
+static int pd_next_some(struct rpt_src *src, uint64_t set, unsigned int stride, double *out,
+			const char **state, unsigned int max, unsigned int *got)
 {
 	struct some w = { set, out, state };
+	struct src_pd *s = pd_of(src);
 	struct wult_point pt;
+	unsigned int n;
+	int ret = 1;
 
-	return next_pd(pd_of(src), &pt, &w);
+	for (n = 0; n < max; n++) {
+		ret = next_pd(s, &pt, &w);
+		if (ret <= 0)
+			break;
+		w.out += stride;
+		w.state++;
+	}
+	*got = n;
+	return ret;
 }
 
 static uint64_t pd_metrics(const struct rpt_src *src)

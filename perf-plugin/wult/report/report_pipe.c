@@ -148,27 +148,27 @@ static void *reader(void *arg)
 	struct rpt_pipe *p = arg;
 	struct pipe_batch *b;
 	struct wult_point pt;
-	unsigned int i, k, n;
+	unsigned int i, k, n, got;
 	int ret = 1;
-	double *v;
 
 	for (i = 0; ret > 0 && (b = wait_free(p, i)); i++) {
-		for (n = 0; n < PIPE_BATCH; n++) {
-			v = b->val + (size_t)n * p->nm;
-			if (p->known) {
-				ret = rpt_src_next_some(p->src, p->set, v, &b->str[n]);
-				if (ret <= 0)
-					break;
-				continue;
-			}
+		n = 0;
+		if (!p->known) {
 			/* The first: what the input has is known after it. */
 			ret = rpt_src_next(p->src, &pt);
-			if (ret <= 0)
-				break;
-			carry_known(p);
-			for (k = 0; k < p->nm; k++)
-				v[k] = pt.v[p->m[k]].num;
-			b->str[n] = pt.v[WULT_M_REQ_CSTATE].str;
+			if (ret > 0) {
+				carry_known(p);
+				for (k = 0; k < p->nm; k++)
+					b->val[k] = pt.v[p->m[k]].num;
+				b->str[n++] = pt.v[WULT_M_REQ_CSTATE].str;
+			}
+		}
+		/* The rest of the batch in one call: a call chain per
+		 * datapoint (the source's op, its frame) was 4% of a report. */
+		if (ret > 0) {
+			ret = rpt_src_next_some(p->src, p->set, p->nm, b->val + (size_t)n * p->nm,
+						&b->str[n], PIPE_BATCH - n, &got);
+			n += got;
 		}
 		b->n = n;
 		b->end = ret <= 0;
