@@ -613,57 +613,6 @@ v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct v1 *c)
 		c->state = dp->cstates[cs] ? dp->cstates[cs] : dp->fallback[cs];
 }
 
-/*
- * Every metric a v1 payload gives, X(metric, its value from struct v1
- * *c): decode_v1() stores them in a struct wult_point, decode_some()
- * through fixed slots (slot 0 is NaN: the metrics v1 lacks), so that the
- * caller's list is served by table lookups. (A switch per requested metric
- * was 40% of the call: an indirect jump whose target changes every
- * iteration.)
- */
-#define V1_METRICS(X)								\
-	X(WAKE_LATENCY, c->lat.wake) X(WAKE_LATENCY_RAW, c->lat.wake_raw)	\
-	X(INTR_LATENCY, c->intr) X(INTR_LATENCY_RAW, c->intr_raw)		\
-	X(SILENT_TIME, c->lat.silent) X(LDIST, V1(c, ldist))			\
-	X(REQ_CSTATE, V1(c, req_cstate)) X(INTR_OFF, V1(c, intr_off))		\
-	X(CPU, V1(c, cpu)) X(LTIME, V1(c, ltime)) X(TBI, V1(c, tbi))		\
-	X(TAI, V1(c, tai)) X(TINTR, V1(c, tintr)) X(SOURCE, c->src)		\
-	X(CC0, c->fl[0]) X(SMI_CNT, c->fl[1]) X(NMI_CNT, c->fl[2])		\
-	X(RUN_LATENCY, c->run)
-
-enum {
-	S_NONE,
-#define SLOT(m, val) S_##m,
-	V1_METRICS(SLOT)
-#undef SLOT
-	S_NR
-};
-
-static const unsigned char v1_slot[WULT_M_NR] = {
-#define SLOT(m, val) [WULT_M_##m] = S_##m,
-	V1_METRICS(SLOT)
-#undef SLOT
-};
-
-static void v1_slots(const struct v1 *c, double *v)
-{
-	v[S_NONE] = NAN;
-#define SLOT(m, val) v[S_##m] = (val);
-	V1_METRICS(SLOT)
-#undef SLOT
-}
-
-static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct wult_val *v)
-{
-	struct v1 c0, *c = &c0;
-
-	v1_compute(dp, raw, size, c);
-#define STORE(m, val) v[WULT_M_##m].num = (val);
-	V1_METRICS(STORE)
-#undef STORE
-	v[WULT_M_REQ_CSTATE].str = c->state;
-}
-
 /* @s's datapoint into @c, for the fast decoders: v1 only, no counters.
  * It and v1_compute() are inlined into each decoder, so that none pays a
  * call per datapoint and each computes only the values it stores. */
@@ -678,30 +627,12 @@ v1_sample(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct v1 *c)
 	return 0;
 }
 
-int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s,
-			   const enum wult_metric *m, unsigned int n, double *out,
-			   const char **state)
-{
-	double v[S_NR];
-	unsigned int i;
-	struct v1 c;
-	int ret;
-
-	ret = v1_sample(dp, s, &c);
-	if (ret)
-		return ret;
-	v1_slots(&c, v);
-	for (i = 0; i < n; i++)
-		out[i] = v[(unsigned int)m[i] < WULT_M_NR ? v1_slot[m[i]] : S_NONE];
-	*state = c.state;
-	return 0;
-}
-
 /*
- * Every metric in ascending order, X(metric, its value from struct v1 *c)
- * or N(first, last) for a run of metrics v1 lacks (NaN): decode_set()
- * writes the set's in the caller's order with one predictable test each.
- * The asserts keep the list in the enum's order.
+ * Every metric a v1 payload gives, in ascending order: X(metric, its value
+ * from struct v1 c) or N(first, last) for a run of metrics v1 lacks (NaN).
+ * decode_v1() stores them in a struct wult_point; decode_set() writes the
+ * set's in the caller's order with one predictable test each. The asserts
+ * keep the list in the enum's order.
  */
 #define V1_ORDERED(X, N)							\
 	X(WAKE_LATENCY, c.lat.wake) X(WAKE_LATENCY_RAW, c.lat.wake_raw)		\
@@ -732,6 +663,21 @@ V1_ORDERED(ORD_X, ORD_N)
 #undef ORD_X
 #undef ORD_N
 _Static_assert((int)ORD_NR == (int)WULT_M_NR, "V1_ORDERED: not every metric");
+
+/* A v1 payload into @v: every metric (those v1 lacks NaN), the state's name. */
+static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct wult_val *v)
+{
+	unsigned int m;
+	struct v1 c;
+
+	v1_compute(dp, raw, size, &c);
+#define STORE(m, val)	v[WULT_M_##m].num = (val);
+#define NANS(a, b)	for (m = WULT_M_##a; m <= WULT_M_##b; m++) v[m].num = NAN;
+	V1_ORDERED(STORE, NANS)
+#undef STORE
+#undef NANS
+	v[WULT_M_REQ_CSTATE].str = c.state;
+}
 
 /* The bits of metrics @a..@b. */
 #define RUN_BITS(a, b)	((WULT_METRIC_BIT(WULT_M_##b) - WULT_METRIC_BIT(WULT_M_##a)) |	\

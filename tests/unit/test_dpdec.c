@@ -78,13 +78,14 @@ static void metrics(void)
 	{
 		struct wult_pd_attr a = { .attr.sample_type = PERF_SAMPLE_RAW };
 		struct wult_pd_sample smp = { .attr = &a, .raw = raw, .raw_size = 132 };
-		enum wult_metric m[2] = { WULT_M_INTR_LATENCY, WULT_M_WAKE_LATENCY };
+		uint64_t m = WULT_METRIC_BIT(WULT_M_INTR_LATENCY) |
+			     WULT_METRIC_BIT(WULT_M_WAKE_LATENCY);
 		const char *st;
 		double out[2];
 
-		WT_EQ(wult_dpdec_decode_some(dp, &smp, m, 2, out, &st), 0);
-		WT_CHECK(isnan(out[0]), "flag wake, fast path: no IntrLatency");
-		WT_EQ(out[1], 3500);
+		WT_EQ(wult_dpdec_decode_set(dp, &smp, m, out, &st), 0);
+		WT_EQ(out[0], 3500);	/* ascending: WakeLatency first */
+		WT_CHECK(isnan(out[1]), "flag wake, fast path: no IntrLatency");
 	}
 	d.flags &= ~WULT_DPF_FLAG_WAKE;
 	/* Unnamed state index: a fallback name. */
@@ -104,10 +105,9 @@ static void metrics(void)
 		const char *st;
 		double out;
 
-		WT_EQ(wult_dpdec_decode_some(dp, &smp, &m, 1, &out, &st), -EINVAL);
 		WT_EQ(wult_dpdec_decode_set(dp, &smp, WULT_METRIC_BIT(m), &out, &st), -EINVAL);
 		smp.raw_size = 132;
-		WT_EQ(wult_dpdec_decode_some(dp, &smp, &m, 1, &out, &st), 0);
+		WT_EQ(wult_dpdec_decode_set(dp, &smp, WULT_METRIC_BIT(m), &out, &st), 0);
 		WT_EQ(out, pt.v[WULT_M_WAKE_LATENCY].num);
 	}
 	wult_dpdec_free(dp);
@@ -172,25 +172,6 @@ static int set_differs(struct wult_dpdec *dp, const struct wult_pd_sample *s,
 	return bad;
 }
 
-/* wult_dpdec_decode_some() gives what wult_dpdec_decode() gave @pt, for
- * every metric (NaN where it is NaN). 0 or the number of differences. */
-static int some_differs(struct wult_dpdec *dp, const struct wult_pd_sample *s,
-			const struct wult_point *pt)
-{
-	enum wult_metric m[WULT_M_NR];
-	double out[WULT_M_NR];
-	const char *state = "unset";
-	int i, bad = 0;
-
-	for (i = 0; i < WULT_M_NR; i++)
-		m[i] = WULT_M_NR - 1 - i;	/* any order */
-	if (wult_dpdec_decode_some(dp, s, m, WULT_M_NR, out, &state))
-		return 1;
-	for (i = 0; i < WULT_M_NR; i++)
-		bad += isnan(out[i]) ? !isnan(pt->v[m[i]].num) : out[i] != pt->v[m[i]].num;
-	return bad + (state != pt->v[WULT_M_REQ_CSTATE].str) + set_differs(dp, s, pt);
-}
-
 /* The generator's file, read back, gives the generator's values. */
 static void synth_roundtrip(void)
 {
@@ -202,7 +183,7 @@ static void synth_roundtrip(void)
 	struct wult_point pt;
 	struct wult_dp d;
 	char path[] = "/tmp/wult-test-dp-XXXXXX", err[256];
-	int fd = mkstemp(path), n = 0, ret, bad = 0, some_bad = 0;
+	int fd = mkstemp(path), n = 0, ret, bad = 0, set_bad = 0;
 
 	close(fd);
 	wult_synth_defaults(&o);
@@ -222,13 +203,13 @@ static void synth_roundtrip(void)
 		    pt.v[WULT_M_LDIST].num != d.ldist || pt.v[WULT_M_CPU].num != d.cpu ||
 		    pt.v[WULT_M_SILENT_TIME].num != (double)(d.ltime - d.tbi))
 			bad++;
-		some_bad += some_differs(dp, &ev.sample, &pt);
+		set_bad += set_differs(dp, &ev.sample, &pt);
 		n++;
 	}
 	WT_EQ(ret, 0);
 	WT_EQ(n, 5000);
 	WT_EQ(bad, 0);
-	WT_CHECK(!some_bad, "decode_some, decode_set: %d values differ from decode's", some_bad);
+	WT_CHECK(!set_bad, "decode_set: %d values differ from decode's", set_bad);
 	wult_synth_free(g);
 	wult_dpdec_free(dp);
 	wult_pd_close(pd);
@@ -260,7 +241,6 @@ static void counters(void)
 		const char *st;
 		double out;
 
-		WT_EQ(wult_dpdec_decode_some(dp, &s, &m, 1, &out, &st), -EAGAIN);
 		WT_EQ(wult_dpdec_decode_set(dp, &s, WULT_METRIC_BIT(m), &out, &st), -EAGAIN);
 	}
 	attr.attr.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_READ;

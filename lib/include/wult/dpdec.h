@@ -90,19 +90,12 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *raw, size_t size,
 /* Same for a sample, adding counter metrics from its group read. */
 int wult_dpdec_decode(struct wult_dpdec *dp, const struct wult_pd_sample *s, struct wult_point *pt);
 /*
- * A reader that wants a few metrics of each datapoint: @out[i] gets metric
- * @m[i] of @s as wult_dpdec_decode() would give it, *@state ReqCState's
- * name; nothing else is computed or stored. -EAGAIN where this path does
- * not apply (a format other than payload v1, or counters registered): use
- * wult_dpdec_decode(); -EINVAL as it.
- */
-int wult_dpdec_decode_some(struct wult_dpdec *dp, const struct wult_pd_sample *s,
-			   const enum wult_metric *m, unsigned int n, double *out,
-			   const char **state);
-/*
- * The same for a set of metrics (WULT_METRIC_BIT() bits): @out gets the
- * metrics of @metrics in ascending order, one double each, without a list
- * looked up per datapoint (what a reader decoding millions wants).
+ * A reader that wants a few metrics of each datapoint (what one decoding
+ * millions wants): @out gets the metrics of @metrics (WULT_METRIC_BIT()
+ * bits) in ascending order, one double each, as wult_dpdec_decode() would
+ * give them, *@state ReqCState's name; nothing else is computed or stored.
+ * -EAGAIN where this path does not apply (a format other than payload v1,
+ * or counters registered): use wult_dpdec_decode(); -EINVAL as it.
  */
 int wult_dpdec_decode_set(struct wult_dpdec *dp, const struct wult_pd_sample *s,
 			  uint64_t metrics, double *out, const char **state);
