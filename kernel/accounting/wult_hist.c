@@ -17,6 +17,9 @@
  * cannot be negative (wult_emit() drops such datapoints), so theirs start
  * at 0 and a bipolar option for them would only waste half their bins.
  *
+ * They exist only when the module is loaded with hist_bins > 0 (e.g.
+ * "modprobe wult hist_bins=10240"; off by default).
+ *
  * A CPU's histograms are allocated when the first wult datapoint event for
  * it is created (process context) and kept until the module is unloaded:
  * nothing is allocated while measuring, so a long run cannot grow memory.
@@ -59,9 +62,14 @@ static const bool wult_hm_bipolar[WULT_HM_MAX] = {
 	[WULT_HM_TAI_INTR] = true,
 };
 
-static unsigned int hist_bins = 10240;
+/*
+ * Off unless asked for at load: their update is about 110 instructions a
+ * datapoint (Documentation/bench.md), paid by every event, counting ones
+ * included, whether or not anyone reads them.
+ */
+static unsigned int hist_bins;
 module_param(hist_bins, uint, 0444);
-MODULE_PARM_DESC(hist_bins, "latency histogram bins (default 10240; 0: no histograms; tai_to_intr puts half below zero)");
+MODULE_PARM_DESC(hist_bins, "latency histogram bins (default 0: no histograms; wult hist needs them, e.g. 10240; tai_to_intr puts half below zero)");
 
 static unsigned int hist_bin_us = 1;
 module_param(hist_bin_us, uint, 0444);
@@ -96,6 +104,7 @@ struct wult_hist_cpu {
 static DEFINE_PER_CPU(struct wult_hist_cpu *, wult_hists);
 static DEFINE_MUTEX(wult_hist_lock);	/* allocation and reset */
 static u32 wult_bin_ns;
+bool wult_hist_on;
 
 static void wult_hist_free_cpu(struct wult_hist_cpu *hc)
 {
@@ -412,6 +421,7 @@ void wult_hist_init(void)
 	hist_bins = min(hist_bins, 1000000U);
 	hist_bin_us = min(hist_bin_us, 1000000U);
 	wult_bin_ns = hist_bin_us * NSEC_PER_USEC;
+	wult_hist_on = true;
 }
 
 /* Best effort, like the other debugfs files. */

@@ -21,6 +21,13 @@
  */
 int wult_hist_get(int cpu);
 
+/*
+ * Are there histograms (hist_bins > 0)? Set at module init, read per
+ * datapoint: without them nothing but the counting events may read a
+ * datapoint's fields (wult_engine.c, wult_emit()).
+ */
+extern bool wult_hist_on;
+
 /**
  * wult_hist_add() - count one emitted datapoint
  * @dp: the datapoint, its latencies final

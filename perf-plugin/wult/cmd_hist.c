@@ -592,6 +592,21 @@ static int hist_show(struct hist_opts *o, const bool *want)
 	return ret;
 }
 
+/*
+ * Why the default folder is missing: wult.ko's debugfs folder without it
+ * is a module loaded without hist_bins (histograms are off by default:
+ * their update costs every datapoint); no folder, no module or no debugfs.
+ */
+static const char *hist_missing_why(const char *dir)
+{
+	if (strcmp(dir, HIST_DIR))
+		return "";
+	if (!access("/sys/kernel/debug/wult", F_OK))
+		return " (wult.ko was loaded without histograms: load it with "
+		       "hist_bins=N, e.g. modprobe wult hist_bins=10240)";
+	return " (is wult.ko loaded and debugfs mounted on /sys/kernel/debug?)";
+}
+
 static int hist_reset(const char *dir)
 {
 	char path[PATH_MAX];
@@ -600,7 +615,10 @@ static int hist_reset(const char *dir)
 	snprintf(path, sizeof(path), "%s/reset", dir);
 	fd = open(path, O_WRONLY);
 	if (fd < 0 || write(fd, "1\n", 2) != 2) {
-		fprintf(stderr, "wult hist: cannot reset through %s: %s\n", path, strerror(errno));
+		int err = errno;
+
+		fprintf(stderr, "wult hist: cannot reset through %s: %s%s\n", path,
+			strerror(err), err == ENOENT ? hist_missing_why(dir) : "");
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -632,8 +650,7 @@ int wult_cmd_hist(int argc, char **argv)
 	ret = stat(o.dir, &st) ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 	if (ret) {
 		fprintf(stderr, "wult hist: %s: %s%s\n", o.dir, strerror(-ret),
-			strcmp(o.dir, HIST_DIR) ? "" : " (is wult.ko loaded and debugfs mounted "
-			"on /sys/kernel/debug?)");
+			hist_missing_why(o.dir));
 		free(want);
 		return 1;
 	}

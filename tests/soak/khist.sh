@@ -26,7 +26,7 @@ snap() {
 		/^Percpu:/ { p = $2 } /^VmallocUsed:/ { v = $2 } END { print a, s, p, v, mod }' /proc/meminfo
 }
 
-t_check "insmod" insmod "$WULT_KO" || { t_done; exit 1; }
+t_check "insmod hist_bins=10240" insmod "$WULT_KO" hist_bins=10240 || { t_done; exit 1; }
 echo "# minute MemAvailable Slab Percpu VmallocUsed wult (kB)" > mem.txt
 echo "before $(snap)" >> mem.txt
 perf stat -x, -o stat.out -e wult/datapoints/ -C 1 -- sleep $((min * 60)) &

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-cost: 16
-# wult.ko's in-kernel histograms (/sys/kernel/debug/wult/hist/): their
+# wult.ko's in-kernel histograms (/sys/kernel/debug/wult/hist/): off
+# unless loaded with hist_bins (wult hist then says so); their
 # totals equal the datapoints perf stat counted and the datapoints perf
 # record sampled; percentiles read from the bins are within one bin of the
 # recorded samples' percentiles; reset clears them; the exact min/max/sum
@@ -26,7 +27,16 @@ TH='hist:keys=req_cstate,wake_latency.buckets=10000:sort=req_cstate,wake_latency
 TL='hist:keys=req_cstate,intr_latency.log2'
 DEC=$WULT_SRC/scripts/perf/wult-decode.py
 
-t_check "insmod" insmod "$WULT_KO" || { t_done; exit 1; }
+# Off by default (their update costs every datapoint, Documentation/bench.md):
+# no folder, and wult hist says how to turn them on.
+t_check "insmod without hist_bins" insmod "$WULT_KO" || { t_done; exit 1; }
+t_eq "hist_bins 0 by default" 0 "$(cat /sys/module/wult/parameters/hist_bins)"
+t_check "no histograms by default" test ! -e $H
+wult hist > off.out 2> off.err
+t_eq "wult hist without histograms exits 1" 1 $?
+t_check "wult hist says to load wult.ko with hist_bins" grep -q 'hist_bins=' off.err
+t_check "rmmod" rmmod wult
+t_check "insmod hist_bins=10240" insmod "$WULT_KO" hist_bins=10240 || { t_done; exit 1; }
 t_check "hist/reset exists" test -f $H/reset
 t_check "four metrics, CPU1 files" test -f $H/wake_latency/CPU1 -a \
 	-f $H/intr_latency/CPU1 -a -f $H/silent_time/CPU1 -a -f $H/tai_to_intr/CPU1

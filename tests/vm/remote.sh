@@ -46,7 +46,7 @@ states() {
 	done
 }
 
-t_check "insmod wult.ko" insmod "$WULT_KO" || { t_done; exit 1; }
+t_check "insmod wult.ko hist_bins=10240" insmod "$WULT_KO" hist_bins=10240 || { t_done; exit 1; }
 t_check "measure CPU 1 without a cpuidle driver" sh -c "echo 1 > $M"
 wult_wait_change 1 emitted 50
 echo none > $M
