@@ -30,6 +30,7 @@ static DEFINE_PER_CPU(struct wult_outbox, wult_outboxes);
 /* Where datapoints go: the PMU's, set while it is registered. */
 static unsigned int (*wult_deliver_fn)(struct wult_rec *rec,
 				       struct wult_br_rec *brrec);
+static void (*wult_deliver_count_fn)(struct wult_rec *rec);
 
 static void wult_out(struct wult_stats *st, struct wult_rec *rec,
 		     struct wult_br_rec *brrec)
@@ -48,6 +49,22 @@ static void wult_out(struct wult_stats *st, struct wult_rec *rec,
 	deliver = READ_ONCE(wult_deliver_fn);
 	if (deliver && deliver(rec, brrec))
 		wult_stats_inc(&st->delivery_failed);
+}
+
+/*
+ * A datapoint nothing reads but counting events (wult_emit()): counted
+ * emitted and handed to the PMU's counting callback, which reads only its
+ * LDist. No histogram, no tracepoint: the engine found them off. Nothing
+ * is held then (a source that holds wants the fields).
+ */
+void wult_deliver_count(struct wult_stats *st, struct wult_rec *rec)
+{
+	void (*count)(struct wult_rec *rec);
+
+	wult_stats_inc(&st->emitted);
+	count = READ_ONCE(wult_deliver_count_fn);
+	if (count)
+		count(rec);
 }
 
 /* The held datapoint out as it is: its task did not run (ttask 0). */
@@ -106,7 +123,9 @@ bool wult_deliver_cancel(void)
 }
 
 void wult_deliver_set(unsigned int (*deliver)(struct wult_rec *rec,
-					      struct wult_br_rec *brrec))
+					      struct wult_br_rec *brrec),
+		      void (*count)(struct wult_rec *rec))
 {
 	WRITE_ONCE(wult_deliver_fn, deliver);
+	WRITE_ONCE(wult_deliver_count_fn, count);
 }

@@ -25,6 +25,17 @@ void wult_deliver(struct wult_stats *st, struct wult_rec *rec,
 		  struct wult_br_rec *brrec);
 
 /**
+ * wult_deliver_count() - a datapoint out to counting events only
+ * @st: the CPU's counters (emitted)
+ * @rec: the datapoint: only its LDist is read
+ *
+ * For a datapoint whose fields nobody reads (wult_emit()): no histogram,
+ * no tracepoint listener, no sample, no held datapoint on the CPU. Goes
+ * to the count callback of wult_deliver_set().
+ */
+void wult_deliver_count(struct wult_stats *st, struct wult_rec *rec);
+
+/**
  * wult_deliver_hold() - keep a datapoint until the task its wake woke runs
  * @st: the CPU's counters
  * @rec: the datapoint, copied
@@ -58,11 +69,14 @@ bool wult_deliver_cancel(void);
  *	CPU, with the record and its branch context (NULL if none); returns
  *	the number of failed deliveries (counted as delivery_failed). NULL:
  *	the datapoints go to the tracepoints only.
+ * @count: called instead for a datapoint only counting events take
+ *	(wult_deliver_count()), same context; NULL with @deliver.
  *
  * The PMU sets it before it can have events and clears it once it has
  * none: the engine calls down to no consumer by name.
  */
 void wult_deliver_set(unsigned int (*deliver)(struct wult_rec *rec,
-					      struct wult_br_rec *brrec));
+					      struct wult_br_rec *brrec),
+		      void (*count)(struct wult_rec *rec));
 
 #endif /* _WULT_DELIVER_H */

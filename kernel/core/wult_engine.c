@@ -66,6 +66,7 @@
 #include <asm/tsc.h>
 #include <trace/events/power.h>
 
+#include "../accounting/wult_hist.h"
 #include "../accounting/wult_irqs.h"
 #include "../accounting/wult_lbr.h"
 #include "../accounting/wult_mstate.h"
@@ -279,11 +280,24 @@ void wult_engine_task_ran(u64 tsc)
 	wult_deliver_task_ran(&wc->stats, ns);
 }
 
+/*
+ * Does anything read this datapoint's fields beyond the checks? Not while
+ * the CPU's events all count datapoints in an LDist range (no sample, no
+ * band, state or sum kind: wult_engine_start()'s @fields), no histogram
+ * is kept, nobody listens to wult:datapoint and there is no branch
+ * context: a perf stat of wult/datapoints/ or a debugfs measure run.
+ */
+static __always_inline bool wult_fields_wanted(const struct wult_cpu *wc)
+{
+	return wc->want_fields || wc->have_br || wult_hist_on ||
+	       trace_datapoint_enabled();
+}
+
 static void wult_emit(struct wult_cpu *wc, bool intr_off)
 {
 	struct wult_dp *dp = &wc->rec.dp;
 	struct wult_br_rec *brrec = NULL;
-	bool unstable;
+	bool full, tsc_clock, unstable;
 
 	/* The source's times in the time base of TBI and TAI, first. */
 	dp->flags = wult_dp_flags;
@@ -301,10 +315,28 @@ static void wult_emit(struct wult_cpu *wc, bool intr_off)
 		wult_drop(wc, WULT_INVALID);
 		return;
 	}
-	/* The watchdog may have marked the TSC unstable since the last one. */
-	unstable = check_tsc_unstable();
-	if (!wult_rule_tsc_times_ok(wc->src->clock == WULT_CLOCK_TSC, unstable)) {
+	/*
+	 * The watchdog may have marked the TSC unstable since the last one:
+	 * a rule for TSC-clocked times, else only the datapoint's flag.
+	 */
+	full = wult_fields_wanted(wc);
+	tsc_clock = wc->src->clock == WULT_CLOCK_TSC;
+	unstable = (tsc_clock || full) && check_tsc_unstable();
+	if (!wult_rule_tsc_times_ok(tsc_clock, unstable)) {
 		wult_drop(wc, WULT_TSC_UNSTABLE);
+		return;
+	}
+	/*
+	 * Every check is above: a datapoint only counted is valid or not
+	 * exactly as one sampled. Its fields are for readers that are not
+	 * there (with tdt's conversions to ns, about 50 instructions a
+	 * wake, Documentation/bench.md); its sequence number still
+	 * advances, so a reader that comes sees the ones it missed as a gap.
+	 */
+	if (!full) {
+		wc->seq++;
+		wult_deliver_count(&wc->stats, &wc->rec);
+		wult_arm(wc);
 		return;
 	}
 	wult_to_ns(wc, dp);
@@ -537,6 +569,7 @@ static __always_inline void wult_idle_exit(u64 tai)
 	struct wult_cpu *wc = wult_cpu();
 	struct wult_dp *dp = &wc->rec.dp;
 	unsigned long flags;
+	bool irqs_on;
 
 	/*
 	 * MPERF after TAI, not before it (which would delay TAI); the C0 time
@@ -546,9 +579,17 @@ static __always_inline void wult_idle_exit(u64 tai)
 		wc->mperf_ai = wult_read_msr(MSR_IA32_MPERF);
 		wc->mperf_lead_ai = rdtsc_ordered() - wc->exit_tsc;
 	}
-	/* 6.1's default_idle_call() runs this probe with IRQs on. */
-	wc->exit_irqs_on = !irqs_disabled();
-	local_irq_save(flags);
+	/*
+	 * 6.1's default_idle_call() runs this probe with IRQs on. One read
+	 * of the flags, and IRQs disabled only then: irqs_disabled() and
+	 * local_irq_save() were two more reads and a disable every exit (on
+	 * 6.1 each a paravirt call, about 8 instructions a wake).
+	 */
+	local_save_flags(flags);
+	irqs_on = !irqs_disabled_flags(flags);
+	wc->exit_irqs_on = irqs_on;
+	if (irqs_on)
+		local_irq_disable();
 	if (wc->active && wc->in_idle) {
 		wc->in_idle = false;
 		/* A TSC source's TAI is the TSC read first thing. */
@@ -563,7 +604,8 @@ static __always_inline void wult_idle_exit(u64 tai)
 	/* Where datapoints are armed anyway: the retry of a failed arm. */
 	if (wc->active && wult_rule_rearm_at_exit(!wc->paused, wult_in_flight(wc)))
 		wult_arm(wc);
-	local_irq_restore(flags);
+	if (irqs_on)
+		local_irq_enable();
 }
 
 /*
@@ -733,7 +775,7 @@ void wult_engine_lost(void)
 }
 
 void wult_engine_start(const struct wult_source *src, u64 ldist_min,
-		       u64 ldist_max, bool branches, bool started)
+		       u64 ldist_max, bool branches, bool fields, bool started)
 {
 	struct wult_cpu *wc = wult_cpu();
 
@@ -741,6 +783,8 @@ void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 	wc->ldist_min = ldist_min;
 	wc->ldist_max = ldist_max;
 	wc->want_br = branches;
+	/* A held datapoint is read when its task runs (wult_deliver.c). */
+	wc->want_fields = fields || branches || src->hold;
 	/*
 	 * Stopping only stops arming: what is in flight ends as usual, so
 	 * that perf's back-to-back ->stop and ->start (period changes,

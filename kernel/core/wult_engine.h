@@ -121,13 +121,16 @@ unsigned int wult_engine_users(void);
  * @ldist_min: the shortest LDist to pick, ns
  * @ldist_max: the longest LDist to pick, ns
  * @branches: a branches event is active: read each wake's branch context
+ * @fields: an event reads more of a datapoint than its LDist (it samples,
+ *	or its kind matches or counts by a field): else, with no histogram
+ *	and no tracepoint listener, a datapoint is only checked and counted
  * @started: false when every event of the CPU is stopped by perf: arm
  *	nothing more until started again (what is in flight ends as usual)
  *
  * IRQs off, on the measured CPU.
  */
 void wult_engine_start(const struct wult_source *src, u64 ldist_min,
-		       u64 ldist_max, bool branches, bool started);
+		       u64 ldist_max, bool branches, bool fields, bool started);
 
 /**
  * wult_engine_stop() - stop this CPU's measurement loop

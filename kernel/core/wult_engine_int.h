@@ -33,6 +33,7 @@ struct wult_cpu {
 	bool flag_wake;		/* woken by need_resched alone, handler pending */
 	bool want_br;		/* a branches event is active on this CPU */
 	bool have_br;		/* brrec holds this wake's branch context */
+	bool want_fields;	/* an event reads more of a datapoint than LDist */
 	u32 entries;		/* idle entries since the event was armed */
 	u32 nowait;		/* states (bits) that did not wait (rule N) */
 	bool arm_in_irq;	/* armed from hard IRQ context ... */

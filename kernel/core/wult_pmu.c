@@ -57,9 +57,42 @@ static DEFINE_PER_CPU(struct hlist_head, wult_pmu_tp_head);
 static u16 wult_rec_type;
 static u16 wult_br_type;
 
+/*
+ * A CPU's started events, while none reads more of a datapoint than its
+ * LDist (wult_ev_reads_fields()): their LDist ranges and counts, so that
+ * a datapoint only counted (wult_pmu_count_plain()) is added without the
+ * walk of the events and their kinds (about 55 instructions a wake,
+ * Documentation/bench.md). Rebuilt by wult_pmu_update() at each add, del,
+ * start and stop, IRQs off on the CPU, as the engine's state is.
+ */
+#define WULT_PMU_PLAIN_MAX	4
+
+struct wult_pmu_plain {
+	unsigned int n;		/* above WULT_PMU_PLAIN_MAX: walk the list */
+	struct {
+		u64 lo;		/* LDist range, ns */
+		u64 hi;
+		local64_t *count;
+	} ev[WULT_PMU_PLAIN_MAX];
+};
+
+static DEFINE_PER_CPU(struct wult_pmu_plain, wult_pmu_plains);
+
 static bool wult_ev_started(const struct perf_event *event)
 {
 	return !(event->hw.state & PERF_HES_STOPPED);
+}
+
+/*
+ * Does @event read more of a datapoint than its LDist: a sample, or a
+ * kind that matches or counts by a field (band, state, sums)?
+ */
+static bool wult_ev_reads_fields(struct perf_event *event)
+{
+	const struct wult_event_kind *kd = wult_ev_kind(event);
+
+	return is_sampling_event(event) || kd->match || kd->count ||
+	       (kd->flags & WULT_KF_BRANCHES);
 }
 
 /*
@@ -68,20 +101,30 @@ static bool wult_ev_started(const struct perf_event *event)
  */
 static void wult_pmu_update(struct list_head *events)
 {
+	struct wult_pmu_plain *pl = this_cpu_ptr(&wult_pmu_plains);
 	u64 lo = U64_MAX, hi = 0;
 	struct perf_event *event;
-	bool branches = false, started = false;
+	bool branches = false, fields = false, started = false;
 
+	pl->n = 0;
 	if (list_empty(events)) {
 		wult_engine_stop();
 		return;
 	}
 	list_for_each_entry(event, events, active_entry) {
+		/* Started or not: what the CPU's events read, conservatively. */
+		fields |= wult_ev_reads_fields(event);
 		if (!wult_ev_started(event))
 			continue;
 		started = true;
 		lo = min(lo, wult_ev_lo(event));
 		hi = max(hi, wult_ev_hi(event));
+		if (pl->n < WULT_PMU_PLAIN_MAX) {
+			pl->ev[pl->n].lo = wult_ev_lo(event);
+			pl->ev[pl->n].hi = wult_ev_hi(event);
+			pl->ev[pl->n].count = &event->count;
+		}
+		pl->n++;
 		branches |= wult_ev_is(event, WULT_KF_BRANCHES);
 	}
 	event = list_first_entry(events, struct perf_event, active_entry);
@@ -90,7 +133,8 @@ static void wult_pmu_update(struct list_head *events)
 		lo = wult_ev_lo(event);
 		hi = wult_ev_hi(event);
 	}
-	wult_engine_start(wult_ev_source(event), lo, hi, branches, started);
+	wult_engine_start(wult_ev_source(event), lo, hi, branches, fields,
+			  started);
 }
 
 /* The accounting value an idle event counts, on its CPU, IRQs off. */
@@ -327,6 +371,27 @@ static unsigned int wult_pmu_deliver(struct wult_rec *rec,
 	return failed;
 }
 
+/*
+ * The engine's counting callback (wult_deliver_set()), IRQs off on the
+ * measured CPU, for a datapoint only counting events take: the CPU's
+ * events all count datapoints in an LDist range, and only the started
+ * ones are in its plain table, as wult_pmu_count() would add them.
+ */
+static void wult_pmu_count_plain(struct wult_rec *rec)
+{
+	const struct wult_pmu_plain *pl = this_cpu_ptr(&wult_pmu_plains);
+	u64 ldist = rec->dp.ldist;
+	unsigned int i;
+
+	if (unlikely(pl->n > WULT_PMU_PLAIN_MAX)) {
+		wult_pmu_deliver(rec, NULL);
+		return;
+	}
+	for (i = 0; i < pl->n; i++)
+		if (ldist >= pl->ev[i].lo && ldist <= pl->ev[i].hi)
+			local64_inc(pl->ev[i].count);
+}
+
 static struct pmu wult_pmu = {
 	.module		= THIS_MODULE,
 	.task_ctx_nr	= perf_invalid_context,
@@ -354,10 +419,10 @@ int wult_pmu_init(void)
 	}
 	wult_rec_type = wult_trace_type();
 	wult_br_type = wult_trace_br_type();
-	wult_deliver_set(wult_pmu_deliver);
+	wult_deliver_set(wult_pmu_deliver, wult_pmu_count_plain);
 	ret = perf_pmu_register(&wult_pmu, "wult", -1);
 	if (ret)
-		wult_deliver_set(NULL);
+		wult_deliver_set(NULL, NULL);
 	return ret;
 }
 
@@ -370,5 +435,5 @@ void wult_pmu_exit(void)
 {
 	perf_pmu_unregister(&wult_pmu);
 	/* No event is left, so no CPU is measured: nothing is emitted now. */
-	wult_deliver_set(NULL);
+	wult_deliver_set(NULL, NULL);
 }

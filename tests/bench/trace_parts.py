@@ -19,6 +19,8 @@ PARTS = {
     "wult_tdt_timer_entry": "our interrupt",
     "wult_emit": "checks and fields", "wult_hist_add": "histograms",
     "wult_deliver": "rest of output", "wult_pmu_deliver": "delivery: ours",
+    "wult_deliver_count": "rest of output",
+    "wult_pmu_count_plain": "delivery: ours",
     "perf_swevent_get_recursion_context": "delivery: ours",
     "wult_arm": "arming", "ktime_get": "ktime_get_ns()",
     "__traceiter_cpu_idle": "cpu_idle iterator (two probes)",
