@@ -96,7 +96,8 @@ void wult_irqs_put(void)
 	wult_users_put(&wult_irqs_users);
 }
 
-u32 wult_irqs(void)
+/* notrace: read three times a wake (wult_engine.c). */
+notrace u32 wult_irqs(void)
 {
 	const irq_cpustat_t *s = this_cpu_ptr(&irq_stat);
 	u32 n = (u32)this_cpu_ptr(&kstat)->irqs_sum + this_cpu_read(wult_irqs_seen);
@@ -155,9 +156,10 @@ static __always_inline int wult_irr_weights(bool x2)
  * once interrupts are enabled, one per vector however often it was raised.
  * -1 without a local APIC. Read at a candidate datapoint's idle exit, so
  * the APIC mode is tested once, not per register (a loop doing that took
- * 10-13 instructions a register, unrolled 3-7).
+ * 10-13 instructions a register, unrolled 3-7). notrace: at a wake
+ * (wult_engine.c).
  */
-int wult_irqs_pending(void)
+notrace int wult_irqs_pending(void)
 {
 	if (!boot_cpu_has(X86_FEATURE_APIC))
 		return -1;

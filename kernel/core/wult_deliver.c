@@ -37,7 +37,9 @@ static void wult_out(struct wult_stats *st, struct wult_rec *rec,
 {
 	unsigned int (*deliver)(struct wult_rec *rec, struct wult_br_rec *brrec);
 
-	wult_hist_add(&rec->dp);
+	/* Off by default: then not even the call (about 12 instructions). */
+	if (wult_hist_on)
+		wult_hist_add(&rec->dp);
 	if (brrec) {
 		wult_stats_inc(&st->branches);
 		if (brrec->br.flags & WULT_BRF_OFF)
@@ -55,9 +57,10 @@ static void wult_out(struct wult_stats *st, struct wult_rec *rec,
  * A datapoint nothing reads but counting events (wult_emit()): counted
  * emitted and handed to the PMU's counting callback, which reads only its
  * LDist. No histogram, no tracepoint: the engine found them off. Nothing
- * is held then (a source that holds wants the fields).
+ * is held then (a source that holds wants the fields). notrace: every
+ * wake of a counting run (wult_engine.c).
  */
-void wult_deliver_count(struct wult_stats *st, struct wult_rec *rec)
+notrace void wult_deliver_count(struct wult_stats *st, struct wult_rec *rec)
 {
 	void (*count)(struct wult_rec *rec);
 

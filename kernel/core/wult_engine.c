@@ -49,6 +49,10 @@
  * every event of the CPU is stopped. A failed arm is counted and retried
  * at the next idle exit.
  *
+ * What runs at every wake is notrace, as the probes are: ftrace's entry
+ * call, a nop while nothing traces it, is still an instruction per
+ * function, about 15 a wake (Documentation/bench.md).
+ *
  * All state of a CPU lives in one struct wult_cpu reached through
  * wult_cpu(); it is only touched on its own CPU with IRQs off (probes,
  * the event's interrupt, perf add/del), so it needs no lock. Nothing here
@@ -163,7 +167,7 @@ static void wult_end(struct wult_cpu *wc)
  * next timer event and LDist decides which state is measured, as on a
  * system woken by a timer. Nothing while no event of the CPU is started.
  */
-static void wult_arm(struct wult_cpu *wc)
+static notrace void wult_arm(struct wult_cpu *wc)
 {
 	struct wult_dp *dp = &wc->rec.dp;
 	u64 ldist, lead = 0, base = wc->arm_base, armed;
@@ -293,7 +297,7 @@ static __always_inline bool wult_fields_wanted(const struct wult_cpu *wc)
 	       trace_datapoint_enabled();
 }
 
-static void wult_emit(struct wult_cpu *wc, bool intr_off)
+static notrace void wult_emit(struct wult_cpu *wc, bool intr_off)
 {
 	struct wult_dp *dp = &wc->rec.dp;
 	struct wult_br_rec *brrec = NULL;
@@ -613,13 +617,13 @@ static __always_inline void wult_idle_exit(u64 tai)
  * that the probe keeps no frame: its period starts after our entry work
  * and ends at our first exit stamp, the window cpuidle's own time covers.
  */
-static noinline void wult_idle_enter_acct(unsigned int state)
+static noinline notrace void wult_idle_enter_acct(unsigned int state)
 {
 	wult_idle_enter(wult_cpu(), state);
 	wult_mstate_idle(state);
 }
 
-static noinline void wult_idle_exit_acct(u64 tai)
+static noinline notrace void wult_idle_exit_acct(u64 tai)
 {
 	wult_idle_exit(tai);
 	wult_mstate_exit_at(this_cpu_read(wult_cpus.exit_tsc));
@@ -735,7 +739,7 @@ static void wult_engine_intr_datapoint(struct wult_cpu *wc, struct wult_dp *dp)
  * The delayed event's interrupt, on the measured CPU. The source took
  * @ts1 (TSC) and @tintr first thing in its handler.
  */
-void wult_engine_intr(u64 ts1, u64 tintr)
+notrace void wult_engine_intr(u64 ts1, u64 tintr)
 {
 	struct wult_cpu *wc = wult_cpu();
 	struct wult_dp *dp = &wc->rec.dp;

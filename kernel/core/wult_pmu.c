@@ -376,8 +376,9 @@ static unsigned int wult_pmu_deliver(struct wult_rec *rec,
  * measured CPU, for a datapoint only counting events take: the CPU's
  * events all count datapoints in an LDist range, and only the started
  * ones are in its plain table, as wult_pmu_count() would add them.
+ * notrace: every wake of a counting run (wult_engine.c).
  */
-static void wult_pmu_count_plain(struct wult_rec *rec)
+static notrace void wult_pmu_count_plain(struct wult_rec *rec)
 {
 	const struct wult_pmu_plain *pl = this_cpu_ptr(&wult_pmu_plains);
 	u64 ldist = rec->dp.ldist;

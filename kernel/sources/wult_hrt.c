@@ -47,7 +47,8 @@ static void wult_hrt_exit(void)
 		hrtimer_cancel(&per_cpu_ptr(&wult_hrt_timer, cpu)->timer);
 }
 
-static int wult_hrt_arm(u64 ldist, u64 *ltime)
+/* notrace, as the ops below: every wake (wult_engine.c). */
+static notrace int wult_hrt_arm(u64 ldist, u64 *ltime)
 {
 	*ltime = ktime_get_ns() + ldist;
 	/* Zero slack: expire at ltime, not somewhere in a range after it. */
@@ -61,7 +62,7 @@ static void wult_hrt_cancel(void)
 }
 
 /* LTime is the expiry itself: only whether it is what will wake the CPU. */
-static bool wult_hrt_at_idle(u64 *ltime)
+static notrace bool wult_hrt_at_idle(u64 *ltime)
 {
 	return wult_hrtimer_first(&this_cpu_ptr(&wult_hrt_timer)->timer);
 }

@@ -178,9 +178,10 @@ static void wult_tdt_put(int cpu)
 
 /*
  * The deadline the kernel will program for an expiry @ldist ns ahead: the
- * clock event code converts the same distance to TSC cycles.
+ * clock event code converts the same distance to TSC cycles. notrace, as
+ * the ops below: every wake (wult_engine.c).
  */
-static int wult_tdt_arm(u64 ldist, u64 *ltime)
+static notrace int wult_tdt_arm(u64 ldist, u64 *ltime)
 {
 	struct wult_tdt_cpu *tc = this_cpu_ptr(&wult_tdt_cpus);
 	u64 now = ktime_get_ns();
@@ -207,7 +208,7 @@ static void wult_tdt_cancel(void)
  * MSR holds LTime exactly; in a timer-stop state it reads 0
  * (wult_rule_tdt_ltime()).
  */
-static bool wult_tdt_at_idle(u64 *ltime)
+static notrace bool wult_tdt_at_idle(u64 *ltime)
 {
 	struct wult_tdt_cpu *tc = this_cpu_ptr(&wult_tdt_cpus);
 	u64 tol = div_u64((u64)tsc_khz * WULT_TDT_MATCH_US, 1000);
@@ -235,7 +236,7 @@ static bool wult_tdt_at_idle(u64 *ltime)
 }
 
 /* LTime was computed, not read from MSR_IA32_TSC_DEADLINE: say so. */
-static bool wult_tdt_timebase(struct wult_dp *dp)
+static notrace bool wult_tdt_timebase(struct wult_dp *dp)
 {
 	if (this_cpu_read(wult_tdt_cpus.computed))
 		dp->flags |= WULT_DPF_TDT_EMULATED;
