@@ -263,6 +263,21 @@ static int parse_tail(struct cur *c, const struct perf_event_attr *at, struct wu
 	return ret;
 }
 
+/*
+ * A sample's fields are valid per sample_type bit: clear only those a set
+ * bit leaves untouched (a full memset costs more than the parsing).
+ */
+static inline void sample_start(struct wult_pd_sample *s, const struct wult_pd_attr *attr)
+{
+	s->attr = attr;
+	s->read.nr = 0;
+	s->read.time_enabled = s->read.time_running = 0;
+	s->stack_dyn_size = 0;
+	s->raw = NULL;
+	s->raw_size = 0;
+	s->branch_hw_idx = -1;
+}
+
 /* wult_pd_sample_parse(), inlined into the reader's per-record path (a
  * call per layer was a tenth of a sample's parse). */
 static inline __attribute__((always_inline)) int
@@ -276,16 +291,7 @@ sample_parse(const struct wult_pd_attr *attr, const void *rec, size_t size,
 
 	if (size < sizeof(struct perf_event_header))
 		return cfail(&c, "sample of %zu bytes, less than its header", size);
-	/* Fields are valid per sample_type bit: clear only those a set bit
-	 * leaves untouched (a full memset costs more than the parsing).
-	 */
-	s->attr = attr;
-	s->read.nr = 0;
-	s->read.time_enabled = s->read.time_running = 0;
-	s->stack_dyn_size = 0;
-	s->raw = NULL;
-	s->raw_size = 0;
-	s->branch_hw_idx = -1;
+	sample_start(s, attr);
 	/* The common case (wult datapoints): the fields before READ and RAW,
 	 * nothing after it to test for; 72 bytes: room for all nine (no
 	 * popcount: not an instruction everywhere). */
@@ -399,13 +405,7 @@ int pd_parse_sample(struct wult_pd *pd, const uint8_t *rec, size_t size,
 	st = attr->attr.sample_type;
 	if (st & ~(FIXED_HEAD | PERF_SAMPLE_RAW))
 		return parse_sample_slow(pd, rec, size, s);
-	s->attr = attr;
-	s->read.nr = 0;
-	s->read.time_enabled = s->read.time_running = 0;
-	s->stack_dyn_size = 0;
-	s->raw = NULL;
-	s->raw_size = 0;
-	s->branch_hw_idx = -1;
+	sample_start(s, attr);
 	parse_fixed(&c, st, s);
 	if (!(st & PERF_SAMPLE_RAW))
 		return 0;
