@@ -8,7 +8,9 @@
  *   datapoint ends (or the event starts): arm a delayed event at
  *               LTime = now + LDist, LDist uniformly random in the events'
  *               range, before the CPU selects its next idle state, so the
- *               governor sees LTime like any timer;
+ *               governor sees LTime like any timer (now: the handler's
+ *               clock read, TIntr, when armed in our interrupt by a
+ *               source with arm_at());
  *   idle entry  (cpu_idle probe): take TBI;
  *   the event's interrupt:        take TIntr;
  *   idle exit   (cpu_idle probe): take TAI;
@@ -162,6 +164,54 @@ static void wult_end(struct wult_cpu *wc)
 }
 
 /*
+ * The arm after the draw: dated from @base (TSC, 0: now), and with @at
+ * (a constant in each call, so each caller gets its own copy: a source
+ * without arm_at() pays one test for it, tdt's wake) at TIntr + LDist
+ * by the source's arm_at() instead of from now by its arm().
+ */
+static __always_inline void wult_arm_dated(struct wult_cpu *wc, u64 ldist,
+					   u64 base, bool at)
+{
+	struct wult_dp *dp = &wc->rec.dp;
+	u64 lead = 0, armed;
+	int ret;
+
+	wc->arm_tsc = rdtsc_ordered();
+	/* After our interrupt inside idle, or in it: dated from its handler. */
+	if (base && tsc_khz) {
+		lead = mul_u64_u32_div(wc->arm_tsc - base, USEC_PER_SEC, tsc_khz);
+		wc->arm_tsc = base;
+	}
+	/*
+	 * The LDist recorded is the one armed, clamps included: with arm_at()
+	 * an LDist already past (lead, the handler's path, beyond it) arms at
+	 * TIntr + lead, about now, which fires at once as arm(0) does.
+	 */
+	armed = wult_rule_armed_ldist(ldist, lead, wc->src->min_ldist, &ldist);
+	/*
+	 * While 0 (always but in tests), one load. LTime goes into the
+	 * datapoint at once (not through a local, which would cost a stack
+	 * canary): it is not read unless the arm succeeded.
+	 */
+	if (atomic_add_unless(&wult_engine_fail_arms, -1, 0)) {
+		ret = -EIO;
+	} else if (at) {
+		dp->ltime = dp->tintr + ldist;
+		ret = wc->src->arm_at(dp->ltime);
+	} else {
+		ret = wc->src->arm(armed, &dp->ltime);
+	}
+	if (ret) {
+		/* Retried at the next idle exit (wult_rule_rearm_at_exit()). */
+		wult_stats_inc(&wc->stats.arm_failed);
+		return;
+	}
+	wc->armed = true;
+	wult_stats_inc(&wc->stats.armed);
+	dp->ldist = ldist;
+}
+
+/*
  * Arms the next datapoint's event. Called when the previous one ended, so
  * before the CPU picks its next idle state: the governor sees LTime as the
  * next timer event and LDist decides which state is measured, as on a
@@ -169,8 +219,7 @@ static void wult_end(struct wult_cpu *wc)
  */
 static notrace void wult_arm(struct wult_cpu *wc)
 {
-	struct wult_dp *dp = &wc->rec.dp;
-	u64 ldist, lead = 0, base = wc->arm_base, armed;
+	u64 ldist, base = wc->arm_base;
 
 	wc->arm_base = 0;
 	wult_end(wc);
@@ -184,28 +233,15 @@ static notrace void wult_arm(struct wult_cpu *wc)
 	wc->arm_in_irq = in_hardirq();
 	if (wc->arm_in_irq)
 		wc->arm_irqs = wc->in_intr ? wc->intr_irqs : wult_irqs();
-	wc->arm_tsc = rdtsc_ordered();
-	/* After our interrupt inside idle: dated from its handler. */
-	if (base && tsc_khz) {
-		lead = mul_u64_u32_div(wc->arm_tsc - base, USEC_PER_SEC, tsc_khz);
-		wc->arm_tsc = base;
-	}
-	/* The LDist recorded is the one armed, clamps included. */
-	armed = wult_rule_armed_ldist(ldist, lead, wc->src->min_ldist, &ldist);
 	/*
-	 * While 0 (always but in tests), one load. LTime goes into the
-	 * datapoint at once (not through a local, which would cost a stack
-	 * canary): it is not read unless the arm succeeded.
+	 * In our interrupt's handler, a source with arm_at() (hrt) is armed
+	 * at LTime = TIntr + LDist, dated from the handler's clock read
+	 * (its TSC stamp, intr_ts1, just before it) rather than a new read.
 	 */
-	if (atomic_add_unless(&wult_engine_fail_arms, -1, 0) ||
-	    wc->src->arm(armed, &dp->ltime)) {
-		/* Retried at the next idle exit (wult_rule_rearm_at_exit()). */
-		wult_stats_inc(&wc->stats.arm_failed);
-		return;
-	}
-	wc->armed = true;
-	wult_stats_inc(&wc->stats.armed);
-	dp->ldist = ldist;
+	if (wc->src->arm_at && wc->in_intr && tsc_khz)
+		wult_arm_dated(wc, ldist, wc->rec.dp.intr_ts1, true);
+	else
+		wult_arm_dated(wc, ldist, base, false);
 }
 
 /*

@@ -48,12 +48,18 @@ static void wult_hrt_exit(void)
 }
 
 /* notrace, as the ops below: every wake (wult_engine.c). */
+static notrace int wult_hrt_arm_at(u64 ltime)
+{
+	/* Zero slack: expire at ltime, not somewhere in a range after it. */
+	wult_hrtimer_start(this_cpu_ptr(&wult_hrt_timer), ltime);
+	return 0;
+}
+
+/* Outside our callback (start, idle exit, hold-off): from the clock now. */
 static notrace int wult_hrt_arm(u64 ldist, u64 *ltime)
 {
 	*ltime = ktime_get_ns() + ldist;
-	/* Zero slack: expire at ltime, not somewhere in a range after it. */
-	wult_hrtimer_start(this_cpu_ptr(&wult_hrt_timer), *ltime);
-	return 0;
+	return wult_hrt_arm_at(*ltime);
 }
 
 static void wult_hrt_cancel(void)
@@ -73,6 +79,7 @@ const struct wult_source wult_hrt_source = {
 	.init	= wult_hrt_init,
 	.exit	= wult_hrt_exit,
 	.arm	= wult_hrt_arm,
+	.arm_at	= wult_hrt_arm_at,
 	.cancel	= wult_hrt_cancel,
 	.at_idle = wult_hrt_at_idle,
 };

@@ -72,6 +72,15 @@ struct wult_source {
 	 * wult_engine_intr()); must not sleep.
 	 */
 	int (*arm)(u64 ldist, u64 *ltime);
+	/*
+	 * Optional: arm this CPU's event at @ltime, from inside the event's
+	 * own interrupt, whose handler passed its clock read to
+	 * wult_engine_intr() as TIntr in the source's clock (no timebase()).
+	 * The engine then dates LTime from that read instead of having arm()
+	 * read the clock again (hrt: a ktime_get_ns(), 45 instructions of
+	 * every wake, Documentation/bench.md). Same context as arm().
+	 */
+	int (*arm_at)(u64 ltime);
 	/* Disarm this CPU's event if armed, without waiting. IRQs off. */
 	void (*cancel)(void);
 	/*
