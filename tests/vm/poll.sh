@@ -1,12 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-cost: 25
-# vm-args: --append idle=poll
+# vm-args: --cpus 1 --append idle=poll
 # The polling idle path (idle=poll: cpu_idle_poll(), state 0, interrupts
 # on): the engine must end the poll on its interrupt and yield valid
 # datapoints named POLL, interrupt first (IntrOff 0).
 # Cost: an idle=poll guest polls whenever it waits, and each guest ms of
 # polling is ~70 ms of host CPU, so what this waits for is kept short.
+# One vCPU, measured with wult record on it: under QEMU's round-robin TCG
+# a second vCPU polling in idle=poll holds its turn until the next
+# virtual-clock deadline, which delayed the measured CPU's interrupt by
+# up to 632 us (a clean clone's make check, 2026-11-29: 12 of 118 armed
+# datapoints lost, the 90% yield bound failed; 124 us in a run that
+# passed). This guest boots a machine of its own either way.
 . "$WULT_SRC/tests/lib.sh"
 cd "$OUT" || exit 1
 
@@ -25,14 +31,17 @@ t_check "insmod" insmod "$WULT_KO"
 # wakes). No counters: probing them opens and closes events, polling all
 # the while.
 n=100
-a0=$(wult_cnt 1 armed) e0=$(wult_cnt 1 emitted)
-taskset -c 0 wult record -q --no-counters -C 1 -c $n --ldist 200,1000 -o p.data 2> p.err
+a0=$(wult_cnt 0 armed) e0=$(wult_cnt 0 emitted) i0=$(wult_cnt 0 not_idle)
+wult record -q --no-counters -C 0 -c $n --ldist 200,1000 -o p.data 2> p.err
 t_eq "record $n datapoints" 0 $?
-a=$(($(wult_cnt 1 armed) - a0)) e=$(($(wult_cnt 1 emitted) - e0))
+a=$(($(wult_cnt 0 armed) - a0)) e=$(($(wult_cnt 0 emitted) - e0))
+i=$(($(wult_cnt 0 not_idle) - i0))
 # The next event is armed when a datapoint ends: one that fires before the
-# CPU is back in idle (not_idle) is no datapoint. Under TCG the way back
-# takes up to ~100 us, more on a loaded host.
-t_check "yield >= 90% of armed ($e of $a)" test $((e * 100)) -ge $((a * 90))
+# CPU is back in idle (not_idle) is no datapoint, and neither is one that
+# fires while wult record runs on this one CPU (0-6 of ~125 a run): the
+# poll's datapoints are judged, those that found the CPU idle.
+t_check "yield >= 90% of armed that found the CPU idle ($e of $a, $i not idle)" \
+	test $((e * 100)) -ge $(((a - i) * 90))
 wult report -u ns p.data > p.txt
 t_check "every datapoint requested POLL" grep -q "^POLL: $n datapoints" p.txt
 perf script -i p.data -s "$WULT_SRC/scripts/perf/wult-decode.py" 2>/dev/null |
