@@ -36,8 +36,8 @@
 static void refidle_apic_calibrate(void)
 {
 	unsigned long flags;
+	u64 t0, t1, span = refidle_ns_cycles(20 * NSEC_PER_USEC);
 	u32 c0, c1;
-	u64 t0, t1;
 	int i;
 
 	for (i = 0; i < 10 && !refidle_apic_cycles; i++) {
@@ -50,7 +50,7 @@ static void refidle_apic_calibrate(void)
 		 * masked state, which kept it past the timer's expiry (count 0
 		 * at the second read, every try, on 6.12-rt with irqs_off=6).
 		 */
-		while (rdtsc() - t0 < refidle_ns_cycles(20 * NSEC_PER_USEC))
+		while (rdtsc() - t0 < span)
 			barrier();
 		c1 = refidle_apic_read(APIC_TMCCT);
 		t1 = rdtsc_ordered();
@@ -319,22 +319,22 @@ static ssize_t refidle_halt_write(struct file *file, const char __user *ubuf,
 	ret = cpumask_parselist_user(ubuf, len, mask);
 	if (!ret) {
 		mutex_lock(&refidle_halt_lock);
-		/* Measured again if the load's failed (every try timed out). */
-		if (!cpumask_empty(mask) && !refidle_apic_cycles)
-			refidle_apic_calibrate();
 		if (!cpumask_empty(mask) && !refidle_apic_cycles) {
-			mutex_unlock(&refidle_halt_lock);
-			free_cpumask_var(mask);
-			return -EOPNOTSUPP;
+			/* Measured again: the load's tries all timed out. */
+			refidle_apic_calibrate();
+			if (!refidle_apic_cycles)
+				ret = -EOPNOTSUPP;
 		}
-		cpumask_copy(&refidle_halt_mask, mask);
-		for_each_possible_cpu(cpu)
-			WRITE_ONCE(per_cpu(refidle_halt_exit, cpu),
-				   cpumask_test_cpu(cpu, mask));
-		WRITE_ONCE(refidle_yield_on, !cpumask_empty(mask));
-		refidle_nmi_set(mask);
-		/* On failure the waits halt, without the hand-over. */
-		ret = refidle_handover_set(!cpumask_empty(mask));
+		if (!ret) {
+			cpumask_copy(&refidle_halt_mask, mask);
+			for_each_possible_cpu(cpu)
+				WRITE_ONCE(per_cpu(refidle_halt_exit, cpu),
+					   cpumask_test_cpu(cpu, mask));
+			WRITE_ONCE(refidle_yield_on, !cpumask_empty(mask));
+			refidle_nmi_set(mask);
+			/* On failure the waits halt, without the hand-over. */
+			ret = refidle_handover_set(!cpumask_empty(mask));
+		}
 		mutex_unlock(&refidle_halt_lock);
 	}
 	free_cpumask_var(mask);

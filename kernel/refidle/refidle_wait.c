@@ -514,17 +514,30 @@ static __always_inline u64 refidle_apic_tsc(u32 ticks)
 	return div64_u64((u64)ticks * refidle_apic_cycles, refidle_apic_ticks);
 }
 
+/*
+ * The local APIC timer's current count while it runs one-shot; 0 when it
+ * is masked, periodic, in TSC-deadline mode or not running: then it is
+ * neither borrowed nor a known wake.
+ */
+static __always_inline u32 refidle_apic_oneshot_left(void)
+{
+	u32 lvtt = refidle_apic_read(APIC_LVTT);
+
+	if (lvtt & (APIC_LVT_MASKED | APIC_LVT_TIMER_PERIODIC |
+		    APIC_LVT_TIMER_TSCDEADLINE))
+		return 0;
+	return refidle_apic_read(APIC_TMCCT);
+}
+
 static __always_inline u64 refidle_wait_halted(u64 end)
 {
-	u32 lvtt, left;
 	u64 now, want, at;
+	u32 left;
 
 	refidle_handover_pause();
 	while ((s64)((now = rdtsc()) - end) < 0) {
-		lvtt = refidle_apic_read(APIC_LVTT);
-		left = refidle_apic_read(APIC_TMCCT);
-		if ((lvtt & (APIC_LVT_MASKED | APIC_LVT_TIMER_PERIODIC |
-			     APIC_LVT_TIMER_TSCDEADLINE)) || !left) {
+		left = refidle_apic_oneshot_left();
+		if (!left) {
 			refidle_spin();
 			continue;
 		}
@@ -546,16 +559,12 @@ static __always_inline u64 refidle_wait_halted(u64 end)
 /* When the local APIC timer ends a sleep begun now, TSC; 0: not known. */
 static __always_inline u64 refidle_timer_tsc(void)
 {
-	u32 lvtt = refidle_apic_read(APIC_LVTT), left;
+	u32 left;
 
-	if (!refidle_apic_ticks ||
-	    (lvtt & (APIC_LVT_MASKED | APIC_LVT_TIMER_PERIODIC |
-		     APIC_LVT_TIMER_TSCDEADLINE)))
+	if (!refidle_apic_ticks)
 		return 0;
-	left = refidle_apic_read(APIC_TMCCT);
-	if (!left)
-		return 0;
-	return rdtsc() + refidle_apic_tsc(left);
+	left = refidle_apic_oneshot_left();
+	return left ? rdtsc() + refidle_apic_tsc(left) : 0;
 }
 
 /* The injected latency counts from the wake: the sleep's end. */
