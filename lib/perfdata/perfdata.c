@@ -268,6 +268,64 @@ int wult_pd_next(struct wult_pd *pd, struct wult_pd_event *ev)
 	return next_slow(pd, ev);
 }
 
+/*
+ * The common sample's payloads, a run at a time: what wult_pd_next() and
+ * pd_parse_sample() would take of each (their checks, the counts) but only
+ * the RAW data kept, for a reader that decodes payloads itself (wult
+ * report: 140 instructions a datapoint were the event and sample structs).
+ * Stops before anything else: another record type, a record not whole in
+ * the window, a malformed one (wult_pd_next() then says why).
+ */
+unsigned int wult_pd_next_raws(struct wult_pd *pd, const void **raw, uint32_t *size,
+			       unsigned int max)
+{
+	size_t pos = pd->in_pos, len = pd->in_len, off, last = pos;
+	struct perf_event_header h;
+	unsigned int n = 0;
+	uint64_t st;
+	uint32_t rs;
+
+	if ((pd->flags & WULT_PD_ORDERED) || pd->nattrs != 1 || pd->dpos < pd->dlen || (pos & 7))
+		return 0;
+	st = pd->attrs[0].pub.attr.sample_type;
+	if ((st & ~FIXED_HEAD) != PERF_SAMPLE_RAW)
+		return 0;
+	/* RAW's size field: after the header and the fixed fields' u64s */
+	off = sizeof(h) + 8 * (size_t)__builtin_popcountll(st & FIXED_HEAD);
+	while (n < max && len - pos >= sizeof(h)) {
+		memcpy(&h, pd->in + pos, sizeof(h));
+		if (h.type != PERF_RECORD_SAMPLE || (h.size & 7) || h.size > len - pos ||
+		    h.size < off + 4)
+			break;
+		memcpy(&rs, pd->in + pos + off, 4);
+		/* parse_raw()'s check: the data and its padding fit */
+		if ((uint64_t)rs + 4 + (8 - (4 + rs) % 8) % 8 > h.size - off)
+			break;
+		if (len - pos > 4096 + 256) {
+			const uint8_t *ahead = pd->in + pos + 4096;
+
+			__builtin_prefetch(ahead);
+			__builtin_prefetch(ahead + 64);
+			__builtin_prefetch(ahead + 128);
+			if (h.size > 192)
+				__builtin_prefetch(ahead + 192);
+		}
+		raw[n] = pd->in + pos + off + 4;
+		size[n++] = rs;
+		last = pos;
+		pos += h.size;
+	}
+	if (!n)
+		return 0;
+	pd->rec_inner = 0;
+	pd->rec_off = pd->in_off + (last - pd->in_pos);
+	pd->cur = pd->in + last;
+	pd->in_off += pos - pd->in_pos;
+	pd->in_pos = pos;
+	pd->counts[PERF_RECORD_SAMPLE] += n;
+	return n;
+}
+
 /* ---- open / close ---- */
 
 /* The file's first 8 bytes are perf.data's magic, of this byte order. */

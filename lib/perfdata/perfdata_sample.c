@@ -116,11 +116,6 @@ static int parse_regs(struct cur *c, const char *field, uint64_t mask, uint64_t 
 	return get_arr(c, field, *nr, 8, (const void **)regs);
 }
 
-/* The fields before READ: u64s each. */
-#define FIXED_HEAD	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |	\
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
-			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
-
 /*
  * The fields before READ of a sample with only those (and RAW or none
  * after): one bounds check for all of them, the common case of wult

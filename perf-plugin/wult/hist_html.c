@@ -71,7 +71,7 @@ int hist_html_new(const char *out, const char *dir, int metric, struct hist_html
 			goto nomem;
 	}
 	h->dir = h->f.path = dir;
-	h->f.ldist_min = h->f.ldist_max = NAN;
+	rpt_notes_init(&h->f.nt);
 	h->f.khist = 1;
 	h->f.all.name = strdup(RPT_ALL);
 	if (!h->f.all.name || rpt_plot_new(&h->o, 0, &h->f.all.plot))
@@ -256,7 +256,7 @@ static int add_state(struct hist_html *h, int cpu, unsigned int mi,
 		if (s->count > g->kept)
 			g->kept = s->count;
 		if (cpu >= 0 && cpu < RPT_MAX_CPUS)
-			h->f.cpus[cpu / 64] |= 1ULL << (cpu % 64);
+			h->f.nt.cpus[cpu / 64] |= 1ULL << (cpu % 64);
 	}
 	wult_stats_free(st);
 	return ret;

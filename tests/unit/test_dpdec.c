@@ -216,6 +216,80 @@ static void synth_roundtrip(void)
 	unlink(path);
 }
 
+/*
+ * wult_dpdec_decode_raws(): a batch of 300 payloads (every tenth cut to
+ * 16 bytes, short of the format) gives, row by row at the stride asked, what
+ * wult_dpdec_decode() gives of each whole one, skipping the short ones;
+ * nothing is written past the rows; -EAGAIN once counters are registered.
+ */
+static void raws_batch(void)
+{
+	enum { N = 300, STRIDE = 7 };
+	const uint64_t set = WULT_METRIC_BIT(WULT_M_WAKE_LATENCY) |
+			     WULT_METRIC_BIT(WULT_M_INTR_LATENCY) |
+			     WULT_METRIC_BIT(WULT_M_SILENT_TIME) | WULT_METRIC_BIT(WULT_M_CC1) |
+			     WULT_METRIC_BIT(WULT_M_CPU) | WULT_METRIC_BIT(WULT_M_RUN_LATENCY);
+	static double want[N][WULT_M_NR], out[N * STRIDE + 1];
+	static const char *wstate[N], *state[N + 1];
+	static uint8_t copy[N][256];
+	const void *raw[N];
+	uint32_t size[N];
+	struct wult_synth_opts o;
+	struct wult_pd_event ev;
+	struct wult_dpdec *dp;
+	struct wult_point pt;
+	struct wult_pd *pd;
+	char path[] = "/tmp/wult-test-raws-XXXXXX", err[256];
+	int fd = mkstemp(path), n = 0, nw = 0, got, r, k, m, bad = 0;
+
+	close(fd);
+	wult_synth_defaults(&o);
+	o.count = N;
+	WT_CHECK(!wult_synth_write(&o, path, err, sizeof(err)), "write: %s", err);
+	WT_CHECK(!wult_pd_open(path, 0, &pd, err, sizeof(err)), "open: %s", err);
+	wult_dpdec_new(&dp);
+	WT_CHECK(!wult_dpdec_load_pd(dp, pd, err, sizeof(err)), "load: %s", err);
+	while (n < N && wult_pd_next(pd, &ev) > 0) {
+		if (ev.type != PERF_RECORD_SAMPLE || ev.sample.raw_size > sizeof(copy[0]))
+			continue;
+		memcpy(copy[n], ev.sample.raw, ev.sample.raw_size);
+		raw[n] = copy[n];
+		size[n] = ev.sample.raw_size;
+		if (n % 10 == 3) {
+			size[n] = 16;
+		} else {
+			WT_EQ(wult_dpdec_decode(dp, &ev.sample, &pt), 0);
+			for (m = 0; m < WULT_M_NR; m++)
+				want[nw][m] = pt.v[m].num;
+			wstate[nw++] = pt.v[WULT_M_REQ_CSTATE].str;
+		}
+		n++;
+	}
+	WT_EQ(n, N);
+	out[nw * STRIDE - STRIDE + __builtin_popcountll(set)] = 12345;
+	state[nw] = "unset";
+	got = wult_dpdec_decode_raws(dp, raw, size, N, set, STRIDE, out, state);
+	WT_EQ(got, nw);
+	for (r = 0; r < nw && r < got; r++) {
+		uint64_t b = set;
+
+		for (k = 0; b; b &= b - 1, k++) {
+			double w = want[r][__builtin_ctzll(b)], v = out[r * STRIDE + k];
+
+			bad += isnan(w) ? !isnan(v) : v != w;
+		}
+		bad += state[r] != wstate[r];
+	}
+	WT_CHECK(!bad, "decode_raws: %d values differ from decode's", bad);
+	WT_CHECK(out[nw * STRIDE - STRIDE + __builtin_popcountll(set)] == 12345 &&
+		 !strcmp(state[nw], "unset"), "decode_raws wrote past its rows");
+	WT_EQ(wult_dpdec_add_counter(dp, 11, "msr/tsc/"), 0);
+	WT_EQ(wult_dpdec_decode_raws(dp, raw, size, N, set, STRIDE, out, state), -EAGAIN);
+	wult_dpdec_free(dp);
+	wult_pd_close(pd);
+	unlink(path);
+}
+
 /* Group-read counters: deltas, scaling under multiplexing, CPUFreq. */
 static void counters(void)
 {
@@ -704,6 +778,7 @@ int main(void)
 	metrics();
 	bad_formats();
 	synth_roundtrip();
+	raws_batch();
 	counters();
 	mux_changing();
 	format_metrics();

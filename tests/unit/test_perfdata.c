@@ -818,6 +818,87 @@ static uint64_t digest_fd(int fd, const char *what, unsigned int flags, uint64_t
 	return h;
 }
 
+/* Test-only flag of the digests: payloads taken by wult_pd_next_raws()
+ * wherever it takes them. */
+#define RAWS_TOO	(1U << 30)
+
+/* A payload into the hash. */
+static uint64_t hash_raw(uint64_t h, const void *raw, uint32_t size)
+{
+	uint32_t i;
+
+	h = (h ^ size) * 1099511628211ULL;
+	for (i = 0; i < size; i++)
+		h = (h ^ ((const uint8_t *)raw)[i]) * 1099511628211ULL;
+	return h;
+}
+
+/*
+ * The samples' payloads of @fd, and with RAWS_TOO in @flags as many as
+ * wult_pd_next_raws() takes, in runs of 1 to 37 (ends that fall anywhere),
+ * the rest by wult_pd_next(): the same hash, count and SAMPLE count, and
+ * the same end (0, or the error of wult_pd_next() in *@err).
+ */
+static uint64_t payloads_fd(int fd, const char *what, unsigned int flags, uint64_t *n,
+			    uint64_t *counted, char *err, size_t errlen)
+{
+	uint64_t h = 1469598103934665603ULL;
+	unsigned int k, i, calls = 0;
+	struct wult_pd_event ev;
+	const void *raw[37];
+	uint32_t size[37];
+	struct wult_pd *pd;
+	int ret;
+
+	*n = 0;
+	*err = 0;
+	ret = wult_pd_open_fd(fd, flags & ~RAWS_TOO, &pd, err, errlen);
+	WT_CHECK(!ret, "open %s: %s", what, err);
+	if (ret)
+		return 0;
+	for (;;) {
+		k = flags & RAWS_TOO ? wult_pd_next_raws(pd, raw, size, 1 + calls++ % 37) : 0;
+		for (i = 0; i < k; i++)
+			h = hash_raw(h, raw[i], size[i]);
+		*n += k;
+		if (k)
+			continue;
+		ret = wult_pd_next(pd, &ev);
+		if (ret <= 0)
+			break;
+		if (ev.type == PERF_RECORD_SAMPLE && ev.sample.raw) {
+			h = hash_raw(h, ev.sample.raw, ev.sample.raw_size);
+			(*n)++;
+		}
+	}
+	*counted = wult_pd_count(pd, PERF_RECORD_SAMPLE);
+	if (ret < 0)
+		snprintf(err, errlen, "%s", wult_pd_error(pd));
+	wult_pd_close(pd);
+	return h ^ (uint64_t)(ret < 0);
+}
+
+/* payloads_fd() both ways on @file: the same, @want payloads (UINT64_MAX:
+ * any number). */
+static void raws_same(const char *file, unsigned int flags, uint64_t want, const char *what)
+{
+	uint64_t h0, h1, n0, n1, c0, c1;
+	char e0[256], e1[256];
+	int fd0 = open(file, O_RDONLY), fd1 = open(file, O_RDONLY);
+
+	WT_CHECK(fd0 >= 0 && fd1 >= 0, "open %s", file);
+	if (fd0 < 0 || fd1 < 0)
+		return;
+	h0 = payloads_fd(fd0, file, flags, &n0, &c0, e0, sizeof(e0));
+	h1 = payloads_fd(fd1, file, flags | RAWS_TOO, &n1, &c1, e1, sizeof(e1));
+	WT_CHECK(n1 == n0 && h1 == h0 && c1 == c0 && !strcmp(e1, e0),
+		 "%s: by raws %llu payloads (%llu counted, \"%s\"), by records %llu (%llu, \"%s\")",
+		 what, (unsigned long long)n1, (unsigned long long)c1, e1, (unsigned long long)n0,
+		 (unsigned long long)c0, e0);
+	WT_CHECK(want == UINT64_MAX || n0 == want, "%s: %llu payloads, want %llu", what,
+		 (unsigned long long)n0, (unsigned long long)want);
+}
+
 static uint64_t digest(const char *file, unsigned int flags, uint64_t *n)
 {
 	int fd = open(file, O_RDONLY);
@@ -888,6 +969,63 @@ static void prefetch(void)
 	unlink(file);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		check_file(&files[i], WULT_PD_PREFETCH);
+}
+
+/*
+ * wult_pd_next_raws() takes what wult_pd_next() would, in every input
+ * mode, and stops where it must: 100,000 datapoints mapped, read, by the
+ * helper thread, ordered (where it takes none) and in pipe mode; one
+ * sample with a RAW size past its record (the same error, after the same
+ * payloads); the real files, whose samples it takes only where they are
+ * one attr's with RAW after the fixed fields.
+ */
+static void next_raws(void)
+{
+	char file[] = "/tmp/wult-test-raws-XXXXXX", bad[] = "/tmp/wult-test-rawsb-XXXXXX";
+	uint64_t doff, off, nsamp = 0;
+	int fd = mkstemp(file), bfd = mkstemp(bad);
+	struct perf_event_header h;
+	uint32_t big = 0xfff0;
+	uint8_t *b;
+	size_t len, i;
+
+	WT_CHECK(fd >= 0 && bfd >= 0, "mkstemp");
+	if (fd < 0 || bfd < 0)
+		return;
+	close(fd);
+	synth_100k(file);
+	raws_same(file, 0, 100000, "mapped");
+	raws_same(file, WULT_PD_PREFETCH, 100000, "mapped by the helper");
+	raws_same(file, WULT_PD_ORDERED, 100000, "ordered");
+	setenv("WULT_PD_INPUT", "read", 1);
+	raws_same(file, 0, 100000, "read");
+	raws_same(file, WULT_PD_PREFETCH, 100000, "read by the helper");
+	unsetenv("WULT_PD_INPUT");
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		raws_same(path(files[i].file), 0, UINT64_MAX, files[i].file);
+	/* the 50,001st sample's RAW size past its record: synth's samples
+	 * have five u64s before it (IDENTIFIER, TID, TIME, CPU, PERIOD) */
+	b = slurp_path(file, &len);
+	WT_CHECK(b && len > 48, "read %s", file);
+	if (b) {
+		memcpy(&doff, b + 40, 8);
+		for (off = doff; off + sizeof(h) <= len; off += h.size) {
+			memcpy(&h, b + off, sizeof(h));
+			if (h.size < sizeof(h))
+				break;
+			if (h.type == PERF_RECORD_SAMPLE && nsamp++ == 50000) {
+				memcpy(b + off + 48, &big, 4);
+				break;
+			}
+		}
+		WT_CHECK(nsamp == 50001, "sample 50,001 found (%llu)", (unsigned long long)nsamp);
+		WT_CHECK(write(bfd, b, len) == (ssize_t)len, "write %s", bad);
+		raws_same(bad, 0, 50000, "a RAW size past its record");
+		free(b);
+	}
+	close(bfd);
+	unlink(bad);
+	unlink(file);
 }
 
 /* Writes @len bytes of @b to @fd in pieces of @piece bytes (a thread). */
@@ -963,6 +1101,7 @@ static void pipe_stream(void)
 	close(out);
 	h0 = digest(file, 0, &n0);
 	WT_EQ(n0, 100000);
+	raws_same(pfile, 0, 100000, "pipe mode");
 	h1 = digest(pfile, 0, &n1);
 	WT_CHECK(n1 == n0 && h1 == h0, "pipe-mode file: %llu samples, digest %llx, file mode's "
 		 "%llx", (unsigned long long)n1, (unsigned long long)h1, (unsigned long long)h0);
@@ -990,6 +1129,7 @@ int main(void)
 		check_file(&files[i], WULT_PD_ORDERED);
 	}
 	prefetch();
+	next_raws();
 	pipe_stream();
 	bad_inputs();
 	all_bits();

@@ -49,6 +49,11 @@
 #define READ_WINDOW		(1U << 20)
 
 
+/* The sample fields before READ: u64s each. */
+#define FIXED_HEAD	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |	\
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
+			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
 struct file_section {
 	uint64_t offset, size;
 };

@@ -99,6 +99,16 @@ int wult_dpdec_decode(struct wult_dpdec *dp, const struct wult_pd_sample *s, str
  */
 int wult_dpdec_decode_set(struct wult_dpdec *dp, const struct wult_pd_sample *s,
 			  uint64_t metrics, double *out, const char **state);
+/* The same for @n samples' RAW data (wult_pd_next_raws()), row by row
+ * into @out (@stride doubles apart) and @state: those that decode, in
+ * order (a payload shorter than the format is skipped). How many did, or
+ * -EAGAIN exactly when wult_dpdec_decodes_sets() is 0. */
+int wult_dpdec_decode_raws(struct wult_dpdec *dp, const void *const *raw, const uint32_t *size,
+			   unsigned int n, uint64_t metrics, unsigned int stride, double *out,
+			   const char **state);
+/* 1 when wult_dpdec_decode_set() applies to every payload (it returns
+ * -EAGAIN on none), 0 when it applies to none. */
+int wult_dpdec_decodes_sets(const struct wult_dpdec *dp);
 /*
  * The metrics (WULT_METRIC_BIT() set) the decoder fills: those of the
  * loaded format's fields, plus, @with_counters (decoding samples with

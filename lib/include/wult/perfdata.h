@@ -110,6 +110,18 @@ int wult_pd_open_fd(int fd, unsigned int flags, struct wult_pd **out,
 int wult_pd_next(struct wult_pd *pd, struct wult_pd_event *ev);
 const char *wult_pd_error(const struct wult_pd *pd);
 void wult_pd_close(struct wult_pd *pd);
+/*
+ * For a reader that decodes sample payloads itself: up to @max consecutive
+ * PERF_RECORD_SAMPLEs, each taken as wult_pd_next() would take it, of a
+ * file or pipe of one attr whose sample_type has RAW and nothing after it
+ * but the fields before READ (IDENTIFIER, IP, TID, TIME, ADDR, ID,
+ * STREAM_ID, CPU, PERIOD): the RAW data of each into @raw and @size. The
+ * number taken: 0 when the next record is not such a sample, or not whole
+ * in the data read so far, or in ordered mode (wult_pd_next() takes it).
+ * The pointers stay valid until the next call of either.
+ */
+unsigned int wult_pd_next_raws(struct wult_pd *pd, const void **raw, uint32_t *size,
+			       unsigned int max);
 
 /*
  * The sample decoder wult_pd_next() uses, for records that do not come from

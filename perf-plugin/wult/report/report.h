@@ -141,6 +141,28 @@ struct rpt_meta {
 	char *sysdesc_err;		/* why the one it carries does not parse */
 };
 
+/*
+ * What the header says of the kept datapoints (report_notes.c): none of it
+ * depends on their order, so the reading thread may gather it
+ * (report_pipe.c) where every datapoint is kept.
+ */
+struct rpt_notes {
+	uint64_t cpus[RPT_MAX_CPUS / 64];	/* their CPUs */
+	double ldist_min, ldist_max;	/* ns; NaN: none */
+	unsigned int sources;		/* their methods (WULT_M_SOURCE), a bit each */
+	uint64_t flag_wakes;		/* ipi wakes with no interrupt (no IntrLatency) */
+	uint64_t task_wakes;		/* ipi waketask wakes whose task ran (RunLatency) */
+};
+
+void rpt_notes_init(struct rpt_notes *nt);
+void rpt_notes_point(struct rpt_notes *nt, const struct wult_point *pt);
+/* @n rows of @stride doubles from @v, metric m in column @col[m] (-1: not
+ * carried, NaN on every row). */
+void rpt_notes_rows(struct rpt_notes *nt, const double *v, unsigned int n, unsigned int stride,
+		    const int *col);
+/* @from's datapoints noted in @to too. */
+void rpt_notes_merge(struct rpt_notes *to, const struct rpt_notes *from);
+
 /* One input and what the pass over it found. */
 struct rpt_file {
 	const char *path;
@@ -154,11 +176,7 @@ struct rpt_file {
 	uint64_t clamped;		/* values outside the statistics' range */
 	uint64_t br_read;		/* branch contexts decoded */
 	uint64_t br_matched;		/* ... attached to a datapoint */
-	uint64_t cpus[RPT_MAX_CPUS / 64];	/* CPUs of the kept datapoints */
-	double ldist_min, ldist_max;	/* ns, of the kept datapoints; NaN: none */
-	unsigned int sources;		/* their methods (WULT_M_SOURCE), a bit each */
-	uint64_t flag_wakes;		/* ipi wakes with no interrupt (no IntrLatency) */
-	uint64_t task_wakes;		/* ipi waketask wakes whose task ran (RunLatency) */
+	struct rpt_notes nt;		/* what the kept datapoints were */
 	struct rpt_resid *resid;	/* idle residency, NULL: not recorded */
 	int khist;			/* wult.ko's histograms (wult hist), no datapoints */
 	char *cut;			/* why the input ended early (a pipe or file cut

@@ -38,7 +38,7 @@ static int first_cpu(const struct rpt_file *f)
 	unsigned int i;
 
 	for (i = 0; i < RPT_MAX_CPUS; i++)
-		if (f->cpus[i / 64] & (1ULL << (i % 64)))
+		if (f->nt.cpus[i / 64] & (1ULL << (i % 64)))
 			return i;
 	return -1;
 }

@@ -165,10 +165,10 @@ static void put_measured(FILE *f, const struct rpt_opts *o, const struct rpt_fil
 
 	fputs("<p class=\"meas\">CPUs:", f);
 	for (c = 0; c < RPT_MAX_CPUS; c++) {
-		if (!(rf->cpus[c / 64] & (1ULL << (c % 64))))
+		if (!(rf->nt.cpus[c / 64] & (1ULL << (c % 64))))
 			continue;
 		for (start = c; c + 1 < RPT_MAX_CPUS &&
-		     (rf->cpus[(c + 1) / 64] & (1ULL << ((c + 1) % 64))); c++)
+		     (rf->nt.cpus[(c + 1) / 64] & (1ULL << ((c + 1) % 64))); c++)
 			;
 		fprintf(f, "%s%u", first ? " " : ",", start);
 		if (c > start)
@@ -177,9 +177,9 @@ static void put_measured(FILE *f, const struct rpt_opts *o, const struct rpt_fil
 	}
 	if (first)
 		fputs(" -", f);
-	if (!isnan(rf->ldist_min))
-		fprintf(f, "; LDist %s - %s %s", rpt_fmt_time(lo, sizeof(lo), o, rf->ldist_min),
-			rpt_fmt_time(hi, sizeof(hi), o, rf->ldist_max), o->unit);
+	if (!isnan(rf->nt.ldist_min))
+		fprintf(f, "; LDist %s - %s %s", rpt_fmt_time(lo, sizeof(lo), o, rf->nt.ldist_min),
+			rpt_fmt_time(hi, sizeof(hi), o, rf->nt.ldist_max), o->unit);
 	fprintf(f, "; %llu datapoints kept</p>\n", (unsigned long long)rf->kept);
 }
 

@@ -63,9 +63,13 @@ struct rpt_pipe;
  * and ReqCState's name; the others are left as they are in @pt (NaN, from
  * wult_point_clear(), as the input never has them when not in
  * rpt_src_metrics()).
- * Only for inputs whose names are stable (rpt_src_stable_names()). 0 or
- * -ENOMEM / -EAGAIN (then read @src in this thread). */
-int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_pipe **out);
+ * Only for inputs whose names are stable (rpt_src_stable_names()). With
+ * @nt, the reading thread notes every datapoint there (rpt_notes_rows(),
+ * the counting thread's work moved where it is cheaper: for a pass that
+ * keeps every datapoint); @nt is the caller's again after rpt_pipe_stop().
+ * 0 or -ENOMEM / -EAGAIN (then read @src in this thread). */
+int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_notes *nt,
+		   struct rpt_pipe **out);
 /* As rpt_src_next(). */
 int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt);
 /*

@@ -495,21 +495,53 @@ static int pd_next(struct rpt_src *src, struct wult_point *pt)
 	return next_pd(pd_of(src), pt, NULL);
 }
 
+/*
+ * Whether the next samples may be taken by their payloads alone
+ * (wult_pd_next_raws()): once next_pd() took one, of a file of one attr
+ * that it found to be wult's, with no group read, no residency and no
+ * branch context to attach, and a format decode_one()'s short path takes.
+ */
+static int raws_lane(const struct src_pd *s)
+{
+	return s->dp_ready && s->c_nattrs == 1 && s->c_wult > 0 && s->c_checked &&
+	       s->resid_nattrs == 1 && !s->resid && !s->nbr && s->s.cpu >= 0 &&
+	       s->c_attr == wult_pd_attr(s->pd, 0) && wult_dpdec_decodes_sets(s->dp);
+}
+
+#define RAWS	64	/* payloads taken at once */
+
 static int pd_next_some(struct rpt_src *src, uint64_t set, unsigned int stride, double *out,
 			const char **state, unsigned int max, unsigned int *got)
 {
 	struct some w = { set, out, state };
 	struct src_pd *s = pd_of(src);
+	const void *raw[RAWS];
+	uint32_t size[RAWS];
 	struct wult_point pt;
-	unsigned int n;
+	unsigned int n = 0, k, d;
 	int ret = 1;
 
-	for (n = 0; n < max; n++) {
+	while (n < max) {
+		k = raws_lane(s) ? wult_pd_next_raws(s->pd, raw, size,
+						     max - n < RAWS ? max - n : RAWS) : 0;
+		if (k) {
+			/* next_pd()'s counts, for what decode_one() takes */
+			d = (unsigned int)wult_dpdec_decode_raws(s->dp, raw, size, k, w.set, stride,
+								 w.out, w.state);
+			s->samples += k;
+			s->undecodable += k - d;
+			s->s.read += d;
+			w.out += (size_t)d * stride;
+			w.state += d;
+			n += d;
+			continue;
+		}
 		ret = next_pd(s, &pt, &w);
 		if (ret <= 0)
 			break;
 		w.out += stride;
 		w.state++;
+		n++;
 	}
 	*got = n;
 	return ret;

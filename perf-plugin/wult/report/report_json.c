@@ -168,7 +168,7 @@ static void put_cpus(struct jw *w, const struct rpt_file *rf)
 
 	open_arr(w, "cpus", &a);
 	for (c = 0; c < RPT_MAX_CPUS; c++) {
-		if (!(rf->cpus[c / 64] & (1ULL << (c % 64))))
+		if (!(rf->nt.cpus[c / 64] & (1ULL << (c % 64))))
 			continue;
 		fprintf(a.f, "%s%u", a.first ? "" : ",", c);
 		a.first = 0;
@@ -218,7 +218,7 @@ static void put_meta(struct jw *w, const struct rpt_file *rf)
 	kv_str(w, "tool_version", m->tool_version);
 	kv_str(w, "device", m->device);
 	kv_str(w, "cpu", m->cpu);
-	kv_str(w, "method", rpt_sources_name(rf->sources, src, sizeof(src)));
+	kv_str(w, "method", rpt_sources_name(rf->nt.sources, src, sizeof(src)));
 	open_arr(w, "events", &a);
 	for (i = 0; i < m->nevents; i++) {
 		fputs(a.first ? "" : ",", a.f);
@@ -227,16 +227,16 @@ static void put_meta(struct jw *w, const struct rpt_file *rf)
 	}
 	close_arr(&a);
 	put_cpus(w, rf);
-	if (isnan(rf->ldist_min)) {
+	if (isnan(rf->nt.ldist_min)) {
 		kv_num(w, "ldist_ns", NAN);
 	} else {
 		struct jw o;
 
 		open_obj(w, "ldist_ns", &o);
 		key(&o, "min");
-		put_ns(o.f, rf->ldist_min);
+		put_ns(o.f, rf->nt.ldist_min);
 		key(&o, "max");
-		put_ns(o.f, rf->ldist_max);
+		put_ns(o.f, rf->nt.ldist_max);
 		close_obj(&o);
 	}
 	put_desc(w, rf->desc);

@@ -38,8 +38,8 @@ static void put_pair(FILE *out, const struct rpt_opts *o, const struct rpt_file 
 	int k;
 
 	fprintf(out, "\nMethods compared (pre-wake): %s (%s) against %s (%s)\n", t->path,
-		rpt_sources_name(t->sources, sn, sizeof(sn)), d->path,
-		rpt_sources_name(d->sources, sn + 32, sizeof(sn) - 32));
+		rpt_sources_name(t->nt.sources, sn, sizeof(sn)), d->path,
+		rpt_sources_name(d->nt.sources, sn + 32, sizeof(sn) - 32));
 	fprintf(out, "  WakeLatency in %s; Saved: the device or IPI wake's minus the timer's\n"
 		"  (above 0: the timer wake was shorter, the hardware saw it coming)\n", o->unit);
 	fprintf(out, "  %-12s %-6s %10s %10s %10s %8s\n", "State", "Stat", "Timer", "Other",
@@ -67,9 +67,9 @@ static void put_pair(FILE *out, const struct rpt_opts *o, const struct rpt_file 
 
 int rpt_methods_kind(const struct rpt_file *f)
 {
-	if (f->sources && !(f->sources & ~TIMER_SOURCES))
+	if (f->nt.sources && !(f->nt.sources & ~TIMER_SOURCES))
 		return 1;
-	return f->sources && !(f->sources & ~OTHER_SOURCES) ? 2 : 0;
+	return f->nt.sources && !(f->nt.sources & ~OTHER_SOURCES) ? 2 : 0;
 }
 
 static int is_timer(const struct rpt_file *f)

@@ -297,46 +297,6 @@ static int count_branches(const struct rpt_opts *o, struct rpt_file *f, struct r
 	return 0;
 }
 
-/* note_point()'s and block_note()'s rules, one value at a time. */
-static inline unsigned int source_bit(double src)
-{
-	return src >= 0 && src < 32 ? 1U << (unsigned int)src : 0;
-}
-
-/* An ipi datapoint without IntrLatency: a wake by need_resched alone. */
-static inline unsigned int flag_wake(double src, double intr)
-{
-	return src == WULT_SOURCE_IPI && isnan(intr);
-}
-
-static inline void note_cpu(struct rpt_file *f, double cpu)
-{
-	if (cpu >= 0 && cpu < RPT_MAX_CPUS)
-		f->cpus[(unsigned int)cpu / 64] |= 1ULL << ((unsigned int)cpu % 64);
-}
-
-/* [@mn, @mx] widened to @x (NaN: none yet, or not a value). */
-static inline void widen(double *mn, double *mx, double x)
-{
-	if (isnan(x))
-		return;
-	if (isnan(*mn) || x < *mn)
-		*mn = x;
-	if (isnan(*mx) || x > *mx)
-		*mx = x;
-}
-
-/* What the headers tell of the kept datapoints: CPUs, LDist range, methods. */
-static void note_point(struct rpt_file *f, const struct wult_point *pt)
-{
-	f->flag_wakes += flag_wake(pt->v[WULT_M_SOURCE].num,
-				   pt->v[WULT_M_INTR_LATENCY].num);
-	f->sources |= source_bit(pt->v[WULT_M_SOURCE].num);
-	f->task_wakes += !isnan(pt->v[WULT_M_RUN_LATENCY].num);
-	note_cpu(f, pt->v[WULT_M_CPU].num);
-	widen(&f->ldist_min, &f->ldist_max, pt->v[WULT_M_LDIST].num);
-}
-
 /* The group of a datapoint: its requested state, with --per-cpu its CPU too. */
 static const char *group_name(const struct rpt_opts *o, const struct wult_point *pt,
 			      char *buf, size_t len)
@@ -417,7 +377,7 @@ static int take_point(const struct rpt_opts *o, struct pass *ps, struct rpt_file
 		g->excluded++;
 		return 0;
 	}
-	note_point(f, pt);
+	rpt_notes_point(&f->nt, pt);
 	if (count_point(o, ps, g, pt) || count_branches(o, f, g, src)) {
 		fprintf(stderr, "wult report: %s: out of memory\n", f->path);
 		return -1;
@@ -467,7 +427,7 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 
 /* The columns a batch counts (-1: not carried, NaN on every row). */
 struct rows_cols {
-	int req, cpu, ldist, source, scaled, intr, run;
+	int req, ldist, scaled;
 	int silent;			/* -1 too when the governor is not judged */
 	unsigned int ntime, nctr;
 	unsigned int ti[RPT_MAX_TIME], tc[RPT_MAX_TIME];	/* o->time index, column */
@@ -481,12 +441,8 @@ static void rows_cols(const struct rpt_opts *o, const struct pass *ps,
 	int col;
 
 	c->req = rw->col[WULT_M_REQ_CSTATE];
-	c->cpu = rw->col[WULT_M_CPU];
 	c->ldist = rw->col[WULT_M_LDIST];
-	c->source = rw->col[WULT_M_SOURCE];
 	c->scaled = rw->col[WULT_M_SCALED];
-	c->intr = rw->col[WULT_M_INTR_LATENCY];
-	c->run = rw->col[WULT_M_RUN_LATENCY];
 	c->silent = ps->gov ? rw->col[WULT_M_SILENT_TIME] : -1;
 	c->ntime = c->nctr = 0;
 	for (i = 0; i < o->ntime; i++) {
@@ -548,38 +504,6 @@ static int block_groups(const struct rpt_opts *o, struct pass *ps, struct rpt_fi
 	return 0;
 }
 
-/* note_point() of a block. */
-static void block_note(struct rpt_file *f, const struct rows_cols *c, const struct rows_blk *b)
-{
-	double mn = f->ldist_min, mx = f->ldist_max, cpu;
-	unsigned int r, s = 0;
-	uint64_t low = 0;
-
-	for (r = 0; c->source >= 0 && r < b->n; r++)
-		s |= source_bit(b->v[(size_t)r * b->stride + c->source]);
-	f->sources |= s;
-	for (r = 0; c->source >= 0 && (s & (1U << WULT_SOURCE_IPI)) && r < b->n; r++)
-		f->flag_wakes += flag_wake(b->v[(size_t)r * b->stride + c->source],
-					   c->intr >= 0 ? b->v[(size_t)r * b->stride + c->intr] :
-					   NAN);
-	for (r = 0; c->run >= 0 && r < b->n; r++)
-		f->task_wakes += !isnan(b->v[(size_t)r * b->stride + c->run]);
-	/* CPUs below 64 in a register: or-ing into f->cpus[] each row made
-	 * each row wait for the previous row's store */
-	for (r = 0; c->cpu >= 0 && r < b->n; r++) {
-		cpu = b->v[(size_t)r * b->stride + c->cpu];
-		if (cpu >= 0 && cpu < 64)
-			low |= 1ULL << (unsigned int)cpu;
-		else
-			note_cpu(f, cpu);
-	}
-	f->cpus[0] |= low;
-	for (r = 0; c->ldist >= 0 && r < b->n; r++)
-		widen(&mn, &mx, b->v[(size_t)r * b->stride + c->ldist]);
-	f->ldist_min = mn;
-	f->ldist_max = mx;
-}
-
 /* count_point() of a block. 0 or -ENOMEM. */
 static int __attribute__((flatten)) block_count(const struct rows_cols *c, const struct rows_blk *b)
 {
@@ -633,7 +557,6 @@ static int count_rows(const struct rpt_opts *o, struct pass *ps, struct rpt_file
 		b.str = rw->str + r;
 		if (block_groups(o, ps, f, src, c.req, &b))
 			return -1;
-		block_note(f, &c, &b);
 		if (block_count(&c, &b)) {
 			fprintf(stderr, "wult report: %s: out of memory\n", f->path);
 			return -1;
@@ -656,10 +579,13 @@ static int pass_run(const struct rpt_opts *o, struct rpt_file *f, struct rpt_src
 	struct wult_point pt;
 	int ret;
 
+	/* Rows: every datapoint kept, so the reading thread notes them. */
+	int rows = !o->ninc && !o->nexc && !o->per_cpu;
+
 	if (rpt_src_stable_names(src) && !o->csv_out && !o->html_out && !o->branches &&
 	    o->threads)
-		rpt_pipe_start(src, counted_metrics(o), &pp);
-	if (pp && !o->ninc && !o->nexc && !o->per_cpu) {
+		rpt_pipe_start(src, counted_metrics(o), rows ? &f->nt : NULL, &pp);
+	if (pp && rows) {
 		struct rpt_rows rw;
 
 		while ((ret = rpt_pipe_rows(pp, &rw)) > 0)
@@ -698,7 +624,7 @@ int rpt_file_run(const struct rpt_opts *o, const char *path, struct rpt_file **o
 		return RPT_EXIT_DATA;
 	}
 	f->path = path;
-	f->ldist_min = f->ldist_max = NAN;
+	rpt_notes_init(&f->nt);
 	if (o->html_out && rpt_plot_new(o, 0, &f->all.plot)) {
 		fprintf(stderr, "wult report: out of memory\n");
 		goto out;

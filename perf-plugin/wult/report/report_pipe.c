@@ -58,7 +58,9 @@ struct rpt_pipe {
 	enum wult_metric m[WULT_M_NR];	/* the metrics carried, ascending */
 	unsigned int nm;
 	uint64_t set;			/* and as a set */
+	int col[WULT_M_NR];		/* metric -> its column, -1: not carried */
 	int known;			/* m[] cut to what the input has */
+	struct rpt_notes *nt;		/* where the reader notes, NULL: it does not */
 	struct pipe_batch b[PIPE_NBATCH];
 	/* the counting thread's batch (NULL: wait for the next) and point */
 	struct pipe_batch *cb __attribute__((aligned(LINE)));
@@ -123,6 +125,16 @@ static void publish(struct rpt_pipe *p, struct pipe_batch *b)
 	set_full(p, b, 1);
 }
 
+static void set_cols(struct rpt_pipe *p)
+{
+	unsigned int k;
+
+	for (k = 0; k < WULT_M_NR; k++)
+		p->col[k] = -1;
+	for (k = 0; k < p->nm; k++)
+		p->col[p->m[k]] = (int)k;
+}
+
 /*
  * At the first datapoint the input knows which metrics its datapoints can
  * carry: the others are NaN on every one, as the counting thread's point
@@ -141,6 +153,7 @@ static void carry_known(struct rpt_pipe *p)
 		}
 	p->nm = n;
 	p->known = 1;
+	set_cols(p);
 }
 
 static void *reader(void *arg)
@@ -170,6 +183,8 @@ static void *reader(void *arg)
 						&b->str[n], PIPE_BATCH - n, &got);
 			n += got;
 		}
+		if (p->nt)
+			rpt_notes_rows(p->nt, b->val, n, p->nm, p->col);
 		b->n = n;
 		b->end = ret <= 0;
 		p->ret = ret;
@@ -178,7 +193,8 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_pipe **out)
+int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_notes *nt,
+		   struct rpt_pipe **out)
 {
 	/* Aligned: the lines each thread writes are its own. */
 	struct rpt_pipe *p = aligned_alloc(LINE, (sizeof(*p) + LINE - 1) & ~(size_t)(LINE - 1));
@@ -189,9 +205,11 @@ int rpt_pipe_start(struct rpt_src *src, uint64_t metrics, struct rpt_pipe **out)
 		return -ENOMEM;
 	memset(p, 0, sizeof(*p));
 	p->src = src;
+	p->nt = nt;
 	for (i = 0; i < WULT_M_NR; i++)
 		if (metrics & WULT_METRIC_BIT(i))
 			p->m[p->nm++] = i;
+	set_cols(p);
 	for (i = 0; i < PIPE_NBATCH; i++) {
 		p->b[i].val = malloc(PIPE_BATCH * (p->nm ? p->nm : 1) * sizeof(double));
 		p->b[i].str = malloc(PIPE_BATCH * sizeof(*p->b[i].str));
@@ -266,7 +284,6 @@ int rpt_pipe_next(struct rpt_pipe *p, struct wult_point *pt)
 int rpt_pipe_rows(struct rpt_pipe *p, struct rpt_rows *rows)
 {
 	struct pipe_batch *b = p->cb;
-	unsigned int k;
 
 	do {
 		if (b && b->end)
@@ -277,10 +294,7 @@ int rpt_pipe_rows(struct rpt_pipe *p, struct rpt_rows *rows)
 	rows->str = b->str;
 	rows->n = b->n;
 	rows->stride = p->nm;
-	for (k = 0; k < WULT_M_NR; k++)
-		rows->col[k] = -1;
-	for (k = 0; k < p->nm; k++)
-		rows->col[p->m[k]] = k;
+	memcpy(rows->col, p->col, sizeof(rows->col));
 	return 1;
 }
 

@@ -97,19 +97,19 @@ void rpt_print_validity(FILE *out, const struct rpt_file *f)
 		return;
 	}
 	/* The method fixes what LTime and TIntr are (Documentation/kernel.md). */
-	if (rpt_sources_name(f->sources, m, sizeof(m)))
+	if (rpt_sources_name(f->nt.sources, m, sizeof(m)))
 		fprintf(out, "  method: %s\n", m);
 	/* How the ipi method woke the CPU (Documentation/kernel.md, "The ipi source"). */
-	if (f->sources & (1U << WULT_SOURCE_IPI))
+	if (f->nt.sources & (1U << WULT_SOURCE_IPI))
 		fprintf(out, "  wakes: %llu by interrupt, %llu by a need_resched write to a "
 			"polling CPU (no interrupt, no IntrLatency)\n",
-			(unsigned long long)(f->kept - f->flag_wakes),
-			(unsigned long long)f->flag_wakes);
+			(unsigned long long)(f->kept - f->nt.flag_wakes),
+			(unsigned long long)f->nt.flag_wakes);
 	/* --wake-task: the RunLatency of the woken thread, not in the default metrics. */
-	if (f->task_wakes)
+	if (f->nt.task_wakes)
 		fprintf(out, "  tasks: %llu wakes woke a kernel thread, with RunLatency "
 			"(--metrics WakeLatency,IntrLatency,RunLatency)\n",
-			(unsigned long long)f->task_wakes);
+			(unsigned long long)f->nt.task_wakes);
 	fprintf(out, "  datapoints: %llu read, %llu kept, %llu excluded by filters\n",
 		(unsigned long long)f->read, (unsigned long long)f->kept,
 		(unsigned long long)f->excluded);
@@ -248,8 +248,8 @@ void rpt_print_diff(FILE *out, const struct rpt_opts *o, struct rpt_file *const 
 		rpt_print_validity(out, files[j]);
 	}
 	for (j = 1; j < nfiles; j++) {
-		if (files[j]->sources && files[0]->sources &&
-		    files[j]->sources != files[0]->sources) {
+		if (files[j]->nt.sources && files[0]->nt.sources &&
+		    files[j]->nt.sources != files[0]->nt.sources) {
 			fprintf(out, "note: the inputs were measured with different methods; "
 				"hrt, tdt and ipi stamp LTime and TIntr differently, and "
 				"ipi's wake is another CPU's (no timer a CPU can "
