@@ -4,7 +4,8 @@
 # (a synthetic description: POLL 0/0, C1 2/2, C6 170/600 us declared, PM QoS
 # no limit; ReqCState drawn at random, so the governor is judged on known
 # idle periods). The expected figures are computed here, datapoint by
-# datapoint, from the --csv export of the same file: the right state is
+# datapoint, from the --csv export of the same file (LDist to 3 ms, and to
+# 200 ms for idle periods past the direct counters): the right state is
 # the deepest whose target residency <= SilentTime (whole us, as the
 # report counts), too shallow / right / too deep, the idle time lost and
 # the exit latency added, per LDist band; the text and --json must give
@@ -29,7 +30,8 @@ if ! command -v python3 >/dev/null; then
 fi
 cd "$tmp" || exit 1
 "$W" synth -o far.data -c 1000 --cstate-names POLL,C1,C6 --ldist 1300us,4ms 2>/dev/null &&
-"$W" synth -o mix.data -c 3000 --cstate-names POLL,C1,C6 --ldist 1us,3ms 2>/dev/null ||
+"$W" synth -o mix.data -c 3000 --cstate-names POLL,C1,C6 --ldist 1us,3ms 2>/dev/null &&
+"$W" synth -o wide.data -c 3000 --cstate-names POLL,C1,C6 --ldist 1us,200ms 2>/dev/null ||
 	t_fail "wult synth failed"
 
 # By hand: every idle period >= 650 us, so the right state is always C6.
@@ -45,11 +47,14 @@ else
 	t_fail "LDist 1.3-4 ms: got '$row', want 1000 $exp_sh ... 0.00% (POLL $npoll, C1 $nc1)"
 fi
 
-# Datapoint by datapoint from the CSV export, against the text and --json.
-"$W" report mix.data --csv mix.csv >/dev/null 2>&1 &&
-"$W" report mix.data >mix.txt && "$W" report --json mix.data >mix.json ||
-	t_fail "report mix.data failed"
-out=$(python3 - mix.csv mix.txt mix.json <<'PY'
+# Datapoint by datapoint from the CSV export, against the text and --json:
+# mix (LDist 1 us - 3 ms) and wide (to 200 ms: SilentTimes from 65.5 ms on
+# are counted apart from the shorter ones, report_governor.c).
+for f in mix wide; do
+"$W" report $f.data --csv $f.csv >/dev/null 2>&1 &&
+"$W" report $f.data >$f.txt && "$W" report --json $f.data >$f.json ||
+	t_fail "report $f.data failed"
+out=$(python3 - $f.csv $f.txt $f.json <<'PY'
 import csv, json, sys
 res = {"POLL": 0, "C1": 2, "C6": 600}
 lat = {"POLL": 0, "C1": 2, "C6": 170}
@@ -110,10 +115,11 @@ sys.exit(bad)
 PY
 )
 if [ $? = 0 ]; then
-	t_ok "mix (LDist 1 us - 3 ms): text and --json equal the CSV's own judgement: ${out//$'\n'/; }"
+	t_ok "$f: text and --json equal the CSV's own judgement: ${out//$'\n'/; }"
 else
-	t_fail "mix: $out"
+	t_fail "$f: $out"
 fi
+done
 
 # No description, no block: the CSV round trip carries none.
 if "$W" report mix.csv >rt.txt 2>&1 && ! grep -q "Governor judged" rt.txt; then

@@ -124,7 +124,7 @@ struct rpt_group {
 	double pct[RPT_MAX_TIME];			/* o->suggest_pct's, NaN: none */
 	/* The governor judged (report_governor.c): SilentTime in units of
 	 * RPT_GOV_UNIT ns per LDist band, when the input has a description. */
-	struct wult_stats *gov[RPT_GOV_BANDS];
+	struct rpt_gov_count *gov[RPT_GOV_BANDS];
 };
 
 /* What an input is, field by field (desc has it as the header's lines):
@@ -162,6 +162,8 @@ void rpt_notes_rows(struct rpt_notes *nt, const double *v, unsigned int n, unsig
 		    const int *col);
 /* @from's datapoints noted in @to too. */
 void rpt_notes_merge(struct rpt_notes *to, const struct rpt_notes *from);
+
+struct rpt_gov_count;
 
 /* One input and what the pass over it found. */
 struct rpt_file {

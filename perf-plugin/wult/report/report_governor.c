@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "report_judge.h"
 
@@ -48,16 +49,72 @@ static unsigned int band_of(double ldist)
 	return 0;
 }
 
+/*
+ * One state's SilentTimes in one LDist band, in units: below GOV_DIRECT
+ * (65.5 ms) a counter each, in a mapping whose untouched pages cost
+ * nothing (the LDists of a real run keep SilentTime below it); the rest in
+ * statistics. Counting a datapoint this way costs a tenth of adding it to
+ * statistics, which was 9% of a report's time. judge() gets the same
+ * values and counts in the same order either way: the counters' in
+ * ascending order, then the larger ones'.
+ */
+#define GOV_DIRECT	65536
+
+struct rpt_gov_count {
+	uint64_t *c;			/* GOV_DIRECT counters */
+	uint32_t hi;			/* one past the highest counted */
+	uint64_t n;			/* values counted, both parts */
+	struct wult_stats *rest;	/* those from GOV_DIRECT on, NULL: none */
+};
+
+static struct rpt_gov_count *gov_new(void)
+{
+	struct rpt_gov_count *gc = calloc(1, sizeof(*gc));
+	void *m;
+
+	if (!gc)
+		return NULL;
+	m = mmap(NULL, GOV_DIRECT * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
+		free(gc);
+		return NULL;
+	}
+	gc->c = m;
+	return gc;
+}
+
+static void gov_free(struct rpt_gov_count *gc)
+{
+	if (!gc)
+		return;
+	munmap(gc->c, GOV_DIRECT * sizeof(uint64_t));
+	wult_stats_free(gc->rest);
+	free(gc);
+}
+
 int rpt_gov_add(struct rpt_group *g, double ldist, double silent)
 {
+	struct rpt_gov_count *gc;
 	unsigned int b;
+	int64_t u;
 
 	if (isnan(silent) || isnan(ldist) || silent < 0)
 		return 0;
 	b = band_of(ldist);
-	if (!g->gov[b] && wult_stats_new(&g->gov[b]))
+	if (!g->gov[b] && !(g->gov[b] = gov_new()))
 		return -ENOMEM;
-	return wult_stats_add(g->gov[b], (int64_t)(silent / RPT_GOV_UNIT));
+	gc = g->gov[b];
+	u = (int64_t)(silent / RPT_GOV_UNIT);
+	if (u < GOV_DIRECT) {
+		gc->c[u]++;
+		if ((uint32_t)u >= gc->hi)
+			gc->hi = (uint32_t)u + 1;
+	} else if ((!gc->rest && wult_stats_new(&gc->rest)) || wult_stats_add(gc->rest, u)) {
+		return -ENOMEM;
+	}
+	gc->n++;
+	return 0;
 }
 
 void rpt_gov_free(struct rpt_group *g)
@@ -65,9 +122,22 @@ void rpt_gov_free(struct rpt_group *g)
 	unsigned int b;
 
 	for (b = 0; b < RPT_GOV_BANDS; b++) {
-		wult_stats_free(g->gov[b]);
+		gov_free(g->gov[b]);
 		g->gov[b] = NULL;
 	}
+}
+
+/* @fn on each counted value, ascending, with its count (wult_stats_foreach()'s way). */
+static int gov_foreach(const struct rpt_gov_count *gc,
+		       int (*fn)(int64_t val, uint64_t cnt, void *ctx), void *ctx)
+{
+	uint32_t v;
+	int ret;
+
+	for (v = 0; v < gc->hi; v++)
+		if (gc->c[v] && (ret = fn(v, gc->c[v], ctx)))
+			return ret;
+	return gc->rest ? wult_stats_foreach(gc->rest, fn, ctx) : 0;
 }
 
 /* What the description says of the states one CPU may pick. */
@@ -177,11 +247,11 @@ int rpt_gov_new(const struct rpt_file *f, struct rpt_gov *g)
 			if (!gr->gov[b])
 				continue;
 			if (j.picked < 0 || j.picked >= (int)s->n) {
-				g->unjudged += wult_stats_count(gr->gov[b]);
+				g->unjudged += gr->gov[b]->n;
 				continue;
 			}
 			j.c = &g->band[b];
-			ret = wult_stats_foreach(gr->gov[b], judge, &j);
+			ret = gov_foreach(gr->gov[b], judge, &j);
 		}
 	}
 	for (b = 0; b < RPT_GOV_BANDS; b++)
