@@ -84,6 +84,7 @@ struct wult_dpdec {
 	int ttask_off;
 	char *cstates[MAX_CSTATES];
 	char fallback[MAX_CSTATES][24];
+	const char *name[MAX_CSTATES];	/* cstates[i], or fallback[i] without */
 	double khz;		/* tsc_khz of the payload being decoded */
 	double inv_khz;		/* and its inverse */
 	uint64_t div_m;		/* cyc2ns()'s multiplier for khz, 0: none */
@@ -119,8 +120,10 @@ int wult_dpdec_new(struct wult_dpdec **out)
 	if (!dp)
 		return -ENOMEM;
 	/* Without names: wult's fallback, as the plugin's (wult/comp.h). */
-	for (i = 0; i < MAX_CSTATES; i++)
+	for (i = 0; i < MAX_CSTATES; i++) {
 		wult_comp_state_fallback(i, dp->fallback[i], sizeof(dp->fallback[i]));
+		dp->name[i] = dp->fallback[i];
+	}
 	*out = dp;
 	return 0;
 }
@@ -268,6 +271,15 @@ int wult_dpdec_load_format_file(struct wult_dpdec *dp, const char *path, char *e
 	return ret;
 }
 
+/* State @idx's name, a copy of @name: 0, or -ENOMEM (the fallback then). */
+static int set_name(struct wult_dpdec *dp, unsigned int idx, const char *name)
+{
+	free(dp->cstates[idx]);
+	dp->cstates[idx] = strdup(name);
+	dp->name[idx] = dp->cstates[idx] ? dp->cstates[idx] : dp->fallback[idx];
+	return dp->cstates[idx] ? 0 : -ENOMEM;
+}
+
 int wult_dpdec_add_counter(struct wult_dpdec *dp, uint64_t id, const char *name)
 {
 	return dpctr_add(&dp->ctr, id, name);
@@ -307,8 +319,7 @@ int wult_dpdec_load_pd(struct wult_dpdec *dp, const struct wult_pd *pd, char *er
 			cpu0 = cpu;
 		if (cpu != cpu0 || idx >= MAX_CSTATES)
 			continue;
-		free(dp->cstates[idx]);
-		dp->cstates[idx] = strdup(name);
+		set_name(dp, idx, name);
 	}
 	return ret;
 }
@@ -317,12 +328,9 @@ int wult_dpdec_set_cstate_names(struct wult_dpdec *dp, const char *const *names,
 {
 	unsigned int i;
 
-	for (i = 0; i < n && i < MAX_CSTATES; i++) {
-		free(dp->cstates[i]);
-		dp->cstates[i] = strdup(names[i]);
-		if (!dp->cstates[i])
+	for (i = 0; i < n && i < MAX_CSTATES; i++)
+		if (set_name(dp, i, names[i]))
 			return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -340,8 +348,7 @@ int wult_dpdec_load_cstate_names_sysfs(struct wult_dpdec *dp, unsigned int cpu)
 			break;
 		if (fgets(name, sizeof(name), f)) {
 			name[strcspn(name, "\n")] = '\0';
-			free(dp->cstates[i]);
-			dp->cstates[i] = strdup(name);
+			set_name(dp, i, name);
 		}
 		fclose(f);
 	}
@@ -369,9 +376,7 @@ static int names_from_sysdesc(struct wult_dpdec *dp, const struct wult_pd *pd, u
 		name = wult_sysdesc_state(sd, (int)cpu, k, "name");
 		if (!name || !*name)
 			break;
-		free(dp->cstates[k]);
-		dp->cstates[k] = strdup(name);
-		n += !!dp->cstates[k];
+		n += !set_name(dp, k, name);
 	}
 	wult_sysdesc_free(sd);
 	return n ? 0 : -ENOENT;
@@ -393,9 +398,7 @@ enum wult_dpdec_names wult_dpdec_name_states(struct wult_dpdec *dp, const struct
 
 const char *wult_dpdec_cstate_name(const struct wult_dpdec *dp, unsigned int idx)
 {
-	if (idx >= MAX_CSTATES)
-		return NULL;
-	return dp->cstates[idx] ? dp->cstates[idx] : dp->fallback[idx];
+	return idx < MAX_CSTATES ? dp->name[idx] : NULL;
 }
 
 int wult_dpdec_is_wult(const struct wult_dpdec *dp, const struct wult_pd_sample *s)
@@ -610,21 +613,7 @@ v1_compute(struct wult_dpdec *dp, const uint8_t *raw, size_t size, struct v1 *c)
 	cs = V1(c, req_cstate);
 	c->state = NULL;
 	if (cs >= 0 && cs < MAX_CSTATES)
-		c->state = dp->cstates[cs] ? dp->cstates[cs] : dp->fallback[cs];
-}
-
-/* @raw's datapoint into @c, for the fast decoders: v1 only, no counters.
- * It and v1_compute() are inlined into each decoder, so that none pays a
- * call per datapoint and each computes only the values it stores. */
-static inline __attribute__((always_inline)) int
-v1_raw(struct wult_dpdec *dp, const void *raw, size_t size, struct v1 *c)
-{
-	if (!dp->v1 || dp->ctr.nctrs)
-		return -EAGAIN;
-	if (!dp->ev || !raw || size < dp->min_size)
-		return -EINVAL;
-	v1_compute(dp, raw, size, c);
-	return 0;
+		c->state = dp->name[cs];
 }
 
 int wult_dpdec_decodes_sets(const struct wult_dpdec *dp)
@@ -688,8 +677,12 @@ static void decode_v1(struct wult_dpdec *dp, const uint8_t *raw, size_t size, st
 #define RUN_BITS(a, b)	((WULT_METRIC_BIT(WULT_M_##b) - WULT_METRIC_BIT(WULT_M_##a)) |	\
 			 WULT_METRIC_BIT(WULT_M_##b))
 
-/* One loop over the batch, v1_compute() and the stores inlined in it: a
- * call per payload was 25 instructions of a report's datapoint. */
+/*
+ * One loop over the batch, v1_compute() and the stores inlined in it (a
+ * call per payload was 25 instructions of a report's datapoint), the
+ * decoder's own checks made once per batch: only the payload's size is
+ * checked per payload.
+ */
 int wult_dpdec_decode_raws(struct wult_dpdec *dp, const void *const *raw, const uint32_t *size,
 			   unsigned int n, uint64_t metrics, unsigned int stride, double *out,
 			   const char **state)
@@ -701,9 +694,12 @@ int wult_dpdec_decode_raws(struct wult_dpdec *dp, const void *const *raw, const 
 
 	if (!wult_dpdec_decodes_sets(dp))
 		return -EAGAIN;
+	if (!dp->ev)
+		return 0;	/* no format: nothing decodes */
 	for (i = 0; i < n; i++) {
-		if (v1_raw(dp, raw[i], size[i], &c))
+		if (!raw[i] || size[i] < dp->min_size)
 			continue;
+		v1_compute(dp, raw[i], size[i], &c);
 		o = out + (size_t)got * stride;
 #define PUT(m, val)	if (metrics & WULT_METRIC_BIT(WULT_M_##m)) *o++ = (val);
 #define NANS(a, b)	for (run = metrics & RUN_BITS(a, b); run; run &= run - 1) *o++ = NAN;
@@ -790,8 +786,7 @@ int wult_dpdec_decode_raw(struct wult_dpdec *dp, const void *rawp, size_t size,
 		/* The name for filters and CSV; the index for quick grouping. */
 		v[WULT_M_REQ_CSTATE].num = cs;
 		if (cs >= 0 && cs < MAX_CSTATES)
-			v[WULT_M_REQ_CSTATE].str = dp->cstates[cs] ? dp->cstates[cs] :
-						   dp->fallback[cs];
+			v[WULT_M_REQ_CSTATE].str = dp->name[cs];
 	}
 	if (HAVE(F_flags)) {
 		double fl[3];
