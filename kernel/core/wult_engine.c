@@ -823,8 +823,11 @@ void wult_engine_start(const struct wult_source *src, u64 ldist_min,
 	wc->ldist_min = ldist_min;
 	wc->ldist_max = ldist_max;
 	wc->want_br = branches;
-	/* A held datapoint is read when its task runs (wult_deliver.c). */
-	wc->want_fields = fields || branches || src->hold;
+	/*
+	 * @fields covers the branch events too (wult_ev_reads_fields()); a
+	 * held datapoint is read when its task runs (wult_deliver.c).
+	 */
+	wc->want_fields = fields || src->hold;
 	/*
 	 * Stopping only stops arming: what is in flight ends as usual, so
 	 * that perf's back-to-back ->stop and ->start (period changes,

@@ -234,19 +234,20 @@ static __always_inline bool refidle_listed_near(u64 now)
 /* As a polling wait starts: the listed CPUs run what they were sent. */
 static __always_inline void refidle_listed_start(u64 start)
 {
+	int i, n = READ_ONCE(refidle_nmi_ncpus), cpus[REFIDLE_NMI_CPUS];
 	u32 seen[REFIDLE_NMI_CPUS];
-	int i, n = READ_ONCE(refidle_nmi_ncpus);
 	bool left;
 
-	for (i = 0; i < n; i++)
-		seen[i] = READ_ONCE(per_cpu(refidle_wakes,
-					    READ_ONCE(refidle_nmi_cpus[i])));
+	/* Each listed CPU read once: the list is what it was as the wait began. */
+	for (i = 0; i < n; i++) {
+		cpus[i] = READ_ONCE(refidle_nmi_cpus[i]);
+		seen[i] = READ_ONCE(per_cpu(refidle_wakes, cpus[i]));
+	}
 	do {
 		cpu_relax();
 		left = false;
 		for (i = 0; i < n; i++)
-			if (READ_ONCE(per_cpu(refidle_wakes,
-					      READ_ONCE(refidle_nmi_cpus[i]))) == seen[i])
+			if (READ_ONCE(per_cpu(refidle_wakes, cpus[i])) == seen[i])
 				left = true;
 	} while (left && !need_resched() &&
 		 rdtsc() - start < refidle_ns_cycles(REFIDLE_START_NS));
