@@ -10,7 +10,7 @@
 #include <wult/stats.h>
 #include "internal/stats.h"
 
-#define SPARSE_LEAF	64				/* leaf total: word scan below */
+#define SPARSE_LEAF	256				/* leaf total: word scan below */
 
 /* The value a log bucket stands for: its middle. */
 static inline uint64_t log_mid(uint32_t idx)
@@ -102,16 +102,28 @@ static void leaf_sums(const struct wult_stats *st, uint32_t l, uint64_t *a, uint
 		}
 	} else if (st->lsum[l] < SPARSE_LEAF) {
 		/* A few values: skip the zero words (reports summarise
-		 * hundreds of such leaves per SilentTime or LDist).
+		 * thousands of such leaves per SilentTime or LDist), and in a
+		 * word its zero bytes.
 		 */
 		for (i = 0; i < LEAF_N; i += 8) {
 			uint64_t word;
 			uint32_t j;
 
 			memcpy(&word, c + i, sizeof(word));
-			for (j = i; word && j < i + 8; j++) {
+			while (word) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				j = i + (uint32_t)__builtin_ctzll(word) / 8;
+#else
+				j = i + (uint32_t)__builtin_clzll(word) / 8;
+#endif
 				sa += j * (uint32_t)c[j];
 				sb += (uint64_t)(j * j) * c[j];
+				/* the byte of c[j] in word, cleared */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				word &= ~(UINT64_C(0xff) << (8 * (j - i)));
+#else
+				word &= ~(UINT64_C(0xff) << (8 * (7 - (j - i))));
+#endif
 			}
 		}
 	} else {

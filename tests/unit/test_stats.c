@@ -605,6 +605,39 @@ static void merge_leaves(void)
 	wult_stats_free(b);
 }
 
+/*
+ * Leaves of few values (SilentTime's and LDist's exact part) are summed by
+ * a scan of their nonzero bytes: 600 values over six leaves, about 100
+ * each, some negative; the mean exact and the stddev to 1e-12, against
+ * long double sums (check_dist()'s 1e-6 would let a wrong sum of squares
+ * through at these sizes).
+ */
+static void sparse_leaves(void)
+{
+	enum { N = 600 };
+	struct wult_stats *st = stats_new();
+	struct wult_stats_summary s;
+	long double sum = 0, sq = 0, mean, sd;
+	int64_t v[N];
+	int i, fails = 0;
+
+	for (i = 0; i < N; i++) {
+		v[i] = (int64_t)(xs() % 6000) - 1000;
+		fails += !!wult_stats_add(st, v[i]);
+		sum += v[i];
+	}
+	mean = sum / N;
+	for (i = 0; i < N; i++)
+		sq += (v[i] - mean) * (v[i] - mean);
+	sd = sqrtl(sq / (N - 1));
+	WT_EQ(fails, 0);
+	WT_EQ(wult_stats_summary(st, &s), 0);
+	WT_CHECK(s.mean == (double)mean, "sparse leaves: mean %.12f vs %.12f", s.mean, (double)mean);
+	WT_CHECK(fabsl(s.stddev - sd) <= 1e-12L * sd, "sparse leaves: stddev %.12f vs %.12Lf",
+		 s.stddev, sd);
+	wult_stats_free(st);
+}
+
 int main(void)
 {
 	struct wult_stats *st, *st2, *st3;
@@ -628,6 +661,7 @@ int main(void)
 	kept_beyond();
 	keep_budget();
 	narrow_small();
+	sparse_leaves();
 
 	/* Empty. */
 	st = stats_new();
