@@ -53,8 +53,9 @@ static unsigned int band_of(double ldist)
  * One state's SilentTimes in one LDist band, in units: below GOV_DIRECT
  * (65.5 ms) a counter each, in a mapping whose untouched pages cost
  * nothing (the LDists of a real run keep SilentTime below it); the rest in
- * statistics. Counting a datapoint this way costs a tenth of adding it to
- * statistics, which was 9% of a report's time. judge() gets the same
+ * statistics. Counting a datapoint this way costs 33 instructions less than
+ * adding it to statistics did (the governor's counting was 9% of a
+ * report's time, tests/bench/RESULTS.md). judge() gets the same
  * values and counts in the same order either way: the counters' in
  * ascending order, then the larger ones'.
  */
