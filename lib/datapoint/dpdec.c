@@ -624,8 +624,8 @@ int wult_dpdec_decodes_sets(const struct wult_dpdec *dp)
 /*
  * Every metric a v1 payload gives, in ascending order: X(metric, its value
  * from struct v1 c) or N(first, last) for a run of metrics v1 lacks (NaN).
- * decode_v1() stores them in a struct wult_point; decode_set() writes the
- * set's in the caller's order with one predictable test each. The asserts
+ * decode_v1() stores them in a struct wult_point; wult_dpdec_decode_raws()
+ * writes a set's in that order with one predictable test each. The asserts
  * keep the list in the enum's order.
  */
 #define V1_ORDERED(X, N)							\

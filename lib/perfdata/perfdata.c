@@ -150,6 +150,21 @@ static void queue_compact(struct wult_pd *pd)
 	pd->qready = pd->qemit = 0;
 }
 
+/* For the record at @rec (@size bytes, @left in the data): the one 4 KiB
+ * ahead, a line per 64 bytes taken. */
+static inline void prefetch_ahead(const uint8_t *rec, size_t left, uint16_t size)
+{
+	if (left > 4096 + 256) {
+		const uint8_t *ahead = rec + 4096;
+
+		__builtin_prefetch(ahead);
+		__builtin_prefetch(ahead + 64);
+		__builtin_prefetch(ahead + 128);
+		if (size > 192)
+			__builtin_prefetch(ahead + 192);
+	}
+}
+
 /*
  * The common record: a whole, aligned sample in the buffer or window (not
  * inside a COMPRESSED record). Taken without pd_read_record()'s general
@@ -165,16 +180,7 @@ static inline int next_sample_fast(struct wult_pd *pd)
 	memcpy(&h, pd->in + pd->in_pos, sizeof(h));
 	if (h.type != PERF_RECORD_SAMPLE || h.size < sizeof(h) || (h.size & 7) || h.size > left)
 		return 0;
-	/* The record 4 KiB ahead, a line per 64 bytes taken. */
-	if (left > 4096 + 256) {
-		const uint8_t *ahead = pd->in + pd->in_pos + 4096;
-
-		__builtin_prefetch(ahead);
-		__builtin_prefetch(ahead + 64);
-		__builtin_prefetch(ahead + 128);
-		if (h.size > 192)
-			__builtin_prefetch(ahead + 192);
-	}
+	prefetch_ahead(pd->in + pd->in_pos, left, h.size);
 	pd->rec_inner = 0;
 	pd->rec_off = pd->in_off;
 	pd->cur = pd->in + pd->in_pos;
@@ -298,18 +304,9 @@ unsigned int wult_pd_next_raws(struct wult_pd *pd, const void **raw, uint32_t *s
 		    h.size < off + 4)
 			break;
 		memcpy(&rs, pd->in + pos + off, 4);
-		/* parse_raw()'s check: the data and its padding fit */
-		if ((uint64_t)rs + 4 + (8 - (4 + rs) % 8) % 8 > h.size - off)
+		if (!pd_raw_fits(rs, h.size - off))
 			break;
-		if (len - pos > 4096 + 256) {
-			const uint8_t *ahead = pd->in + pos + 4096;
-
-			__builtin_prefetch(ahead);
-			__builtin_prefetch(ahead + 64);
-			__builtin_prefetch(ahead + 128);
-			if (h.size > 192)
-				__builtin_prefetch(ahead + 192);
-		}
+		prefetch_ahead(pd->in + pos, len - pos, h.size);
 		raw[n] = pd->in + pos + off + 4;
 		size[n++] = rs;
 		last = pos;

@@ -404,11 +404,11 @@ int pd_parse_sample(struct wult_pd *pd, const uint8_t *rec, size_t size,
 	parse_fixed(&c, st, s);
 	if (!(st & PERF_SAMPLE_RAW))
 		return 0;
-	/* parse_raw()'s checks: the size, the data and its padding fit. */
+	/* parse_raw()'s checks: the size field, then the data and padding. */
 	if (c.end - c.p < 4)
 		return parse_sample_slow(pd, rec, size, s);
 	memcpy(&rs, c.p, 4);
-	if ((uint64_t)rs + 4 + (8 - (4 + rs) % 8) % 8 > (uint64_t)(c.end - c.p))
+	if (!pd_raw_fits(rs, (uint64_t)(c.end - c.p)))
 		return parse_sample_slow(pd, rec, size, s);
 	s->raw = c.p + 4;
 	s->raw_size = rs;

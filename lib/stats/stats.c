@@ -444,11 +444,6 @@ int stats_sync(const struct wult_stats *st)
 	return ret ?: st->nbatch ? flush(w) : st->err;
 }
 
-/*
- * The hot path: a value of the exact part joins the batch; count, extremes
- * and moments of the exact part come from the counters when asked for, not
- * per value.
- */
 /* wult_stats_add() of a value beyond the exact part. */
 static int __attribute__((noinline)) add_beyond(struct wult_stats *st, int64_t val)
 {
@@ -464,6 +459,11 @@ static int __attribute__((noinline)) add_beyond(struct wult_stats *st, int64_t v
 	return st->nlbatch == LBATCH ? flush_log(st) : st->err;
 }
 
+/*
+ * The hot path: a value of the exact part joins the batch; count, extremes
+ * and moments of the exact part come from the counters when asked for, not
+ * per value.
+ */
 int wult_stats_add(struct wult_stats *st, int64_t val)
 {
 	uint64_t i = (uint64_t)val + WULT_STATS_EXACT;

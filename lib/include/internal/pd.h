@@ -54,6 +54,16 @@
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
 			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
+/*
+ * Whether a sample's RAW field of @rs bytes fits in the @left bytes from
+ * its u32 size on, with that size and the padding to 8 bytes: parse_raw()'s
+ * checks in one test, for the samples' short paths.
+ */
+static inline int pd_raw_fits(uint32_t rs, uint64_t left)
+{
+	return (uint64_t)rs + 4 + (8 - (4 + rs) % 8) % 8 <= left;
+}
+
 struct file_section {
 	uint64_t offset, size;
 };

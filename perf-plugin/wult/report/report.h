@@ -160,8 +160,6 @@ void rpt_notes_point(struct rpt_notes *nt, const struct wult_point *pt);
  * carried, NaN on every row). */
 void rpt_notes_rows(struct rpt_notes *nt, const double *v, unsigned int n, unsigned int stride,
 		    const int *col);
-/* @from's datapoints noted in @to too. */
-void rpt_notes_merge(struct rpt_notes *to, const struct rpt_notes *from);
 
 struct rpt_gov_count;
 

@@ -4,7 +4,7 @@
  * methods, and the ipi wakes by flag or with a task. Unions, sums and
  * extremes: the same whatever the order, so a pass gathers them where it
  * is cheapest (the reading thread, report_pipe.c, when every datapoint is
- * kept) and merges.
+ * kept).
  */
 #include <math.h>
 #include <string.h>
@@ -86,17 +86,4 @@ void rpt_notes_rows(struct rpt_notes *nt, const double *v, unsigned int n, unsig
 		widen(&mn, &mx, v[(size_t)r * stride + ldist]);
 	nt->ldist_min = mn;
 	nt->ldist_max = mx;
-}
-
-void rpt_notes_merge(struct rpt_notes *to, const struct rpt_notes *from)
-{
-	unsigned int i;
-
-	for (i = 0; i < RPT_MAX_CPUS / 64; i++)
-		to->cpus[i] |= from->cpus[i];
-	widen(&to->ldist_min, &to->ldist_max, from->ldist_min);
-	widen(&to->ldist_min, &to->ldist_max, from->ldist_max);
-	to->sources |= from->sources;
-	to->flag_wakes += from->flag_wakes;
-	to->task_wakes += from->task_wakes;
 }

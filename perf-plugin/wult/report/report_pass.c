@@ -625,11 +625,10 @@ static int pass_run(const struct rpt_opts *o, struct rpt_file *f, struct rpt_src
 {
 	struct pass ps = { .nctr = -1 };
 	struct rpt_pipe *pp = NULL;
-	struct wult_point pt;
-	int ret;
-
 	/* Rows: every datapoint kept, so the reading thread notes them. */
 	int rows = !o->ninc && !o->nexc && !o->per_cpu;
+	struct wult_point pt;
+	int ret;
 
 	if (rpt_src_stable_names(src) && !o->csv_out && !o->html_out && !o->branches &&
 	    o->threads)
