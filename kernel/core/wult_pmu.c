@@ -245,6 +245,12 @@ static void wult_event_read(struct perf_event *event)
 		wult_idle_update(event);
 }
 
+/* Is @ldist in the LDist range [@lo, @hi] of an event, both ends in? */
+static __always_inline bool wult_ldist_in(u64 ldist, u64 lo, u64 hi)
+{
+	return ldist >= lo && ldist <= hi;
+}
+
 /*
  * Does @event take this datapoint: in its LDist range and its band or
  * state, and for a branches event with a branch context?
@@ -253,7 +259,7 @@ static __always_inline bool wult_ev_takes(const struct perf_event *event,
 					  const struct wult_rec *rec,
 					  const struct wult_br_rec *brrec)
 {
-	if (rec->dp.ldist < wult_ev_lo(event) || rec->dp.ldist > wult_ev_hi(event))
+	if (!wult_ldist_in(rec->dp.ldist, wult_ev_lo(event), wult_ev_hi(event)))
 		return false;
 	if (wult_ev_is(event, WULT_KF_BRANCHES) && !brrec)
 		return false;
@@ -389,7 +395,7 @@ static notrace void wult_pmu_count_plain(struct wult_rec *rec)
 		return;
 	}
 	for (i = 0; i < pl->n; i++)
-		if (ldist >= pl->ev[i].lo && ldist <= pl->ev[i].hi)
+		if (wult_ldist_in(ldist, pl->ev[i].lo, pl->ev[i].hi))
 			local64_inc(pl->ev[i].count);
 }
 
