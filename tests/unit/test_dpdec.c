@@ -221,14 +221,19 @@ static void synth_roundtrip(void)
  * 16 bytes, short of the format) gives, row by row at the stride asked, what
  * wult_dpdec_decode() gives of each whole one, skipping the short ones;
  * nothing is written past the rows; -EAGAIN once counters are registered.
+ * For a set of its general loop and for WULT_METRICS_SUMMARY, which has a
+ * loop of its own.
  */
 static void raws_batch(void)
 {
-	enum { N = 300, STRIDE = 7 };
-	const uint64_t set = WULT_METRIC_BIT(WULT_M_WAKE_LATENCY) |
-			     WULT_METRIC_BIT(WULT_M_INTR_LATENCY) |
-			     WULT_METRIC_BIT(WULT_M_SILENT_TIME) | WULT_METRIC_BIT(WULT_M_CC1) |
-			     WULT_METRIC_BIT(WULT_M_CPU) | WULT_METRIC_BIT(WULT_M_RUN_LATENCY);
+	enum { N = 300, STRIDE = 12 };
+	static const uint64_t sets[] = {
+		WULT_METRIC_BIT(WULT_M_WAKE_LATENCY) | WULT_METRIC_BIT(WULT_M_INTR_LATENCY) |
+		WULT_METRIC_BIT(WULT_M_SILENT_TIME) | WULT_METRIC_BIT(WULT_M_CC1) |
+		WULT_METRIC_BIT(WULT_M_CPU) | WULT_METRIC_BIT(WULT_M_RUN_LATENCY),
+		WULT_METRICS_SUMMARY,
+	};
+	uint64_t set = sets[0];
 	static double want[N][WULT_M_NR], out[N * STRIDE + 1];
 	static const char *wstate[N], *state[N + 1];
 	static uint8_t copy[N][256];
@@ -240,7 +245,8 @@ static void raws_batch(void)
 	struct wult_point pt;
 	struct wult_pd *pd;
 	char path[] = "/tmp/wult-test-raws-XXXXXX", err[256];
-	int fd = mkstemp(path), n = 0, nw = 0, got, r, k, m, bad = 0;
+	int fd = mkstemp(path), n = 0, nw = 0, got, r, k, m, bad;
+	unsigned int i;
 
 	close(fd);
 	wult_synth_defaults(&o);
@@ -266,23 +272,28 @@ static void raws_batch(void)
 		n++;
 	}
 	WT_EQ(n, N);
-	out[nw * STRIDE - STRIDE + __builtin_popcountll(set)] = 12345;
-	state[nw] = "unset";
-	got = wult_dpdec_decode_raws(dp, raw, size, N, set, STRIDE, out, state);
-	WT_EQ(got, nw);
-	for (r = 0; r < nw && r < got; r++) {
-		uint64_t b = set;
+	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		set = sets[i];
+		WT_CHECK(__builtin_popcountll(set) <= STRIDE, "set %u fits the stride", i);
+		memset(out, 0, sizeof(out));
+		out[nw * STRIDE - STRIDE + __builtin_popcountll(set)] = 12345;
+		state[nw] = "unset";
+		got = wult_dpdec_decode_raws(dp, raw, size, N, set, STRIDE, out, state);
+		WT_EQ(got, nw);
+		for (bad = 0, r = 0; r < nw && r < got; r++) {
+			uint64_t b = set;
 
-		for (k = 0; b; b &= b - 1, k++) {
-			double w = want[r][__builtin_ctzll(b)], v = out[r * STRIDE + k];
+			for (k = 0; b; b &= b - 1, k++) {
+				double w = want[r][__builtin_ctzll(b)], v = out[r * STRIDE + k];
 
-			bad += isnan(w) ? !isnan(v) : v != w;
+				bad += isnan(w) ? !isnan(v) : v != w;
+			}
+			bad += state[r] != wstate[r];
 		}
-		bad += state[r] != wstate[r];
+		WT_CHECK(!bad, "decode_raws, set %u: %d values differ from decode's", i, bad);
+		WT_CHECK(out[nw * STRIDE - STRIDE + __builtin_popcountll(set)] == 12345 &&
+			 !strcmp(state[nw], "unset"), "decode_raws, set %u: wrote past its rows", i);
 	}
-	WT_CHECK(!bad, "decode_raws: %d values differ from decode's", bad);
-	WT_CHECK(out[nw * STRIDE - STRIDE + __builtin_popcountll(set)] == 12345 &&
-		 !strcmp(state[nw], "unset"), "decode_raws wrote past its rows");
 	WT_EQ(wult_dpdec_add_counter(dp, 11, "msr/tsc/"), 0);
 	WT_EQ(wult_dpdec_decode_raws(dp, raw, size, N, set, STRIDE, out, state), -EAGAIN);
 	wult_dpdec_free(dp);

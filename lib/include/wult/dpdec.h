@@ -102,7 +102,8 @@ int wult_dpdec_decode_set(struct wult_dpdec *dp, const struct wult_pd_sample *s,
 /* The same for @n samples' RAW data (wult_pd_next_raws()), row by row
  * into @out (@stride doubles apart) and @state: those that decode, in
  * order (a payload shorter than the format is skipped). How many did, or
- * -EAGAIN exactly when wult_dpdec_decodes_sets() is 0. */
+ * -EAGAIN exactly when wult_dpdec_decodes_sets() is 0. @metrics equal to
+ * WULT_METRICS_SUMMARY decode fastest. */
 int wult_dpdec_decode_raws(struct wult_dpdec *dp, const void *const *raw, const uint32_t *size,
 			   unsigned int n, uint64_t metrics, unsigned int stride, double *out,
 			   const char **state);
