@@ -467,8 +467,9 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
  * instead of a wult_point each (the copy into it, and the reloads that
  * every call into the statistics forces, were most of the counting
  * thread's own time). A block of rows at a time: first each row's group,
- * then the headers' notes and the counter sums a column at a time, then
- * the statistics. Each statistics object and each counter sum still sees
+ * then the counter sums, the statistics and the governor's counts, each a
+ * row at a time (the header's notes are the reading thread's, see
+ * rpt_pipe_start()). Each statistics object and each counter sum still sees
  * its values in input order, and groups are made in input order, so the
  * report is the same to the byte (tests/host/test_report.sh compares it
  * with one thread's).
