@@ -576,18 +576,47 @@ static int __attribute__((flatten)) block_count(const struct rows_cols *c, const
 	const double *v;
 	unsigned int k, r;
 
-	for (r = 0, v = b->v; r < b->n; r++, v += b->stride)
-		for (k = 0; k < c->nctr; k++)
-			CTR_ADD(b->g[r]->ctr, v, c->cc[k], c->ci[k]);
+	if (c->nctr == 3) {
+		/* A perf.data's CC0%, SMICnt and NMICnt: a row at a time, the
+		 * columns and sums in registers. */
+		unsigned int c0 = c->cc[0], c1 = c->cc[1], c2 = c->cc[2];
+		unsigned int i0 = c->ci[0], i1 = c->ci[1], i2 = c->ci[2];
+		struct rpt_mean *m;
+
+		for (r = 0, v = b->v; r < b->n; r++, v += b->stride) {
+			m = b->g[r]->ctr;
+			CTR_ADD(m, v, c0, i0);
+			CTR_ADD(m, v, c1, i1);
+			CTR_ADD(m, v, c2, i2);
+		}
+	} else {
+		for (r = 0, v = b->v; r < b->n; r++, v += b->stride)
+			for (k = 0; k < c->nctr; k++)
+				CTR_ADD(b->g[r]->ctr, v, c->cc[k], c->ci[k]);
+	}
 	for (r = 0, v = b->v + c->scaled; c->scaled >= 0 && r < b->n; r++, v += b->stride)
 		if (*v == 1)
 			b->g[r]->scaled++;
 	/* Row by row here: consecutive adds go to different objects, whose
 	 * batch counters do not wait on each other. */
-	for (r = 0, v = b->v; r < b->n; r++, v += b->stride)
-		for (k = 0; k < c->ntime; k++)
-			if (STATS_ADD(b->g[r]->st[c->ti[k]], v[c->tc[k]]))
+	if (c->ntime == 3) {
+		/* The default three, their columns in registers */
+		unsigned int t0 = c->tc[0], t1 = c->tc[1], t2 = c->tc[2];
+		unsigned int s0 = c->ti[0], s1 = c->ti[1], s2 = c->ti[2];
+		struct wult_stats *const *st;
+
+		for (r = 0, v = b->v; r < b->n; r++, v += b->stride) {
+			st = b->g[r]->st;
+			if (STATS_ADD(st[s0], v[t0]) || STATS_ADD(st[s1], v[t1]) ||
+			    STATS_ADD(st[s2], v[t2]))
 				return -ENOMEM;
+		}
+	} else {
+		for (r = 0, v = b->v; r < b->n; r++, v += b->stride)
+			for (k = 0; k < c->ntime; k++)
+				if (STATS_ADD(b->g[r]->st[c->ti[k]], v[c->tc[k]]))
+					return -ENOMEM;
+	}
 	for (r = 0, v = b->v; c->silent >= 0 && r < b->n; r++, v += b->stride)
 		if (rpt_gov_add(b->g[r], c->ldist >= 0 ? v[c->ldist] : NAN, v[c->silent]))
 			return -ENOMEM;
