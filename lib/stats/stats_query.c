@@ -107,23 +107,22 @@ static void leaf_sums(const struct wult_stats *st, uint32_t l, uint64_t *a, uint
 		 */
 		for (i = 0; i < LEAF_N; i += 8) {
 			uint64_t word;
-			uint32_t j;
+			uint32_t j, sh;
 
 			memcpy(&word, c + i, sizeof(word));
 			while (word) {
+				/* sh: where the first nonzero byte in memory
+				 * sits in word, cleared after */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-				j = i + (uint32_t)__builtin_ctzll(word) / 8;
+				sh = (uint32_t)__builtin_ctzll(word) & ~7U;
+				j = i + sh / 8;
 #else
-				j = i + (uint32_t)__builtin_clzll(word) / 8;
+				sh = (63U - (uint32_t)__builtin_clzll(word)) & ~7U;
+				j = i + 7 - sh / 8;
 #endif
 				sa += j * (uint32_t)c[j];
 				sb += (uint64_t)(j * j) * c[j];
-				/* the byte of c[j] in word, cleared */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-				word &= ~(UINT64_C(0xff) << (8 * (j - i)));
-#else
-				word &= ~(UINT64_C(0xff) << (8 * (7 - (j - i))));
-#endif
+				word &= ~(UINT64_C(0xff) << sh);
 			}
 		}
 	} else {
