@@ -578,7 +578,9 @@ static int __attribute__((flatten)) block_count(const struct rows_cols *c, const
 
 	if (c->nctr == 3) {
 		/* A perf.data's CC0%, SMICnt and NMICnt: a row at a time, the
-		 * columns and sums in registers. */
+		 * columns and sums in registers (the general loop below for
+		 * these and the three time metrics' too: 150 instructions a
+		 * datapoint for the block instead of 119). */
 		unsigned int c0 = c->cc[0], c1 = c->cc[1], c2 = c->cc[2];
 		unsigned int i0 = c->ci[0], i1 = c->ci[1], i2 = c->ci[2];
 		struct rpt_mean *m;
