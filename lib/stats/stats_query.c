@@ -216,7 +216,9 @@ static int64_t at_rank(const struct wult_stats *st, uint64_t k, int64_t min, int
 		return st->out[k - nex];
 	if (!st->spilled)
 		k -= st->oneg;
-	for (i = NLOG; st->spilled && i-- > 0; k -= st->neg[i])
+	/* (lmin: no negative bucket to walk past when no value beyond is
+	 * negative, SilentTime's and LDist's case: 32768 buckets a query) */
+	for (i = NLOG; st->spilled && st->lmin < 0 && i-- > 0; k -= st->neg[i])
 		if (k < st->neg[i])
 			return -(int64_t)log_mid(i) < min ? min : -(int64_t)log_mid(i);
 	for (l = st->llo; l <= st->lhi && k >= st->lsum[l]; l++)
