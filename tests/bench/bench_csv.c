@@ -13,7 +13,9 @@
  *     each also with WULT_CSV_THREADS=0 (no worker thread: the ratio is
  *     what the thread gains), with peak RSS; `wult report --csv DIR2 DIR`
  *     must write DIR's datapoints.csv again byte for byte (every value
- *     survives a read and a write), with and without threads.
+ *     survives a read and a write), with and without threads. Each
+ *     writes over the previous run's CSV (--force: wult report keeps an
+ *     existing file otherwise).
  * Goals (issue 14): write >= 5M rows/s, read >= 3M rows/s, values the
  * same to the ns. A miss prints GOAL MISSED (exit status 0: the machine may
  * be busy); a ratio more than 20% worse than the previous run's (kept in
@@ -283,16 +285,16 @@ static int end_to_end(const char *dir, const char *cdir, uint64_t n, double *rat
 	bench_warm(path, &wf);
 	snprintf(cmd, sizeof(cmd), "%s report %s", wult, path);
 	trep = timed(cmd, 1, &rrep, &crep);
-	snprintf(cmd, sizeof(cmd), "%s report --csv %s/ %s", wult, out, path);
+	snprintf(cmd, sizeof(cmd), "%s report --force --csv %s/ %s", wult, out, path);
 	tw0 = timed(cmd, 0, &rw0, &cw0);
 	tw = timed(cmd, 1, &rw, &cw);
 	snprintf(cmd, sizeof(cmd), "%s report %s/", wult, out);
 	tr0 = timed(cmd, 0, &rr0, &cr0);
 	tr = timed(cmd, 1, &rr, &cr);
-	snprintf(cmd, sizeof(cmd), "%s report --csv %s/ %s/ && cmp -s %s/datapoints.csv "
+	snprintf(cmd, sizeof(cmd), "%s report --force --csv %s/ %s/ && cmp -s %s/datapoints.csv "
 		 "%s/datapoints.csv", wult, out2, out, out, out2);
 	same = bench_run(cmd, NULL) > 0;
-	snprintf(cmd, sizeof(cmd), "WULT_CSV_THREADS=0 %s report --csv %s/ %s/ && cmp -s "
+	snprintf(cmd, sizeof(cmd), "WULT_CSV_THREADS=0 %s report --force --csv %s/ %s/ && cmp -s "
 		 "%s/datapoints.csv %s/datapoints.csv", wult, out2, out, out, out2);
 	same0 = bench_run(cmd, NULL) > 0;
 	snprintf(cmd, sizeof(cmd), "%s/datapoints.csv", out);

@@ -11,12 +11,18 @@ W=$build/rel/wult
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# best N CMD...: the lowest wall time of N runs, in s.
+# best N CMD...: the lowest wall time of N runs, in s; a run that fails
+# prints FAILED with its error (on stderr) and ends the script: a failing
+# command's time is no figure (a refusal once took 0.001 s and passed as the
+# HTML report's time).
 best() {
-	local n=$1 i t b=
+	local n=$1 t b=
 	shift
-	for i in $(seq "$n"); do
-		t=$( { TIMEFORMAT=%R; time "$@" > /dev/null 2>&1; } 2>&1 )
+	for _ in $(seq "$n"); do
+		if ! t=$( { TIMEFORMAT=%R; time "$@" > /dev/null 2> "$tmp/err"; } 2>&1 ); then
+			echo "  FAILED: $*: $(tail -n 1 "$tmp/err")" >&2
+			exit 1
+		fi
 		b=$(awk -v a="$t" -v b="$b" 'BEGIN { print (b == "" || a < b) ? a : b }')
 	done
 	echo "$b"
@@ -31,10 +37,12 @@ goal() {	# goal WHAT VALUE UNIT LIMIT
 # one NAME COUNT RUNS SIZE_GOAL_MB [TIME]: synth, text vs HTML.
 one() {
 	local name=$1 n=$2 runs=$3 mb=$4 t_text t_html size
-	"$W" synth -o "$tmp/$name.data" -c "$n" -s 7 --cstates 3 > /dev/null || return
+	"$W" synth -o "$tmp/$name.data" -c "$n" -s 7 --cstates 3 > /dev/null || exit 1
 	cat "$tmp/$name.data" > /dev/null
-	t_text=$(best "$runs" "$W" report "$tmp/$name.data")
-	t_html=$(best "$runs" "$W" report --html "$tmp/$name.html" "$tmp/$name.data")
+	t_text=$(best "$runs" "$W" report "$tmp/$name.data") || exit 1
+	# --force: each run writes over the previous one's page
+	t_html=$(best "$runs" "$W" report --force --html "$tmp/$name.html" "$tmp/$name.data") ||
+		exit 1
 	size=$(stat -c %s "$tmp/$name.html")
 	echo "  $name: $n datapoints: text report ${t_text} s, with --html ${t_html} s"
 	goal "$name: page size" "$(awk -v s="$size" 'BEGIN { print s / 1e6 }')" MB "$mb"
@@ -47,9 +55,10 @@ one 10k 10000 3 1
 one 1M 1000000 5 5 time
 for s in 1 2 3; do
 	"$W" synth -o "$tmp/d$s.data" -c 1000000 -s $((10 + s)) --cstates 3 \
-		--wake $((s + 1))us,$((20 + 5 * s))us > /dev/null
+		--wake $((s + 1))us,$((20 + 5 * s))us > /dev/null || exit 1
 done
-"$W" report --html "$tmp/diff.html" "$tmp/d1.data" "$tmp/d2.data" "$tmp/d3.data" > /dev/null
+"$W" report --html "$tmp/diff.html" "$tmp/d1.data" "$tmp/d2.data" "$tmp/d3.data" > /dev/null ||
+	exit 1
 goal "diff of 3 x 1M: page size" \
 	"$(awk -v s="$(stat -c %s "$tmp/diff.html")" 'BEGIN { print s / 1e6 }')" MB 8
 rm -f "$tmp"/d?.data "$tmp/diff.html" "$tmp"/1M.data "$tmp"/10k.data
