@@ -12,7 +12,10 @@
 #include <emmintrin.h>
 #endif
 
+#include <wult/csv.h>
 #include "internal/csvnum.h"
+
+_Static_assert(WULT_CSV_NUM_MAX == WULT_CSVNUM_MAX, "one buffer size, public and internal");
 
 /* Below this a scaled value's error (half an ulp, <= 2^-23) cannot move it
  * across a rounding boundary unless it is within 1e-6 of a tie. */
@@ -398,4 +401,14 @@ const char *wult_csvnum_parse(const char *s, int exp10, double *out)
 	}
 	*out = *s == '-' ? -v : v;
 	return p;
+}
+
+size_t wult_csv_format_fixed(char *buf, double x, int dec)
+{
+	return dec >= 0 && dec <= 3 ? wult_csvnum_fixed(buf, x, dec) : 0;
+}
+
+size_t wult_csv_format_us(char *buf, double ns)
+{
+	return wult_csvnum_ns_us(buf, ns);
 }

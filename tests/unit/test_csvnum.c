@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <wult/csv.h>
+
 #include "internal/csvnum.h"
 #include "wt.h"
 
@@ -353,8 +355,42 @@ static void parse_random(void)
 	WT_EQ(bad, 0);
 }
 
+/*
+ * The public wrappers (wult report's HTML page writes its times with them):
+ * the same text as printf and as the internal calls, and nothing for a
+ * @dec they do not do.
+ */
+static void public_api(void)
+{
+	char got[WULT_CSV_NUM_MAX + 1], want[WULT_CSV_NUM_MAX + 1];
+	static const double xs[] = { 0, -0.0, 12.3456, -0.0005, 1e300, NAN, 2.5 };
+	size_t i, n;
+	int dec, bad = 0;
+
+	for (i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
+		for (dec = 0; dec <= 3; dec++) {
+			n = wult_csv_format_fixed(got, xs[i], dec);
+			got[n] = '\0';
+			snprintf(want, sizeof(want), "%.*f", dec, xs[i]);
+			bad += !!strcmp(got, want);
+		}
+	WT_EQ(bad, 0);
+	WT_EQ(wult_csv_format_fixed(got, 1.5, 4), 0);
+	WT_EQ(wult_csv_format_fixed(got, 1.5, -1), 0);
+	/* 2^53 + 1 ns is not a double; 2^53 ns is, and printf's division
+	 * loses its last digits */
+	n = wult_csv_format_us(got, 9007199254740992.0);
+	got[n] = '\0';
+	WT_CHECK(!strcmp(got, "9007199254740.992"), "2^53 ns as us: '%s'", got);
+	n = wult_csv_format_us(got, 1234.5);
+	got[n] = '\0';
+	snprintf(want, sizeof(want), "%.3f", 1234.5 / 1e3);
+	WT_CHECK(!strcmp(got, want), "1234.5 ns as us: '%s', printf '%s'", got, want);
+}
+
 int main(void)
 {
+	public_api();
 	fixed_edges();
 	fixed_random();
 	ns_us();

@@ -18,6 +18,20 @@ struct wult_csv_writer;
 struct wult_csv_reader;
 
 /*
+ * Numbers as the CSV writer writes them, without stdio on the common path
+ * (for other text of the same numbers, e.g. wult report's HTML page), into
+ * @buf (WULT_CSV_NUM_MAX bytes, not NUL-terminated); the length.
+ * wult_csv_format_fixed(): printf("%.*f", @dec, @x), @dec 0 to 3 (else
+ * nothing is written and 0 returned).
+ * wult_csv_format_us(): @ns as us with 3 decimals: integral @ns
+ * (|@ns| < 2^64) exactly, its last three digits after the point; other
+ * values as printf("%.3f", @ns / 1e3), which is the same text below 2^43 ns.
+ */
+#define WULT_CSV_NUM_MAX	400
+size_t wult_csv_format_fixed(char *buf, double x, int dec);
+size_t wult_csv_format_us(char *buf, double ns);
+
+/*
  * Whether the CSV writer and reader use worker threads (formatting and
  * writing batches of rows in order; reading and parsing rows ahead of
  * wult_csv_next()): @n 0 none, 1 one each, more (at most

@@ -435,10 +435,11 @@ static int take_point(const struct rpt_opts *o, struct pass *ps, struct rpt_file
 }
 
 /*
- * The metrics take_point() reads without --html, --csv and --branches
- * (which read more): those the two-thread pass carries. By default, of a
- * perf.data without counters, WULT_METRICS_SUMMARY (the decoder's fastest
- * set): a metric added here belongs there too.
+ * The metrics take_point() reads without --csv and --branches (which read
+ * more): those the two-thread pass carries; with --html, the plotted ones
+ * and their x axes too. By default, of a perf.data without counters,
+ * WULT_METRICS_SUMMARY (the decoder's fastest set): a metric added here
+ * belongs there too.
  */
 static uint64_t counted_metrics(const struct rpt_opts *o)
 {
@@ -458,6 +459,10 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 		for (i = 0; i < o->ninc + o->nexc; i++)
 			if (wult_filter_reads(i < o->ninc ? o->inc[i] : o->exc[i - o->ninc], m))
 				bits |= WULT_METRIC_BIT(m);
+	for (i = 0; o->html_out && i < o->nplot; i++)
+		bits |= WULT_METRIC_BIT(o->plot[i]);
+	for (i = 0; o->html_out && i < o->nplot_x; i++)
+		bits |= WULT_METRIC_BIT(o->plot_x[i]);
 	return bits;
 }
 
@@ -663,13 +668,13 @@ static int pass_run(const struct rpt_opts *o, struct rpt_file *f, struct rpt_src
 {
 	struct pass ps = { .nctr = -1 };
 	struct rpt_pipe *pp = NULL;
-	/* Rows: every datapoint kept, so the reading thread notes them. */
-	int rows = !o->ninc && !o->nexc && !o->per_cpu;
+	/* Rows: every datapoint kept, so the reading thread notes them; not
+	 * with --html, whose plots count_rows() does not draw. */
+	int rows = !o->ninc && !o->nexc && !o->per_cpu && !o->html_out;
 	struct wult_point pt;
 	int ret;
 
-	if (rpt_src_stable_names(src) && !o->csv_out && !o->html_out && !o->branches &&
-	    o->threads)
+	if (rpt_src_stable_names(src) && !o->csv_out && !o->branches && o->threads)
 		rpt_pipe_start(src, counted_metrics(o), rows ? &f->nt : NULL, &pp);
 	if (pp && rows) {
 		struct rpt_rows rw;
