@@ -354,5 +354,5 @@ int main(void)
 	bench_machine();
 	if (in_process(cdir, nb, ratios) || end_to_end(dir, cdir, n, ratios))
 		return 1;
-	return bench_finish("bench_csv", keys, ratios, NKEYS, prev);
+	return bench_finish("bench_csv", keys, ratios, NULL, NKEYS, prev);
 }

@@ -53,6 +53,18 @@ has datapath '^ +4 time metrics +[0-9.]+ s, peak RSS [0-9.]+ MB' "the four-metri
 has datapath '^bench_datapath: (GOAL MISSED|all goals met), 3 skipped' \
 	"the three baselines turned off are counted as skipped"
 
+# The comparison with the previous run: a ratio 1000 times the one just
+# measured stands for a run before a change that made it 1000x worse;
+# every round of the next run falls short of it, which fails the run
+# (exit 1).
+awk '$1 == "report_vs_cat" { $2 *= 1000 } { print }' "$tmp/datapath.prev" > "$tmp/doctored.prev"
+(cd "$tmp/datapath" && WULT_BENCH_N=20000 WULT_BENCH_PY_N=0 WULT_BENCH_PD_N=0 \
+	WULT_BENCH_DUCKDB=$tmp/none WULT_BENCH_PREV=$tmp/doctored.prev \
+	"$build/rel/bench/bench_datapath") > "$tmp/regress.out" 2>&1
+t_eq "datapath: a ratio 1000x worse than the previous run's: exit 1" 1 $?
+has regress 'report_vs_cat .*: REGRESSION \(every round more than 20% worse\)' \
+	"datapath: that ratio is named a regression in every round"
+
 WULT_BENCH_N=100000 bench mstate "$build/rel/bench/bench_mstate"
 has mstate '^ +accounting on +[0-9.]+ ns' "accounting on timed"
 
