@@ -79,5 +79,11 @@ done
 has html '^ +diff of 3 x 2k: page size +[0-9.]+ MB' "the diff's page measured"
 
 WULT_BUILD=$build bench probe bash "$top/tests/bench/host_probe.sh"
-has probe '^ +6\.1 +exit probe entry -> TAI +read: +[0-9]+ instructions' "6.1's exit probe counted"
+WULT_BUILD=$build bench mstate_ko bash "$top/tests/bench/host_mstate.sh"
+for k in 6.1 6.12 6.12-rt; do
+	has probe "^ +${k//./\\.} +exit probe entry -> TAI +read: +[0-9]+ instructions" \
+		"$k: the exit probe counted"
+	has mstate_ko "^ +${k//./\\.} +cpu_idle probe per idle transition, accounting on: <= [0-9]+ instructions" \
+		"$k: the idle probe's path counted"
+done
 t_done
