@@ -551,7 +551,17 @@ th_in=$tmp/th.data same_threads "stdin" -
 same_threads "truncated" "$tmp/thtrunc.data"
 t_check "truncated: an error in two threads too" grep -q "thtrunc.data: " "$tmp/th2.rep"
 [ -f "$tmp/cnt.data" ] && same_threads "pipe mode, group reads" "$tmp/cnt.data"
-# Without a filter, --per-cpu, --csv, --html or --branches, the counting
+# --html: the plots from the batches (no filter) and from whole datapoints
+# (a filter), the page the same either way.
+for f in "" "WakeLatency > 5us"; do
+	WULT_REPORT_THREADS=0 "$W" report ${f:+--include "$f"} --html "$tmp/th1.html" \
+		"$tmp/th.data" > /dev/null 2>&1
+	"$W" report ${f:+--include "$f"} --html "$tmp/th2.html" "$tmp/th.data" > /dev/null 2>&1
+	t_check "--html${f:+ --include '$f'}: a page, the same in one thread and two" \
+		cmp "$tmp/th1.html" "$tmp/th2.html"
+	rm -f "$tmp/th1.html" "$tmp/th2.html"
+done
+# Without a filter, --per-cpu, --csv or --branches, the counting
 # thread takes whole batches (cmd_report.c's count_rows()): 8 CPUs, 64
 # states (the group cache's size), wake latencies past the exact 4.2 ms,
 # recordings lacking CC0%, and states the cache does not hold (index 64

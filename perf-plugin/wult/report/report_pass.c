@@ -468,12 +468,13 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 
 /*
  * The batch path: what take_point() does without filters, --per-cpu,
- * --csv, --html and --branches, straight from the reading thread's rows
+ * --csv and --branches, straight from the reading thread's rows
  * instead of a wult_point each (the copy into it, and the reloads that
  * every call into the statistics forces, were most of the counting
  * thread's own time). A block of rows at a time: first each row's group,
- * then the counter sums, the statistics and the governor's counts, each a
- * row at a time (the header's notes are the reading thread's, see
+ * then the counter sums, the statistics, the governor's counts and with
+ * --html the plots, each a row at a time (the header's notes are the
+ * reading thread's, see
  * rpt_pipe_start()). Each statistics object and each counter sum still sees
  * its values in input order, and groups are made in input order, so the
  * report is the same to the byte (tests/host/test_report.sh compares it
@@ -484,6 +485,8 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
 
 /* The columns a batch counts (-1: not carried, NaN on every row). */
 struct rows_cols {
+	const struct rpt_opts *o;
+	const int *col;			/* metric -> column, for the plots */
 	int req, ldist, scaled;
 	int silent;			/* -1 too when the governor is not judged */
 	unsigned int ntime, nctr;
@@ -497,6 +500,8 @@ static void rows_cols(const struct rpt_opts *o, const struct pass *ps,
 	unsigned int i;
 	int col;
 
+	c->o = o;
+	c->col = rw->col;
 	c->req = rw->col[WULT_M_REQ_CSTATE];
 	c->ldist = rw->col[WULT_M_LDIST];
 	c->scaled = rw->col[WULT_M_SCALED];
@@ -627,6 +632,10 @@ static int __attribute__((flatten)) block_count(const struct rows_cols *c, const
 	for (r = 0, v = b->v; c->silent >= 0 && r < b->n; r++, v += b->stride)
 		if (rpt_gov_add(b->g[r], c->ldist >= 0 ? v[c->ldist] : NAN, v[c->silent]))
 			return -ENOMEM;
+	/* --html: the groups' plots */
+	for (r = 0, v = b->v; c->o->html_out && r < b->n; r++, v += b->stride)
+		if (b->g[r]->plot && rpt_plot_add_row(b->g[r]->plot, c->o, v, c->col))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -668,9 +677,8 @@ static int pass_run(const struct rpt_opts *o, struct rpt_file *f, struct rpt_src
 {
 	struct pass ps = { .nctr = -1 };
 	struct rpt_pipe *pp = NULL;
-	/* Rows: every datapoint kept, so the reading thread notes them; not
-	 * with --html, whose plots count_rows() does not draw. */
-	int rows = !o->ninc && !o->nexc && !o->per_cpu && !o->html_out;
+	/* Rows: every datapoint kept, so the reading thread notes them. */
+	int rows = !o->ninc && !o->nexc && !o->per_cpu;
 	struct wult_point pt;
 	int ret;
 

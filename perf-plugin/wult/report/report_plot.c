@@ -229,13 +229,20 @@ static int series_add(struct series *s, struct pt2 pt)
 	return grid_add(s, out);
 }
 
-int rpt_plot_add(struct rpt_plot *p, const struct rpt_opts *o, const struct wult_point *pt)
+/*
+ * One datapoint into the plots, metric m's value being @get(@src, m): a
+ * wult_point's, or a row's of the two-thread pass (inlined, so each caller
+ * gets its own loop).
+ */
+static inline __attribute__((always_inline)) int
+plot_add(struct rpt_plot *p, const struct rpt_opts *o,
+	 double (*get)(const void *src, enum wult_metric m), const void *src)
 {
 	unsigned int i;
 	double v;
 
 	for (i = 0; i < p->nm; i++) {
-		v = pt->v[o->plot[i]].num;
+		v = get(src, o->plot[i]);
 		if (p->st[i] && !isnan(v) && wult_stats_add(p->st[i], llround(v * rpt_plot_scale(o->plot[i]))))
 			return -ENOMEM;
 	}
@@ -244,17 +251,48 @@ int rpt_plot_add(struct rpt_plot *p, const struct rpt_opts *o, const struct wult
 		struct series *s = p->ser[i];
 
 		if (s->hcap)
-			__builtin_prefetch(&s->cells[slot_of(key_of(pt->v[s->xm].num,
-								    pt->v[s->ym].num), s->hcap)]);
+			__builtin_prefetch(&s->cells[slot_of(key_of(get(src, s->xm),
+								    get(src, s->ym)), s->hcap)]);
 	}
 	for (i = 0; i < p->nser; i++) {
 		struct series *s = p->ser[i];
-		struct pt2 q = { pt->v[s->xm].num, pt->v[s->ym].num };
+		struct pt2 q = { get(src, s->xm), get(src, s->ym) };
 
 		if (!isnan(q.x) && !isnan(q.y) && series_add(s, q))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+static inline double point_get(const void *src, enum wult_metric m)
+{
+	return ((const struct wult_point *)src)->v[m].num;
+}
+
+int rpt_plot_add(struct rpt_plot *p, const struct rpt_opts *o, const struct wult_point *pt)
+{
+	return plot_add(p, o, point_get, pt);
+}
+
+/* A row and its pass's columns (rpt_plot_add_row()). */
+struct row_src {
+	const double *v;
+	const int *col;
+};
+
+static inline double row_get(const void *src, enum wult_metric m)
+{
+	const struct row_src *r = src;
+
+	return r->col[m] >= 0 ? r->v[r->col[m]] : NAN;
+}
+
+int rpt_plot_add_row(struct rpt_plot *p, const struct rpt_opts *o, const double *v,
+		     const int *col)
+{
+	struct row_src r = { v, col };
+
+	return plot_add(p, o, row_get, &r);
 }
 
 int rpt_plot_merge(struct rpt_plot *dst, const struct rpt_plot *src)

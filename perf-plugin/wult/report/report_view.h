@@ -118,6 +118,10 @@ double rpt_plot_scale(enum wult_metric m);
 /* For o->plot; with @scatter also the reduced scatters against o->plot_x. */
 int rpt_plot_new(const struct rpt_opts *o, int scatter, struct rpt_plot **out);
 int rpt_plot_add(struct rpt_plot *p, const struct rpt_opts *o, const struct wult_point *pt);
+/* The same from a row of the two-thread pass: metric m in @v[@col[m]],
+ * not carried where @col[m] < 0 (NaN). */
+int rpt_plot_add_row(struct rpt_plot *p, const struct rpt_opts *o, const double *v,
+		     const int *col);
 /* Adds @src's statistics (not its scatter) to @dst: the "all" group. */
 int rpt_plot_merge(struct rpt_plot *dst, const struct rpt_plot *src);
 /* The histogram of a plotted metric that the tables have statistics of
