@@ -374,13 +374,12 @@ static void write_tables(FILE *f, const struct rpt_opts *o, const struct rpt_dif
 
 /* ---- the plot data ---- */
 
-/* A value of @m in the page's units: times in o's unit, others as is. */
 /*
- * A value in the page's unit: times (@v in ns) with the text report's
- * decimals. ns and us take the CSV writer's formatting, the same text as
- * printf's (us: exact for integral ns, where printf("%.3f", v / 1e3) is
- * the same below 2^43 ns); printf's %.3f was 0.5G of a 1M-datapoint
- * page's 1.6G instructions, for its scatter points.
+ * A value of @m in the page's units: times (@v in ns) in o's unit with the
+ * text report's decimals, others as is. ns and us take the CSV writer's
+ * formatting, the same text as printf's (us: exact for integral ns, where
+ * printf("%.3f", v / 1e3) is the same below 2^43 ns); printf's %.3f was
+ * 0.5G of a 1M-datapoint page's 1.6G instructions, for its scatter points.
  */
 static void put_val(FILE *f, const struct rpt_opts *o, enum wult_metric m, double v)
 {
