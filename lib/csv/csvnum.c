@@ -15,8 +15,6 @@
 #include <wult/csv.h>
 #include "internal/csvnum.h"
 
-_Static_assert(WULT_CSV_NUM_MAX == WULT_CSVNUM_MAX, "one buffer size, public and internal");
-
 /* Below this a scaled value's error (half an ulp, <= 2^-23) cannot move it
  * across a rounding boundary unless it is within 1e-6 of a tie. */
 #define ROUND_LIMIT	2147483648.0	/* 2^31 */

@@ -10,8 +10,11 @@
 
 #include <stddef.h>
 
-/* Room a formatted number needs: printf("%.0f", DBL_MAX) is 309 digits. */
-#define WULT_CSVNUM_MAX	400
+#include <wult/csv.h>
+
+/* Room a formatted number needs (printf("%.0f", DBL_MAX) is 309 digits):
+ * the public wult_csv_format_*()'s, which call these. */
+#define WULT_CSVNUM_MAX	WULT_CSV_NUM_MAX
 
 /*
  * printf("%.*f", @dec, @x) into @buf (WULT_CSVNUM_MAX bytes, not

@@ -20,7 +20,8 @@ struct wult_csv_reader;
 /*
  * Numbers as the CSV writer writes them, without stdio on the common path
  * (for other text of the same numbers, e.g. wult report's HTML page), into
- * @buf (WULT_CSV_NUM_MAX bytes, not NUL-terminated); the length.
+ * @buf (WULT_CSV_NUM_MAX bytes, room for printf("%.0f", DBL_MAX)'s 309
+ * digits; not NUL-terminated); the length.
  * wult_csv_format_fixed(): printf("%.*f", @dec, @x), @dec 0 to 3 (else
  * nothing is written and 0 returned).
  * wult_csv_format_us(): @ns as us with 3 decimals: integral @ns

@@ -474,11 +474,10 @@ static uint64_t counted_metrics(const struct rpt_opts *o)
  * thread's own time). A block of rows at a time: first each row's group,
  * then the counter sums, the statistics, the governor's counts and with
  * --html the plots, each a row at a time (the header's notes are the
- * reading thread's, see
- * rpt_pipe_start()). Each statistics object and each counter sum still sees
- * its values in input order, and groups are made in input order, so the
- * report is the same to the byte (tests/host/test_report.sh compares it
- * with one thread's).
+ * reading thread's, see rpt_pipe_start()). Each statistics object and each
+ * counter sum still sees its values in input order, and groups are made in
+ * input order, so the report is the same to the byte
+ * (tests/host/test_report.sh compares it with one thread's).
  */
 #define ROWS_BLOCK	64	/* rows per block: a few KiB, in L1 */
 #define ROWS_AHEAD	16	/* rows prefetched ahead of the group pass */
