@@ -397,25 +397,33 @@ static inline int bench_regressions(const char *const *key, const double *val,
 static inline int bench_finish(const char *bench, const char *const *key, const double *val,
 			       const double *best, int n, const char *prev)
 {
+	const char *res = getenv("WULT_BENCH_RESULTS");
 	char when[64];
 	time_t now = time(NULL);
 	FILE *f;
 	int i;
 
-	mkdir("build/bench", 0755);
 	/*
 	 * Every run's ratios, one line each, beside the machine they were
-	 * measured on: build/bench/results.txt, the history RESULTS.md's
-	 * figures are taken from.
+	 * measured on: $WULT_BENCH_RESULTS, by default build/bench/results.txt
+	 * (under the working directory, the checkout's for make bench), the
+	 * history RESULTS.md's figures are taken from.
 	 */
+	if (!res) {
+		res = "build/bench/results.txt";
+		mkdir("build", 0755);
+		mkdir("build/bench", 0755);
+	}
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime(&now));
-	f = fopen("build/bench/results.txt", "a");
+	f = fopen(res, "a");
 	if (f) {
 		fprintf(f, "%s %s [%s]", when, bench, bench_host);
 		for (i = 0; i < n; i++)
 			fprintf(f, " %s=%.3f", key[i], val[i]);
 		fprintf(f, " skipped=%d\n", bench_skipped);
 		fclose(f);
+	} else {
+		printf("  this run's ratios not kept: %s: %s\n", res, strerror(errno));
 	}
 	if (bench_regressions(key, val, best, n, prev)) {
 		printf("%s: REGRESSION\n", bench);

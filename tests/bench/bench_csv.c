@@ -26,7 +26,8 @@
  * (rows in process, default 1M), WULT_BENCH_DIR (the perf.data, default
  * /tmp, its pages locked in memory while timed: see bench_warm()),
  * WULT_BENCH_CSV_DIR (the CSV, default /dev/shm: memory, so that the disk's
- * write-back does not time the writer), WULT_BENCH_PREV, WULT (the wult
+ * write-back does not time the writer), WULT_BENCH_PREV, WULT_BENCH_RESULTS
+ * (every run's ratios, default build/bench/results.txt), WULT (the wult
  * binary, default build/rel/wult).
  */
 #include <inttypes.h>

@@ -42,7 +42,8 @@
  * baselines, default WULT_BENCH_N, 0 skips), WULT_BENCH_DUCKDB (default
  * build/bench/duckdb), WULT_BENCH_DIR (default /tmp;
  * the files' pages are locked in memory while timed, see bench_warm()),
- * WULT_BENCH_PREV, WULT (the wult binary, default build/rel/wult), WULT_BENCH_BASE
+ * WULT_BENCH_PREV, WULT_BENCH_RESULTS (every run's ratios, default
+ * build/bench/results.txt), WULT (the wult binary, default build/rel/wult), WULT_BENCH_BASE
  * (another wult binary, e.g. the code before a change: its `report FILE`
  * timed in the same rounds, wall and CPU medians side by side).
  */

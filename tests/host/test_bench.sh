@@ -6,23 +6,23 @@
 # failed, and host_report_html.sh timed the refusal, for weeks). Figures and
 # goals are not judged here (make bench does, on full sizes); each run must
 # exit 0, print no FAILED line, and print the lines its figures are read
-# from. Each runs in a directory of its own: bench_finish() appends to
-# build/bench/results.txt under the working directory, which is the real
-# runs' history.
+# from. Their ratios go to a results file of this test's
+# (WULT_BENCH_RESULTS), not to build/bench/results.txt, the real runs'
+# history.
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WULT_BUILD:-$top/build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export WULT=$build/rel/wult WULT_BENCH_DIR=$tmp WULT_BENCH_CSV_DIR=$tmp
+export WULT_BENCH_RESULTS=$tmp/results.txt
 
-# bench NAME CMD...: CMD run in $tmp/NAME, its output in $tmp/NAME.out;
-# exit 0 and no FAILED line.
+# bench NAME CMD...: CMD's output in $tmp/NAME.out; exit 0 and no FAILED
+# line.
 bench() {
 	local name=$1 rc
 	shift
-	mkdir -p "$tmp/$name"
-	(cd "$tmp/$name" && "$@") > "$tmp/$name.out" 2>&1
+	"$@" > "$tmp/$name.out" 2>&1
 	rc=$?
 	t_eq "$name: exit 0" 0 $rc
 	if grep -q FAILED "$tmp/$name.out"; then
@@ -58,12 +58,15 @@ has datapath '^bench_datapath: (GOAL MISSED|all goals met), 3 skipped' \
 # every round of the next run falls short of it, which fails the run
 # (exit 1).
 awk '$1 == "report_vs_cat" { $2 *= 1000 } { print }' "$tmp/datapath.prev" > "$tmp/doctored.prev"
-(cd "$tmp/datapath" && WULT_BENCH_N=20000 WULT_BENCH_PY_N=0 WULT_BENCH_PD_N=0 \
-	WULT_BENCH_DUCKDB=$tmp/none WULT_BENCH_PREV=$tmp/doctored.prev \
-	"$build/rel/bench/bench_datapath") > "$tmp/regress.out" 2>&1
+WULT_BENCH_N=20000 WULT_BENCH_PY_N=0 WULT_BENCH_PD_N=0 WULT_BENCH_DUCKDB=$tmp/none \
+	WULT_BENCH_PREV=$tmp/doctored.prev "$build/rel/bench/bench_datapath" > "$tmp/regress.out" 2>&1
 t_eq "datapath: a ratio 1000x worse than the previous run's: exit 1" 1 $?
 has regress 'report_vs_cat .*: REGRESSION \(every round more than 20% worse\)' \
 	"datapath: that ratio is named a regression in every round"
+
+# Each run's ratios kept, one line a run, with its machine.
+t_eq "results: a line for each of bench_csv's and bench_datapath's three runs" 3 \
+	"$(grep -Ec '^[0-9-]+ [0-9:]+ UTC bench_(csv|datapath) \[.*\] .*skipped=[0-9]+$' "$tmp/results.txt")"
 
 WULT_BENCH_N=100000 bench mstate "$build/rel/bench/bench_mstate"
 has mstate '^ +accounting on +[0-9.]+ ns' "accounting on timed"
